@@ -1,0 +1,160 @@
+//! Quickstart: declare a few tools, print the catalog with schemas, run recorded model tool
+//! calls through the executor (one with a wrong argument, one for a tool that does not exist),
+//! and print the execution records.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tool_core::prelude::*;
+
+/// A fragment of remembered text.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Fragment {
+    /// Where it came from.
+    pub source: String,
+    /// The summary.
+    pub summary: String,
+}
+
+/// The memory store the tools share.
+pub struct MemoryStore {
+    fragments: Vec<Fragment>,
+}
+
+/// Search the memory store for fragments matching a query.
+///
+/// Returns at most `limit` summaries, best first.
+#[tool(name = "memory.search", tags("memory"), annotations(read_only))]
+async fn memory_search(
+    /// Keywords to look for.
+    #[param(example = "agent state consistency")]
+    query: String,
+    /// Maximum number of fragments to return.
+    #[param(range(min = 1, max = 50))]
+    limit: Option<u32>,
+    store: &State<MemoryStore>,
+) -> Result<Json<Vec<String>>, ToolError> {
+    let words: Vec<String> = query.to_lowercase().split_whitespace().map(str::to_owned).collect();
+    let hits = store
+        .fragments
+        .iter()
+        .filter(|f| words.iter().any(|w| f.summary.to_lowercase().contains(w)))
+        .take(limit.unwrap_or(3) as usize)
+        .map(|f| format!("{}: {}", f.source, f.summary))
+        .collect();
+    Ok(Json(hits))
+}
+
+/// How urgent a reminder is.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    /// Whenever.
+    Low,
+    /// Today.
+    High,
+}
+
+/// Set a reminder.
+///
+/// # Arguments
+///
+/// * `text` - What to be reminded of.
+/// * `minutes` - In how many minutes.
+/// * `priority` - How urgent it is.
+#[tool(tags("reminders"), annotations(destructive = false, idempotent))]
+fn set_reminder(text: String, minutes: u32, priority: Priority) -> String {
+    format!("reminder in {minutes} min ({priority:?}): {text}")
+}
+
+/// Check whether a meeting room is free.
+#[tool(tags("rooms"))]
+pub struct CheckAvailability {
+    /// Room name.
+    pub room: String,
+    /// Time range such as "15:00-16:00".
+    pub time: String,
+}
+
+impl ToolRun for CheckAvailability {
+    type Output = Result<String, ToolError>;
+
+    async fn run(self, _ctx: &ToolContext) -> Self::Output {
+        if self.room.eq_ignore_ascii_case("atlas") {
+            Ok(format!("{} is free at {}", self.room, self.time))
+        } else {
+            Err(ToolError::new(format!("there is no room named `{}`; rooms: Atlas", self.room)).with_code("not_found"))
+        }
+    }
+}
+
+/// Wait for a while, watching for cancellation.
+#[tool(timeout_ms = 50)]
+async fn slow_task(
+    /// Seconds to wait.
+    seconds: u64,
+    cancel: &CancellationToken,
+) -> String {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_secs(seconds)) => "done".to_owned(),
+        () = cancel.cancelled() => "stopped".to_owned(),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let catalog = ToolCatalog::global()?;
+
+    println!("== Catalog ({} tools, sorted by name) ==", catalog.len());
+    for definition in catalog.definitions() {
+        println!("\n# {}  ({})", definition.name, definition.source);
+        println!("{}", definition.description);
+        for p in &definition.parameters {
+            println!(
+                "  - {}: {:?} {:?}{} - {}",
+                p.name,
+                p.value_kind,
+                p.cardinality,
+                if p.required { ", required" } else { "" },
+                p.description
+            );
+        }
+        println!("input schema: {}", serde_json::to_string_pretty(&definition.input_schema)?);
+        if let Some(output) = &definition.output_schema {
+            println!("output schema: {}", serde_json::to_string(output)?);
+        }
+    }
+
+    let executor = Executor::builder(catalog.clone())
+        .timeout(Duration::from_secs(5))
+        .state(MemoryStore {
+            fragments: vec![
+                Fragment {
+                    source: "notes/agents.md".into(),
+                    summary: "Agent state consistency needs one writer".into(),
+                },
+                Fragment { source: "notes/rust.md".into(), summary: "Rust async tools must be Send".into() },
+            ],
+        })
+        .build();
+
+    // Tool calls as a model sent them (name, call id, raw arguments).
+    let calls = vec![
+        ToolCallRequest::new("memory.search", "call_1", r#"{"query": "agent state", "limit": 2}"#),
+        ToolCallRequest::new(
+            "set_reminder",
+            "call_2",
+            r#"{"text": "stand-up", "minutes": "soon", "priority": "urgent"}"#,
+        ),
+        ToolCallRequest::new("check_availability", "call_3", r#"{"room": "Atlas", "time": "15:00-16:00", "floor": 3}"#),
+        ToolCallRequest::new("check_availability", "call_4", r#"{"room": "Nowhere", "time": "09:00-10:00"}"#),
+        ToolCallRequest::new("memroy.search", "call_5", r#"{"query": "x"}"#),
+        ToolCallRequest::new("slow_task", "call_6", r#"{"seconds": 30}"#),
+    ];
+    println!("\n== Execution records ==");
+    for record in executor.execute_batch(calls).await {
+        println!("{}", serde_json::to_string_pretty(&record)?);
+    }
+    Ok(())
+}

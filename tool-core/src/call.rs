@@ -1,0 +1,279 @@
+//! A tool call as the model sent it, and what argument extraction made of it.
+//!
+//! Nothing the model sent is lost: the raw arguments stay verbatim beside the parsed ones, and
+//! every deviation is a structured [`ParseWarning`] or [`ArgumentError`].
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// How long a received value may be in messages before it is cut.
+const RECEIVED_MAX_CHARS: usize = 120;
+
+/// One tool call from the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCallRequest {
+    /// The tool the model asked for.
+    pub tool_name: String,
+    /// The provider's id for the call, echoed in the result.
+    pub call_id: String,
+    /// The arguments exactly as the model sent them.
+    pub raw_arguments: String,
+    /// The arguments object the tool's values were read from, when extraction had to build one
+    /// (it repaired or reported something). `None` when the raw text was read as it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    /// Why the arguments could not be used, when they could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parse_error: Option<ArgumentErrors>,
+    /// What extraction noticed or changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parse_warnings: Vec<ParseWarning>,
+}
+
+impl ToolCallRequest {
+    /// A request as a provider hands it over, before extraction.
+    pub fn new(tool_name: impl Into<String>, call_id: impl Into<String>, raw_arguments: impl Into<String>) -> Self {
+        ToolCallRequest {
+            tool_name: tool_name.into(),
+            call_id: call_id.into(),
+            raw_arguments: raw_arguments.into(),
+            arguments: None,
+            parse_error: None,
+            parse_warnings: Vec::new(),
+        }
+    }
+
+    /// The warnings as one `"; "`-separated text (the seed documents' `ParseWarning` string).
+    pub fn parse_warning_text(&self) -> Option<String> {
+        joined_warnings(&self.parse_warnings)
+    }
+}
+
+/// Joins warnings into the seed documents' single `"; "`-separated text.
+pub fn joined_warnings(warnings: &[ParseWarning]) -> Option<String> {
+    (!warnings.is_empty()).then(|| warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
+}
+
+/// Something extraction noticed or changed, that did not stop the call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ParseWarning {
+    /// JSON pointer of the place in the arguments (`""` is the whole object).
+    pub pointer: String,
+    /// A stable snake_case rule id, e.g. `unknown_parameter`.
+    pub rule: String,
+    /// What the declaration expected there.
+    pub expected: String,
+    /// What arrived (cut when long).
+    pub received: String,
+    /// What extraction did about it.
+    pub action: String,
+}
+
+impl fmt::Display for ParseWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at `{}`: {}", self.rule, display_pointer(&self.pointer), self.action)
+    }
+}
+
+/// Why one part of the arguments could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArgumentError {
+    /// JSON pointer of the place in the arguments (`""` is the whole object).
+    pub pointer: String,
+    /// A stable snake_case rule id, e.g. `missing_required`, `invalid_type`.
+    pub rule: String,
+    /// What the declaration expects there, in the words the model reads.
+    pub expected: String,
+    /// What arrived (cut when long); `None` when nothing arrived.
+    pub received: Option<String>,
+    /// The underlying parser's message, for programs and logs.
+    pub detail: String,
+}
+
+impl ArgumentError {
+    /// The field this error is about, as the model knows it (`limit`, `filters.tags[2]`).
+    pub fn field(&self) -> String {
+        display_pointer(&self.pointer)
+    }
+}
+
+/// Every reason the arguments of one call were refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct ArgumentErrors {
+    /// The errors, in parameter order.
+    pub errors: Vec<ArgumentError>,
+}
+
+impl ArgumentErrors {
+    /// One error.
+    pub fn single(error: ArgumentError) -> Self {
+        ArgumentErrors { errors: vec![error] }
+    }
+
+    /// The short message the model reads, naming each field, what was expected and what
+    /// arrived, so that its next try succeeds.
+    pub fn model_message(&self, tool_name: &str) -> String {
+        let mut text = format!("The arguments for `{tool_name}` were not accepted:");
+        for e in &self.errors {
+            let place = if e.pointer.is_empty() { "arguments".to_owned() } else { format!("`{}`", e.field()) };
+            match (&e.received, e.rule.as_str()) {
+                (None, "missing_required") => {
+                    text.push_str(&format!("\n- {place}: required, expected {}; it was missing.", e.expected))
+                }
+                (None, _) => text.push_str(&format!("\n- {place}: expected {}.", e.expected)),
+                (Some(got), _) => text.push_str(&format!("\n- {place}: expected {}; got {got}.", e.expected)),
+            }
+        }
+        text.push_str(&format!("\nSend the corrected arguments to `{tool_name}` again."));
+        text
+    }
+
+    /// A list for programs, in the shape pydantic uses: `[{type, loc, msg, input}]`.
+    pub fn structured(&self) -> Value {
+        Value::Array(
+            self.errors
+                .iter()
+                .map(|e| {
+                    json!({
+                        "type": e.rule,
+                        "loc": pointer_segments(&e.pointer),
+                        "msg": format!("expected {}", e.expected),
+                        "input": e.received,
+                        "detail": e.detail,
+                    })
+                })
+                .collect(),
+        )
+    }
+}
+
+impl fmt::Display for ArgumentErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self
+            .errors
+            .iter()
+            .map(|e| match &e.received {
+                Some(got) => format!("{} at `{}`: expected {}, got {}", e.rule, e.field(), e.expected, got),
+                None => format!("{} at `{}`: expected {}", e.rule, e.field(), e.expected),
+            })
+            .collect();
+        f.write_str(&parts.join("; "))
+    }
+}
+
+impl std::error::Error for ArgumentErrors {}
+
+/// What extraction made of a raw arguments string: the typed value or the errors, with every
+/// warning and the raw text kept beside them.
+#[derive(Debug)]
+pub struct Extraction<'r, T> {
+    /// The arguments exactly as received.
+    pub raw: &'r str,
+    /// The typed arguments, or why they could not be built.
+    pub value: Result<T, ArgumentErrors>,
+    /// What extraction noticed or changed.
+    pub warnings: Vec<ParseWarning>,
+    /// The arguments object the value was read from, when extraction had to build one.
+    pub arguments: Option<Value>,
+}
+
+/// Renders a received value for messages: JSON text, cut after a fixed number of characters.
+pub fn received_text(value: &Value) -> String {
+    truncate(&value.to_string())
+}
+
+/// Cuts `text` after a fixed number of characters, marking the cut.
+pub fn truncate(text: &str) -> String {
+    match text.char_indices().nth(RECEIVED_MAX_CHARS) {
+        Some((cut, _)) => format!("{}… ({} chars)", &text[..cut], text.chars().count()),
+        None => text.to_owned(),
+    }
+}
+
+/// Escapes one segment for a JSON pointer.
+pub fn pointer_segment(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+fn pointer_segments(pointer: &str) -> Vec<Value> {
+    if pointer.is_empty() {
+        return Vec::new();
+    }
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|s| {
+            let s = s.replace("~1", "/").replace("~0", "~");
+            match s.parse::<u64>() {
+                Ok(i) => Value::from(i),
+                Err(_) => Value::from(s),
+            }
+        })
+        .collect()
+}
+
+/// `/filters/tags/2` → `filters.tags[2]`; `""` → `(arguments)`.
+fn display_pointer(pointer: &str) -> String {
+    let segments = pointer_segments(pointer);
+    if segments.is_empty() {
+        return "(arguments)".to_owned();
+    }
+    let mut out = String::new();
+    for s in segments {
+        match s {
+            Value::Number(i) => out.push_str(&format!("[{i}]")),
+            Value::String(s) if out.is_empty() => out.push_str(&s),
+            Value::String(s) => {
+                out.push('.');
+                out.push_str(&s);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(pointer: &str, received: Option<&str>, rule: &str) -> ArgumentError {
+        ArgumentError {
+            pointer: pointer.into(),
+            rule: rule.into(),
+            expected: "an integer".into(),
+            received: received.map(Into::into),
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn model_message_names_field_expectation_and_received_value() {
+        let errors = ArgumentErrors {
+            errors: vec![error("/limit", Some("\"many\""), "invalid_type"), error("/query", None, "missing_required")],
+        };
+        assert_eq!(
+            errors.model_message("memory.search"),
+            "The arguments for `memory.search` were not accepted:\n- `limit`: expected an integer; got \"many\".\n- `query`: required, expected an integer; it was missing.\nSend the corrected arguments to `memory.search` again."
+        );
+    }
+
+    #[test]
+    fn structured_errors_use_location_segments() {
+        let errors = ArgumentErrors::single(error("/filters/tags/2", Some("true"), "invalid_type"));
+        assert_eq!(errors.structured()[0]["loc"], json!(["filters", "tags", 2]));
+        assert_eq!(errors.errors[0].field(), "filters.tags[2]");
+    }
+
+    #[test]
+    fn long_received_values_are_cut_with_their_length() {
+        let long = "x".repeat(300);
+        let cut = truncate(&long);
+        assert!(cut.starts_with(&"x".repeat(120)));
+        assert!(cut.ends_with("… (300 chars)"));
+        assert_eq!(truncate("short"), "short");
+    }
+}

@@ -1,0 +1,178 @@
+//! The execution context a tool runs in: its call request and the host's environment.
+//!
+//! Tool functions receive these by reference (`ctx: &ToolContext`, `cancel: &CancellationToken`,
+//! `db: &State<Db>`); the executor supplies them through [`FromContext`]. They never appear in
+//! a tool's schema.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::call::ToolCallRequest;
+use crate::output::ToolError;
+
+/// Shared state a host hands to its tools, read by `&State<T>` parameters.
+#[derive(Debug, Default)]
+pub struct State<T>(pub Arc<T>);
+
+impl<T> State<T> {
+    /// Wraps a value.
+    pub fn new(value: T) -> Self {
+        State(Arc::new(value))
+    }
+}
+
+impl<T> Clone for State<T> {
+    fn clone(&self) -> Self {
+        State(Arc::clone(&self.0))
+    }
+}
+
+impl<T> Deref for State<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// The host's environment for tool calls: typed shared state and named values
+/// (conversation id, debug flags, ...).
+#[derive(Clone, Default)]
+pub struct Environment {
+    states: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    values: HashMap<String, Value>,
+}
+
+impl Environment {
+    /// An empty environment.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds shared state of type `T`, replacing any earlier one.
+    pub fn insert_state<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.states.insert(TypeId::of::<State<T>>(), Arc::new(State::new(value)));
+    }
+
+    /// The shared state of type `T`, if the host gave one.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&State<T>> {
+        self.states.get(&TypeId::of::<State<T>>())?.downcast_ref::<State<T>>()
+    }
+
+    /// Sets a named value.
+    pub fn insert_value(&mut self, key: impl Into<String>, value: impl Into<Value>) {
+        self.values.insert(key.into(), value.into());
+    }
+
+    /// A named value.
+    pub fn value(&self, key: &str) -> Option<&Value> {
+        self.values.get(key)
+    }
+}
+
+impl fmt::Debug for Environment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Environment").field("states", &self.states.len()).field("values", &self.values).finish()
+    }
+}
+
+/// Everything a running tool may look at: the request that started it and the environment
+/// (the seed documents' `ToolExecutionContext`).
+#[derive(Clone, Debug)]
+pub struct ToolContext {
+    request: Arc<ToolCallRequest>,
+    environment: Arc<Environment>,
+    cancellation: CancellationToken,
+}
+
+impl ToolContext {
+    /// A context for `request`; the executor builds these, tests may too.
+    pub fn new(request: Arc<ToolCallRequest>, environment: Arc<Environment>, cancellation: CancellationToken) -> Self {
+        ToolContext { request, environment, cancellation }
+    }
+
+    /// The call request, with the raw arguments and every parse warning.
+    pub fn request(&self) -> &ToolCallRequest {
+        &self.request
+    }
+
+    /// The provider's id of this call.
+    pub fn call_id(&self) -> &str {
+        &self.request.call_id
+    }
+
+    /// The host's environment.
+    pub fn environment(&self) -> &Environment {
+        &self.environment
+    }
+
+    /// Shared state of type `T`, if the host gave one.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&State<T>> {
+        self.environment.state::<T>()
+    }
+
+    /// Cancelled when the call times out or the host cancels it; long tools should watch it.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+}
+
+/// A value the executor injects into a tool function, taken by reference.
+#[diagnostic::on_unimplemented(
+    message = "`&{Self}` is not something the executor can supply",
+    label = "parameters taken by reference are injected by the executor",
+    note = "injectable references are `&ToolContext`, `&CancellationToken`, `&ToolCallRequest`, `&Environment` and `&State<T>`",
+    note = "a tool parameter the model sends must be an owned value: `String`, not `&str`"
+)]
+pub trait FromContext {
+    /// Borrows the value from the context, or explains why it is not there.
+    fn from_context(ctx: &ToolContext) -> Result<&Self, ToolError>;
+}
+
+impl FromContext for ToolContext {
+    fn from_context(ctx: &ToolContext) -> Result<&Self, ToolError> {
+        Ok(ctx)
+    }
+}
+
+impl FromContext for CancellationToken {
+    fn from_context(ctx: &ToolContext) -> Result<&Self, ToolError> {
+        Ok(&ctx.cancellation)
+    }
+}
+
+impl FromContext for ToolCallRequest {
+    fn from_context(ctx: &ToolContext) -> Result<&Self, ToolError> {
+        Ok(&ctx.request)
+    }
+}
+
+impl FromContext for Environment {
+    fn from_context(ctx: &ToolContext) -> Result<&Self, ToolError> {
+        Ok(&ctx.environment)
+    }
+}
+
+impl<T: Send + Sync + 'static> FromContext for State<T> {
+    fn from_context(ctx: &ToolContext) -> Result<&Self, ToolError> {
+        ctx.state::<T>().ok_or_else(|| {
+            ToolError::new(format!(
+                "the tool `{}` needs shared state `{}`, which the host did not provide",
+                ctx.request.tool_name,
+                std::any::type_name::<T>()
+            ))
+            .with_code("missing_state")
+        })
+    }
+}

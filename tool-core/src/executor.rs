@@ -1,0 +1,479 @@
+//! The executor: runs tool calls against a catalog and records every one.
+//!
+//! Each call is looked up, bound (arguments extracted), and run with a timeout, cancellation and
+//! panic isolation. Whatever happens (unknown tool, refused arguments, an error, a panic, a
+//! timeout) the result is an [`ExecutionRecord`], never a crash. Batches run concurrently, up
+//! to a bound, and come back in request order.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::call::ToolCallRequest;
+use crate::catalog::ToolCatalog;
+use crate::context::{Environment, ToolContext};
+use crate::output::{ToolError, ToolOutput};
+use crate::tool::{Invocation, ToolResult};
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallStatus {
+    /// The tool ran and returned a result.
+    Success,
+    /// The call failed: unknown tool, refused arguments, a tool error or a panic.
+    Failed,
+    /// The tool did not finish in time.
+    TimedOut,
+    /// The host cancelled the call.
+    Cancelled,
+}
+
+/// Why a call did not succeed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CallFailure {
+    /// No tool has the requested name.
+    UnknownTool {
+        /// The closest existing names, best first.
+        suggestions: Vec<String>,
+    },
+    /// The arguments were refused and the tool was not called; the reasons are in the
+    /// request's `parse_error`.
+    InvalidArguments,
+    /// The tool returned an error.
+    ToolError {
+        /// The error.
+        error: ToolError,
+    },
+    /// The tool panicked.
+    Panicked {
+        /// The panic message.
+        message: String,
+    },
+    /// The tool ran out of time.
+    TimedOut {
+        /// The limit, in milliseconds.
+        after_ms: u64,
+    },
+    /// The host cancelled the call.
+    Cancelled,
+}
+
+/// Everything about one call: the request (raw arguments verbatim), how it ended, what the model
+/// gets back, the warnings and how long it took.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExecutionRecord {
+    /// The request, with the raw arguments, parse warnings and parse errors.
+    pub request: Arc<ToolCallRequest>,
+    /// How the call ended.
+    pub status: CallStatus,
+    /// What the model gets back. On failure: the model-facing message, and the structured
+    /// error where there is one.
+    pub content: ToolOutput,
+    /// Why it did not succeed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<CallFailure>,
+    /// Wall-clock time from receipt to record.
+    #[serde(serialize_with = "serialize_micros", rename = "duration_us")]
+    pub duration: Duration,
+}
+
+fn serialize_micros<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u128(d.as_micros())
+}
+
+impl ExecutionRecord {
+    /// Whether the model should see this result as an error.
+    pub fn is_error(&self) -> bool {
+        self.status != CallStatus::Success
+    }
+
+    /// The parse warnings of the call.
+    pub fn warnings(&self) -> &[crate::call::ParseWarning] {
+        &self.request.parse_warnings
+    }
+
+    /// The text the model reads.
+    pub fn model_text(&self) -> &str {
+        &self.content.text
+    }
+}
+
+/// Runs tool calls. Cheap to clone; clones share the catalog and environment.
+#[derive(Clone, Debug)]
+pub struct Executor {
+    catalog: ToolCatalog,
+    environment: Arc<Environment>,
+    timeout: Option<Duration>,
+    concurrency: usize,
+}
+
+/// Configures an [`Executor`].
+#[derive(Debug)]
+pub struct ExecutorBuilder {
+    catalog: ToolCatalog,
+    environment: Environment,
+    timeout: Option<Duration>,
+    concurrency: usize,
+}
+
+impl ExecutorBuilder {
+    /// The default time limit per call; a tool's own `timeout_ms` takes precedence.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How many calls of a batch run at once (at least 1).
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency.max(1);
+        self
+    }
+
+    /// Shared state for `&State<T>` parameters.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.environment.insert_state(value);
+        self
+    }
+
+    /// A named environment value.
+    pub fn value(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.environment.insert_value(key, value);
+        self
+    }
+
+    /// Builds the executor.
+    pub fn build(self) -> Executor {
+        Executor {
+            catalog: self.catalog,
+            environment: Arc::new(self.environment),
+            timeout: self.timeout,
+            concurrency: self.concurrency,
+        }
+    }
+}
+
+/// A bound call, ready to start.
+struct Prepared {
+    request: Arc<ToolCallRequest>,
+    invocation: Invocation,
+    timeout: Option<Duration>,
+}
+
+/// One call of a batch: finished, or still out on a task.
+enum Slot {
+    Done(Box<ExecutionRecord>),
+    Running(Arc<ToolCallRequest>, Instant),
+}
+
+/// The record of a call whose task never reported (aborted by a runtime shutdown).
+fn lost(request: Arc<ToolCallRequest>, started: Instant, message: String) -> ExecutionRecord {
+    failed(request, started, CallStatus::Failed, CallFailure::Panicked { message: message.clone() }, message)
+}
+
+enum Stage {
+    Done(Box<ExecutionRecord>),
+    Ready(Prepared),
+}
+
+impl Executor {
+    /// An executor over `catalog` with no time limit and a batch concurrency of 8.
+    pub fn new(catalog: ToolCatalog) -> Self {
+        Self::builder(catalog).build()
+    }
+
+    /// Configures an executor over `catalog`.
+    pub fn builder(catalog: ToolCatalog) -> ExecutorBuilder {
+        ExecutorBuilder { catalog, environment: Environment::new(), timeout: None, concurrency: 8 }
+    }
+
+    /// The catalog calls are resolved against.
+    pub fn catalog(&self) -> &ToolCatalog {
+        &self.catalog
+    }
+
+    /// Runs one call.
+    pub async fn execute(&self, request: ToolCallRequest) -> ExecutionRecord {
+        self.execute_cancellable(request, &CancellationToken::new()).await
+    }
+
+    /// Runs one call, cancelled when `cancel` is.
+    pub async fn execute_cancellable(&self, request: ToolCallRequest, cancel: &CancellationToken) -> ExecutionRecord {
+        let started = Instant::now();
+        let span = call_span(&request);
+        match self.prepare(request, started) {
+            Stage::Done(record) => *record,
+            Stage::Ready(prepared) => {
+                run(prepared, Arc::clone(&self.environment), cancel.child_token(), started).instrument(span).await
+            }
+        }
+    }
+
+    /// Runs calls concurrently (at most the configured number at once); the records come back
+    /// in request order.
+    pub async fn execute_batch(&self, requests: Vec<ToolCallRequest>) -> Vec<ExecutionRecord> {
+        self.execute_batch_cancellable(requests, &CancellationToken::new()).await
+    }
+
+    /// Runs calls concurrently, all cancelled when `cancel` is.
+    pub async fn execute_batch_cancellable(
+        &self,
+        requests: Vec<ToolCallRequest>,
+        cancel: &CancellationToken,
+    ) -> Vec<ExecutionRecord> {
+        let mut slots: Vec<Slot> = Vec::with_capacity(requests.len());
+        let mut task_index = HashMap::new();
+        let permits = Arc::new(Semaphore::new(self.concurrency));
+        let mut tasks = JoinSet::new();
+        for (i, request) in requests.into_iter().enumerate() {
+            let started = Instant::now();
+            let span = call_span(&request);
+            match self.prepare(request, started) {
+                Stage::Done(record) => slots.push(Slot::Done(record)),
+                Stage::Ready(prepared) => {
+                    slots.push(Slot::Running(Arc::clone(&prepared.request), started));
+                    // The semaphore is never closed, so a permit always comes.
+                    let permit = Arc::clone(&permits).acquire_owned().await.ok();
+                    let environment = Arc::clone(&self.environment);
+                    let token = cancel.child_token();
+                    let task = async move {
+                        let record = run(prepared, environment, token, started).await;
+                        drop(permit);
+                        (i, record)
+                    };
+                    task_index.insert(tasks.spawn(task.instrument(span)).id(), i);
+                }
+            }
+        }
+        while let Some(joined) = tasks.join_next_with_id().await {
+            match joined {
+                Ok((_, (i, record))) => slots[i] = Slot::Done(Box::new(record)),
+                Err(error) => {
+                    if let Some(&i) = task_index.get(&error.id()) {
+                        if let Slot::Running(request, started) = &slots[i] {
+                            slots[i] = Slot::Done(Box::new(lost(
+                                Arc::clone(request),
+                                *started,
+                                format!("the call's task ended abnormally: {error}"),
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+        slots
+            .into_iter()
+            .map(|slot| match slot {
+                Slot::Done(record) => *record,
+                Slot::Running(request, started) => {
+                    lost(request, started, "the call's task ended without a result".to_owned())
+                }
+            })
+            .collect()
+    }
+
+    /// Looks the tool up and binds the arguments; a failure here is already a record.
+    fn prepare(&self, mut request: ToolCallRequest, started: Instant) -> Stage {
+        let Some(tool) = self.catalog.get(&request.tool_name) else {
+            let suggestions: Vec<String> =
+                self.catalog.closest_names(&request.tool_name, 3).into_iter().map(str::to_owned).collect();
+            let message = unknown_tool_message(&request.tool_name, &suggestions);
+            tracing::warn!(target: "tools", tool = %request.tool_name, call_id = %request.call_id, "unknown tool");
+            return Stage::Done(Box::new(failed(
+                Arc::new(request),
+                started,
+                CallStatus::Failed,
+                CallFailure::UnknownTool { suggestions },
+                message,
+            )));
+        };
+        let bound = tool.bind(&mut request);
+        for w in &request.parse_warnings {
+            tracing::warn!(target: "tool_parse", tool = %request.tool_name, call_id = %request.call_id, pointer = %w.pointer, rule = %w.rule, received = %w.received, "{}", w.action);
+        }
+        match bound {
+            Ok(invocation) => {
+                let timeout = tool.definition().timeout.or(self.timeout);
+                Stage::Ready(Prepared { request: Arc::new(request), invocation, timeout })
+            }
+            Err(errors) => {
+                for e in &errors.errors {
+                    tracing::warn!(target: "tool_parse", tool = %request.tool_name, call_id = %request.call_id, pointer = %e.pointer, rule = %e.rule, "argument refused: {}", e.detail);
+                }
+                let message = errors.model_message(&request.tool_name);
+                let structured = errors.structured();
+                request.parse_error = Some(errors);
+                let mut record =
+                    failed(Arc::new(request), started, CallStatus::Failed, CallFailure::InvalidArguments, message);
+                record.content.structured = Some(json!({ "errors": structured }));
+                Stage::Done(Box::new(record))
+            }
+        }
+    }
+}
+
+fn call_span(request: &ToolCallRequest) -> tracing::Span {
+    tracing::info_span!(target: "tools", "tool_call", tool = %request.tool_name, call_id = %request.call_id)
+}
+
+/// Runs a bound call with its limits and turns every ending into a record.
+async fn run(
+    prepared: Prepared,
+    environment: Arc<Environment>,
+    token: CancellationToken,
+    started: Instant,
+) -> ExecutionRecord {
+    let Prepared { request, invocation, timeout } = prepared;
+    let ctx = ToolContext::new(Arc::clone(&request), environment, token.clone());
+    let body = CatchUnwind::new(invocation, ctx);
+    let limited = async {
+        match timeout {
+            Some(limit) => tokio::time::timeout(limit, body).await.map_err(|_| limit),
+            None => Ok(body.await),
+        }
+    };
+    let outcome = tokio::select! {
+        biased;
+        () = token.cancelled() => None,
+        outcome = limited => Some(outcome),
+    };
+    token.cancel();
+    let record = match outcome {
+        None => failed(
+            request,
+            started,
+            CallStatus::Cancelled,
+            CallFailure::Cancelled,
+            "The call was cancelled before the tool finished.".to_owned(),
+        ),
+        Some(Err(limit)) => {
+            let message = format!("The tool did not finish within {}; it was stopped.", human_duration(limit));
+            failed(
+                request,
+                started,
+                CallStatus::TimedOut,
+                CallFailure::TimedOut { after_ms: limit.as_millis() as u64 },
+                message,
+            )
+        }
+        Some(Ok(Err(panic))) => failed(
+            request,
+            started,
+            CallStatus::Failed,
+            CallFailure::Panicked { message: panic.clone() },
+            format!("The tool failed unexpectedly: {panic}"),
+        ),
+        Some(Ok(Ok(Err(error)))) => {
+            let mut record = failed(
+                request,
+                started,
+                CallStatus::Failed,
+                CallFailure::ToolError { error: error.clone() },
+                error.message().to_owned(),
+            );
+            record.content.structured = error.details().cloned();
+            record
+        }
+        Some(Ok(Ok(Ok(output)))) => ExecutionRecord {
+            request,
+            status: CallStatus::Success,
+            content: output,
+            failure: None,
+            duration: started.elapsed(),
+        },
+    };
+    tracing::info!(target: "tools", status = ?record.status, duration_us = record.duration.as_micros() as u64, "tool call finished");
+    record
+}
+
+fn failed(
+    request: Arc<ToolCallRequest>,
+    started: Instant,
+    status: CallStatus,
+    failure: CallFailure,
+    message: String,
+) -> ExecutionRecord {
+    ExecutionRecord {
+        request,
+        status,
+        content: ToolOutput::text(message),
+        failure: Some(failure),
+        duration: started.elapsed(),
+    }
+}
+
+fn unknown_tool_message(name: &str, suggestions: &[String]) -> String {
+    if suggestions.is_empty() {
+        return format!("There is no tool named `{name}`, and no tools are available.");
+    }
+    let list: Vec<String> = suggestions.iter().map(|s| format!("`{s}`")).collect();
+    format!(
+        "There is no tool named `{name}`. The closest existing tools are: {}. Call one of them instead.",
+        list.join(", ")
+    )
+}
+
+fn human_duration(d: Duration) -> String {
+    if d.subsec_millis() == 0 && d.as_secs() > 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// Polls a tool's future, turning a panic (while starting it or while polling it) into an error.
+struct CatchUnwind {
+    state: Option<Result<crate::tool::BoxFuture<'static, ToolResult>, String>>,
+}
+
+impl CatchUnwind {
+    fn new(invocation: Invocation, ctx: ToolContext) -> Self {
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| invocation.run(ctx))).map_err(panic_message);
+        CatchUnwind { state: Some(started) }
+    }
+}
+
+impl Future for CatchUnwind {
+    type Output = Result<ToolResult, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.state.as_mut() {
+            None => Poll::Ready(Err("the tool was polled after it finished".to_owned())),
+            Some(Err(_)) => Poll::Ready(Err(self.state.take().and_then(Result::err).unwrap_or_default())),
+            Some(Ok(future)) => match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                Ok(Poll::Pending) => Poll::Pending,
+                Ok(Poll::Ready(result)) => {
+                    self.state = None;
+                    Poll::Ready(Ok(result))
+                }
+                Err(payload) => {
+                    self.state = None;
+                    Poll::Ready(Err(panic_message(payload)))
+                }
+            },
+        }
+    }
+}
+
+fn panic_message(payload: Box<dyn Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with a non-text payload".to_owned()
+    }
+}

@@ -1,0 +1,523 @@
+//! Typed argument extraction: raw arguments text → the tool's typed parameters.
+//!
+//! A tool's wire parameters are a tuple of types (`(String, Option<u32>)`), read by
+//! [`WireArgs`], which is implemented here for tuples once, so the `#[tool]` macro generates no
+//! deserializer per tool. The fast path deserializes straight from the raw string, as a
+//! `#[derive(Deserialize)]` struct would. Only when that fails does the slow path build a JSON
+//! tree and report every problem, per field, with the value that arrived.
+//!
+//! This module must not execute anything or know about providers.
+
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::call::{pointer_segment, received_text, truncate, ArgumentError, ArgumentErrors, Extraction, ParseWarning};
+use crate::model::ToolParameter;
+
+/// A type that can be a tool parameter: deserializable from owned JSON, described by a JSON
+/// Schema, and sendable to the task that runs the tool.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter",
+    label = "not a tool parameter type",
+    note = "a tool parameter must implement `serde::Deserialize` and `schemars::JsonSchema` (derive both), be `Send` and own its data (`String`, not `&str`)",
+    note = "values the executor supplies (`&ToolContext`, `&CancellationToken`, `&State<T>`) are taken by reference"
+)]
+pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
+
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
+
+/// The wire parameters of one tool, as a tuple, read in one pass.
+pub trait WireArgs: Sized + Send + 'static {
+    /// Per parameter, the function producing its declared default, if any.
+    type Defaults: Copy + Send + Sync + 'static;
+
+    /// The JSON Schema of each parameter, in order (references land in `generator`).
+    fn element_schemas(generator: &mut SchemaGenerator) -> Vec<Schema>;
+
+    /// Per parameter, whether its type accepts being absent (`Option<T>`).
+    fn accepts_missing() -> Vec<bool>;
+
+    /// Per parameter, whether a default is declared.
+    fn has_default(defaults: &Self::Defaults) -> Vec<bool>;
+
+    /// Fast path: reads the arguments object straight from a deserializer. `Ok(None)` when a
+    /// required parameter is missing.
+    fn visit_map<'de, A: MapAccess<'de>>(
+        map: A,
+        names: &[&str],
+        defaults: &Self::Defaults,
+        unknown: &mut Vec<String>,
+    ) -> Result<Option<Self>, A::Error>;
+
+    /// Slow path: reads the parameters from a JSON object, reporting every problem.
+    fn from_object(
+        object: &Map<String, Value>,
+        parameters: &[ToolParameter],
+        defaults: &Self::Defaults,
+    ) -> Result<Self, Vec<ArgumentError>>;
+}
+
+/// Extracts typed arguments from `raw`, for a tool whose wire parameters are `parameters`.
+pub fn extract<'r, A: WireArgs>(
+    raw: &'r str,
+    parameters: &[ToolParameter],
+    names: &[&str],
+    defaults: &A::Defaults,
+) -> Extraction<'r, A> {
+    let mut unknown = Vec::new();
+    if let Some(value) = fast_path::<A>(raw, names, defaults, &mut unknown) {
+        let warnings = unknown.iter().map(|key| unknown_parameter(key, parameters)).collect();
+        return Extraction { raw, value: Ok(value), warnings, arguments: None };
+    }
+    slow_path(raw, parameters, |object| A::from_object(object, parameters, defaults))
+}
+
+fn fast_path<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, unknown: &mut Vec<String>) -> Option<A> {
+    let mut de = serde_json::Deserializer::from_str(raw);
+    let value = de::Deserializer::deserialize_map(&mut de, ArgsVisitor::<A> { names, defaults, unknown }).ok()??;
+    de.end().ok()?;
+    Some(value)
+}
+
+/// Reads `raw` as a JSON object and hands it to `read`, turning every failure into structured
+/// errors and every unknown key into a warning.
+pub(crate) fn slow_path<'r, T>(
+    raw: &'r str,
+    parameters: &[ToolParameter],
+    read: impl FnOnce(&Map<String, Value>) -> Result<T, Vec<ArgumentError>>,
+) -> Extraction<'r, T> {
+    let value: Value = match serde_json::from_str(raw) {
+        Ok(value) => value,
+        Err(e) => {
+            let error = ArgumentError {
+                pointer: String::new(),
+                rule: "invalid_json".into(),
+                expected: "a JSON object".into(),
+                received: Some(truncate(raw)),
+                detail: e.to_string(),
+            };
+            return Extraction {
+                raw,
+                value: Err(ArgumentErrors::single(error)),
+                warnings: Vec::new(),
+                arguments: None,
+            };
+        }
+    };
+    let Value::Object(object) = value else {
+        let error = ArgumentError {
+            pointer: String::new(),
+            rule: "not_an_object".into(),
+            expected: "a JSON object".into(),
+            received: Some(received_text(&value)),
+            detail: format!("the arguments are {}, not an object", json_type_name(&value)),
+        };
+        return Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: Vec::new(), arguments: None };
+    };
+    let warnings = object
+        .keys()
+        .filter(|key| !parameters.iter().any(|p| &p.name == *key))
+        .map(|key| unknown_parameter(key, parameters))
+        .collect();
+    let value = read(&object).map_err(|errors| ArgumentErrors { errors });
+    Extraction { raw, value, warnings, arguments: Some(Value::Object(object)) }
+}
+
+/// The warning for a key no parameter declares, naming the closest declared one.
+fn unknown_parameter(key: &str, parameters: &[ToolParameter]) -> ParseWarning {
+    let declared: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
+    let action = match crate::closest_names(key, declared.iter().copied(), 1, 0.5).first() {
+        Some(best) => format!("ignored; did you mean `{best}`?"),
+        None => "ignored".to_owned(),
+    };
+    let expected = if declared.is_empty() {
+        "no parameters".to_owned()
+    } else {
+        format!("one of the declared parameters: {}", declared.join(", "))
+    };
+    ParseWarning {
+        pointer: format!("/{}", pointer_segment(key)),
+        rule: "unknown_parameter".into(),
+        expected,
+        received: truncate(key),
+        action,
+    }
+}
+
+/// Reads one parameter from the object (slow path), pushing an error when it cannot.
+pub fn read_element<T: ToolParam>(
+    object: &Map<String, Value>,
+    parameter: &ToolParameter,
+    default: Option<fn() -> T>,
+    errors: &mut Vec<ArgumentError>,
+) -> Option<T> {
+    let pointer = format!("/{}", pointer_segment(&parameter.name));
+    match object.get(&parameter.name) {
+        None => match default {
+            Some(make) => Some(make()),
+            None => match T::deserialize(MissingField) {
+                Ok(value) => Some(value),
+                Err(_) => {
+                    errors.push(ArgumentError {
+                        pointer,
+                        rule: "missing_required".into(),
+                        expected: parameter.expected(),
+                        received: None,
+                        detail: format!("missing field `{}`", parameter.name),
+                    });
+                    None
+                }
+            },
+        },
+        Some(value) => match T::deserialize(value) {
+            Ok(typed) => Some(typed),
+            Err(e) => {
+                let detail = e.to_string();
+                errors.push(ArgumentError {
+                    pointer,
+                    rule: serde_rule(&detail).into(),
+                    expected: parameter.expected(),
+                    received: Some(received_text(value)),
+                    detail,
+                });
+                None
+            }
+        },
+    }
+}
+
+/// Maps serde's error wording onto our rule ids.
+fn serde_rule(detail: &str) -> &'static str {
+    if detail.starts_with("invalid type") {
+        "invalid_type"
+    } else if detail.starts_with("unknown variant") {
+        "not_allowed"
+    } else if detail.starts_with("invalid length") {
+        "invalid_length"
+    } else {
+        "invalid_value"
+    }
+}
+
+fn json_type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Whether `T` accepts being absent, asked the way serde asks: through `deserialize_option`.
+pub fn accepts_missing<T: ToolParam>() -> bool {
+    T::deserialize(MissingField).is_ok()
+}
+
+/// A deserializer for a key that is not there: `Option<T>` reads it as `None`, anything else
+/// fails, just as `#[derive(Deserialize)]` treats a missing field.
+pub(crate) struct MissingField;
+
+impl<'de> de::Deserializer<'de> for MissingField {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("missing field"))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        visitor.visit_none()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct ArgsVisitor<'a, A: WireArgs> {
+    names: &'a [&'a str],
+    defaults: &'a A::Defaults,
+    unknown: &'a mut Vec<String>,
+}
+
+impl<'de, A: WireArgs> Visitor<'de> for ArgsVisitor<'_, A> {
+    type Value = Option<A>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an arguments object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+        A::visit_map(map, self.names, self.defaults, self.unknown)
+    }
+}
+
+/// A key of the arguments object: the index of a declared parameter, or an unknown name.
+#[doc(hidden)]
+pub enum Key {
+    /// The parameter at this position.
+    Index(usize),
+    /// A key no parameter declares.
+    Unknown(String),
+}
+
+/// Reads a key without allocating when it names a declared parameter.
+#[doc(hidden)]
+pub struct KeySeed<'a>(pub &'a [&'a str]);
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Key;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a parameter name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+        Ok(match self.0.iter().position(|name| *name == key) {
+            Some(i) => Key::Index(i),
+            None => Key::Unknown(key.to_owned()),
+        })
+    }
+}
+
+/// Skips the value of an unknown key, remembering the key.
+#[doc(hidden)]
+pub fn skip_unknown<'de, M: MapAccess<'de>>(
+    map: &mut M,
+    key: String,
+    unknown: &mut Vec<String>,
+) -> Result<(), M::Error> {
+    map.next_value::<IgnoredAny>()?;
+    unknown.push(key);
+    Ok(())
+}
+
+/// Fills a parameter the fast path did not see: its default, `None` for options, or nothing.
+#[doc(hidden)]
+pub fn fill_missing<T: ToolParam>(seen: Option<T>, default: Option<fn() -> T>) -> Option<T> {
+    match seen {
+        Some(value) => Some(value),
+        None => match default {
+            Some(make) => Some(make()),
+            None => T::deserialize(MissingField).ok(),
+        },
+    }
+}
+
+/// Stores a value read by the fast path, refusing a key given twice.
+#[doc(hidden)]
+pub fn store_once<'de, T: ToolParam, M: MapAccess<'de>>(
+    slot: &mut Option<T>,
+    map: &mut M,
+    name: &str,
+) -> Result<(), M::Error> {
+    if slot.is_some() {
+        return Err(de::Error::custom(format_args!("duplicate field `{name}`")));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+macro_rules! wire_args {
+    ($(($idx:tt, $T:ident, $v:ident)),*) => {
+        impl<$($T: ToolParam),*> WireArgs for ($($T,)*) {
+            type Defaults = ($(Option<fn() -> $T>,)*);
+
+            fn element_schemas(_generator: &mut SchemaGenerator) -> Vec<Schema> {
+                vec![$(_generator.subschema_for::<$T>()),*]
+            }
+
+            fn accepts_missing() -> Vec<bool> {
+                vec![$(accepts_missing::<$T>()),*]
+            }
+
+            fn has_default(_defaults: &Self::Defaults) -> Vec<bool> {
+                vec![$(_defaults.$idx.is_some()),*]
+            }
+
+            #[allow(unused_mut)]
+            fn visit_map<'de, M: MapAccess<'de>>(
+                mut map: M,
+                _names: &[&str],
+                _defaults: &Self::Defaults,
+                unknown: &mut Vec<String>,
+            ) -> Result<Option<Self>, M::Error> {
+                $(let mut $v: Option<$T> = None;)*
+                while let Some(key) = map.next_key_seed(KeySeed(_names))? {
+                    match key {
+                        $(Key::Index($idx) => store_once(&mut $v, &mut map, _names[$idx])?,)*
+                        Key::Index(_) => { map.next_value::<IgnoredAny>()?; }
+                        Key::Unknown(name) => skip_unknown(&mut map, name, unknown)?,
+                    }
+                }
+                $(let Some($v) = fill_missing($v, _defaults.$idx) else { return Ok(None) };)*
+                Ok(Some(($($v,)*)))
+            }
+
+            #[allow(unused_mut)]
+            fn from_object(
+                _object: &Map<String, Value>,
+                _parameters: &[ToolParameter],
+                _defaults: &Self::Defaults,
+            ) -> Result<Self, Vec<ArgumentError>> {
+                let mut errors = Vec::new();
+                $(let $v = read_element::<$T>(_object, &_parameters[$idx], _defaults.$idx, &mut errors);)*
+                match ($($v,)*) {
+                    ($(Some($v),)*) => Ok(($($v,)*)),
+                    #[allow(unreachable_patterns)]
+                    _ => Err(errors),
+                }
+            }
+        }
+    };
+}
+
+wire_args!();
+wire_args!((0, A0, a0));
+wire_args!((0, A0, a0), (1, A1, a1));
+wire_args!((0, A0, a0), (1, A1, a1), (2, A2, a2));
+wire_args!((0, A0, a0), (1, A1, a1), (2, A2, a2), (3, A3, a3));
+wire_args!((0, A0, a0), (1, A1, a1), (2, A2, a2), (3, A3, a3), (4, A4, a4));
+wire_args!((0, A0, a0), (1, A1, a1), (2, A2, a2), (3, A3, a3), (4, A4, a4), (5, A5, a5));
+wire_args!((0, A0, a0), (1, A1, a1), (2, A2, a2), (3, A3, a3), (4, A4, a4), (5, A5, a5), (6, A6, a6));
+wire_args!((0, A0, a0), (1, A1, a1), (2, A2, a2), (3, A3, a3), (4, A4, a4), (5, A5, a5), (6, A6, a6), (7, A7, a7));
+wire_args!(
+    (0, A0, a0),
+    (1, A1, a1),
+    (2, A2, a2),
+    (3, A3, a3),
+    (4, A4, a4),
+    (5, A5, a5),
+    (6, A6, a6),
+    (7, A7, a7),
+    (8, A8, a8)
+);
+wire_args!(
+    (0, A0, a0),
+    (1, A1, a1),
+    (2, A2, a2),
+    (3, A3, a3),
+    (4, A4, a4),
+    (5, A5, a5),
+    (6, A6, a6),
+    (7, A7, a7),
+    (8, A8, a8),
+    (9, A9, a9)
+);
+wire_args!(
+    (0, A0, a0),
+    (1, A1, a1),
+    (2, A2, a2),
+    (3, A3, a3),
+    (4, A4, a4),
+    (5, A5, a5),
+    (6, A6, a6),
+    (7, A7, a7),
+    (8, A8, a8),
+    (9, A9, a9),
+    (10, A10, a10)
+);
+wire_args!(
+    (0, A0, a0),
+    (1, A1, a1),
+    (2, A2, a2),
+    (3, A3, a3),
+    (4, A4, a4),
+    (5, A5, a5),
+    (6, A6, a6),
+    (7, A7, a7),
+    (8, A8, a8),
+    (9, A9, a9),
+    (10, A10, a10),
+    (11, A11, a11)
+);
+wire_args!(
+    (0, A0, a0),
+    (1, A1, a1),
+    (2, A2, a2),
+    (3, A3, a3),
+    (4, A4, a4),
+    (5, A5, a5),
+    (6, A6, a6),
+    (7, A7, a7),
+    (8, A8, a8),
+    (9, A9, a9),
+    (10, A10, a10),
+    (11, A11, a11),
+    (12, A12, a12)
+);
+wire_args!(
+    (0, A0, a0),
+    (1, A1, a1),
+    (2, A2, a2),
+    (3, A3, a3),
+    (4, A4, a4),
+    (5, A5, a5),
+    (6, A6, a6),
+    (7, A7, a7),
+    (8, A8, a8),
+    (9, A9, a9),
+    (10, A10, a10),
+    (11, A11, a11),
+    (12, A12, a12),
+    (13, A13, a13)
+);
+wire_args!(
+    (0, A0, a0),
+    (1, A1, a1),
+    (2, A2, a2),
+    (3, A3, a3),
+    (4, A4, a4),
+    (5, A5, a5),
+    (6, A6, a6),
+    (7, A7, a7),
+    (8, A8, a8),
+    (9, A9, a9),
+    (10, A10, a10),
+    (11, A11, a11),
+    (12, A12, a12),
+    (13, A13, a13),
+    (14, A14, a14)
+);
+wire_args!(
+    (0, A0, a0),
+    (1, A1, a1),
+    (2, A2, a2),
+    (3, A3, a3),
+    (4, A4, a4),
+    (5, A5, a5),
+    (6, A6, a6),
+    (7, A7, a7),
+    (8, A8, a8),
+    (9, A9, a9),
+    (10, A10, a10),
+    (11, A11, a11),
+    (12, A12, a12),
+    (13, A13, a13),
+    (14, A14, a14),
+    (15, A15, a15)
+);
+
+/// The most parameters one tool may declare (the arity `WireArgs` is implemented for).
+pub const MAX_PARAMETERS: usize = 16;
+
+impl<T> Extraction<'_, T> {
+    /// The typed value, dropping the warnings.
+    pub fn into_result(self) -> Result<T, ArgumentErrors> {
+        self.value
+    }
+}

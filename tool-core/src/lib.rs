@@ -1,0 +1,176 @@
+//! Declare the tools an LLM agent may call with one attribute, and never lose a tool call to a
+//! formatting mistake.
+//!
+//! ```
+//! use tool_core::prelude::*;
+//!
+//! /// Search the memory store for fragments matching a query.
+//! #[tool(name = "memory.search", tags("memory"), annotations(read_only))]
+//! async fn memory_search(
+//!     /// Keywords to look for.
+//!     #[param(example = "agent state consistency")]
+//!     query: String,
+//!     /// Maximum number of fragments to return.
+//!     #[param(range(min = 1, max = 50))]
+//!     limit: Option<u32>,
+//!     ctx: &ToolContext,
+//! ) -> Result<Vec<String>, ToolError> {
+//!     Ok(vec![format!("{query} (call {}, limit {})", ctx.call_id(), limit.unwrap_or(3))])
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let catalog = ToolCatalog::global().unwrap();
+//! let definition = catalog.definition("memory.search").unwrap();
+//! assert_eq!(definition.parameters[1].required, false);
+//!
+//! let executor = Executor::new(catalog.clone());
+//! let record = executor.execute(ToolCallRequest::new("memory.search", "call_1", r#"{"query":"rust"}"#)).await;
+//! assert_eq!(record.status, CallStatus::Success);
+//! assert_eq!(record.content.text, r#"["rust (call call_1, limit 3)"]"#);
+//! # }
+//! ```
+//!
+//! See the README for the whole tour: the struct form, injected values, the catalog, the
+//! executor, and the records.
+
+mod call;
+mod catalog;
+mod context;
+mod executor;
+mod extract;
+mod model;
+mod output;
+mod schema;
+mod shape;
+mod tool;
+
+pub use call::{joined_warnings, ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
+pub use catalog::{validate, CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
+pub use context::{Environment, FromContext, State, ToolContext};
+pub use executor::{CallFailure, CallStatus, ExecutionRecord, Executor, ExecutorBuilder};
+pub use extract::{ToolParam, WireArgs, MAX_PARAMETERS};
+pub use model::{
+    is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
+    ValueKind,
+};
+pub use output::{IntoToolOutput, Json, ToolError, ToolOutput};
+pub use schema::{schema_generator, schema_settings};
+pub use shape::VALUE_KIND_KEYWORD;
+pub use tokio_util::sync::CancellationToken;
+pub use tool::{
+    parameters_of, BoxFuture, DeclaredTool, DynamicTool, DynamicToolBuilder, DynamicToolError, Invocation, Tool,
+    ToolResult, ToolRun,
+};
+
+/// Declares a tool: on a free function (sync or async) or on a struct with named fields.
+///
+/// The tool's name defaults to the item's name in snake_case; its description is the doc
+/// comment; each parameter's description is its own doc comment (or the item's rustdoc
+/// `# Arguments` entry). Parameters taken by reference (`&ToolContext`,
+/// `&CancellationToken`, `&State<T>`) are injected by the executor and never reach the schema.
+///
+/// Keys of `#[tool(...)]`: `name`, `description`, `tags(..)`, `category`, `version`,
+/// `examples(..)` (JSON object texts), `annotations(read_only, destructive, idempotent,
+/// open_world, title = "..")`, `timeout_ms`, `blocking` (run a sync fn on the blocking pool),
+/// `crate` (path to this crate when renamed).
+///
+/// Keys of `#[param(...)]` on parameters and fields: `rename`, `description`, `example`,
+/// `default` / `default = expr`, `range(min, max, exclusive_min, exclusive_max)` on numbers,
+/// `length(min, max)` and `pattern` on strings, `case_sensitive` on enums.
+#[cfg(feature = "macros")]
+#[doc(inline)]
+pub use tool_macros::tool;
+
+/// Everything a host crate needs to declare and run tools.
+pub mod prelude {
+    #[cfg(feature = "macros")]
+    pub use crate::tool;
+    pub use crate::{
+        CallStatus, CancellationToken, DeclaredTool, DynamicTool, ExecutionRecord, Executor, Json, State, Tool,
+        ToolCallRequest, ToolCatalog, ToolContext, ToolDefinition, ToolError, ToolOutput, ToolRun,
+    };
+}
+
+/// Ranks `candidates` by similarity to `name` and returns up to `limit` of those at least
+/// `min_similarity` alike (0 to 1), best first.
+pub(crate) fn closest_names<'a>(
+    name: &str,
+    candidates: impl Iterator<Item = &'a str>,
+    limit: usize,
+    min_similarity: f64,
+) -> Vec<&'a str> {
+    let lowered = name.to_ascii_lowercase();
+    let mut scored: Vec<(f64, &str)> = candidates
+        .map(|c| {
+            let lc = c.to_ascii_lowercase();
+            let mut score = strsim::normalized_damerau_levenshtein(&lowered, &lc);
+            if !lowered.is_empty() && (lc.contains(&lowered) || lowered.contains(&lc)) {
+                score = score.max(0.75);
+            }
+            (score, c)
+        })
+        .filter(|(score, _)| *score >= min_similarity)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    scored.into_iter().take(limit).map(|(_, c)| c).collect()
+}
+
+/// The macro's only contract with the runtime. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::context::FromContext;
+    pub use crate::extract::{ToolParam, WireArgs};
+    pub use crate::output::IntoToolOutput;
+    pub use crate::schema::{AnnotationsDeclaration, Declaration, ParamDeclaration};
+    pub use crate::tool::{BoxFuture, DeclaredTool, Registration, StaticTool, Tool, ToolResult, ToolRun};
+    pub use crate::{ToolContext, ToolError};
+    pub use inventory;
+    pub use schemars::{Schema, SchemaGenerator};
+    pub use std::boxed::Box;
+    pub use std::result::Result::{Err, Ok};
+
+    /// Checks, at the parameter's type, that it can be a tool parameter.
+    pub const fn assert_param<T: ToolParam>() {}
+
+    /// Checks, at the `range` key, that the parameter is a number.
+    pub const fn assert_numeric<T: NumericParam>() {}
+
+    /// Checks, at the `length`/`pattern` key, that the parameter is a string.
+    pub const fn assert_text<T: TextParam>() {}
+
+    /// Types `range(..)` applies to.
+    #[diagnostic::on_unimplemented(
+        message = "`range(..)` applies to number parameters, and `{Self}` is not a number",
+        label = "`range` used here",
+        note = "use `range` on integers or floats (or `Option`s of them); for strings use `length(min = .., max = ..)`"
+    )]
+    pub trait NumericParam {}
+
+    /// Types `length(..)` and `pattern` apply to.
+    #[diagnostic::on_unimplemented(
+        message = "`length(..)` and `pattern` apply to string parameters, and `{Self}` is not a string",
+        label = "used here",
+        note = "use `length`/`pattern` on `String` (or `Option<String>`); for numbers use `range(min = .., max = ..)`"
+    )]
+    pub trait TextParam {}
+
+    macro_rules! marker {
+        ($tr:ident: $($t:ty),*) => {$(impl $tr for $t {})*};
+    }
+    marker!(NumericParam: u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+    marker!(TextParam: String, Box<str>, std::borrow::Cow<'static, str>);
+    impl<T: NumericParam> NumericParam for Option<T> {}
+    impl<T: TextParam> TextParam for Option<T> {}
+
+    /// Runs a sync tool body on the blocking pool (`#[tool(blocking)]`).
+    pub async fn run_blocking<R: IntoToolOutput + Send + 'static>(
+        body: impl FnOnce() -> R + Send + 'static,
+    ) -> ToolResult {
+        match tokio::task::spawn_blocking(body).await {
+            Ok(result) => result.into_output(),
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => Err(ToolError::new(format!("the blocking task did not finish: {error}"))),
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! The tool model: what a tool is, as the catalog, the providers and the executor see it.
+//!
+//! Plain data only. How a definition is derived from Rust types lives in `shape` and `schema`;
+//! how a call runs lives in `executor`.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The kind of value a parameter expects, the hint argument extraction converts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueKind {
+    /// Text. Never promoted to a number or boolean.
+    String,
+    /// `true` / `false`.
+    Boolean,
+    /// A whole number.
+    Integer,
+    /// Any number.
+    Number,
+    /// A JSON object with declared fields.
+    Object,
+    /// A JSON array whose element kind is not known (a tuple or mixed list).
+    Array,
+    /// An ISO-8601 / RFC 3339 date or date-time.
+    Timestamp,
+    /// An absolute URI.
+    Uri,
+    /// One of a fixed set of tokens (see [`EnumConstraint`]).
+    EnumToken,
+    /// A reference to an attachment held by the host.
+    AttachmentReference,
+    /// Any JSON value (`serde_json::Value`).
+    Any,
+}
+
+impl ValueKind {
+    /// The noun used in messages to the model: "an integer", "a boolean", ...
+    pub fn noun(self) -> &'static str {
+        match self {
+            ValueKind::String => "a string",
+            ValueKind::Boolean => "a boolean",
+            ValueKind::Integer => "an integer",
+            ValueKind::Number => "a number",
+            ValueKind::Object => "an object",
+            ValueKind::Array => "an array",
+            ValueKind::Timestamp => "an RFC 3339 timestamp string",
+            ValueKind::Uri => "an absolute URI string",
+            ValueKind::EnumToken => "one of the allowed values",
+            ValueKind::AttachmentReference => "an attachment reference string",
+            ValueKind::Any => "any JSON value",
+        }
+    }
+
+    /// The plural noun, for lists and maps: "integers", "booleans", ...
+    pub fn plural(self) -> &'static str {
+        match self {
+            ValueKind::String => "strings",
+            ValueKind::Boolean => "booleans",
+            ValueKind::Integer => "integers",
+            ValueKind::Number => "numbers",
+            ValueKind::Object => "objects",
+            ValueKind::Array => "arrays",
+            ValueKind::Timestamp => "RFC 3339 timestamp strings",
+            ValueKind::Uri => "absolute URI strings",
+            ValueKind::EnumToken => "allowed values",
+            ValueKind::AttachmentReference => "attachment reference strings",
+            ValueKind::Any => "JSON values",
+        }
+    }
+}
+
+/// How many values a parameter holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cardinality {
+    /// Exactly one value.
+    Single,
+    /// One value or none (`Option<T>`).
+    Optional,
+    /// A list of values (`Vec<T>`, sets, slices).
+    List,
+    /// String keys to values (`HashMap<String, T>`, `BTreeMap`).
+    Map,
+}
+
+/// The allowed values of an enum-like parameter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnumConstraint {
+    /// The tokens, as the model must send them.
+    pub allowed_values: Vec<String>,
+    /// Whether a token differing only in case is rejected rather than normalised.
+    pub case_sensitive: bool,
+}
+
+/// One parameter of a tool, as seen by the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolParameter {
+    /// The key in the arguments object (the wire name).
+    pub name: String,
+    /// The kind of the value, or of each element for lists and maps.
+    pub value_kind: ValueKind,
+    /// Single, optional, list or map.
+    pub cardinality: Cardinality,
+    /// Whether the model must send it.
+    pub required: bool,
+    /// What it means, for the model. Empty when the declaration has none.
+    pub description: String,
+    /// The allowed values, for enum tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enum_constraint: Option<EnumConstraint>,
+    /// An example value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub example: Option<Value>,
+    /// The value used when the model leaves the parameter out, when one is declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+}
+
+impl ToolParameter {
+    /// What the parameter expects, in words the model understands: "a list of integers",
+    /// "one of: `low`, `high`".
+    pub fn expected(&self) -> String {
+        let base = match (&self.enum_constraint, self.cardinality) {
+            (Some(e), Cardinality::List) => format!("a list of values from: {}", quoted_list(&e.allowed_values)),
+            (Some(e), _) => format!("one of: {}", quoted_list(&e.allowed_values)),
+            (None, Cardinality::List) => format!("a list of {}", self.value_kind.plural()),
+            (None, Cardinality::Map) => format!("an object whose values are {}", self.value_kind.plural()),
+            (None, _) => self.value_kind.noun().to_owned(),
+        };
+        if self.cardinality == Cardinality::Optional || (!self.required && self.cardinality != Cardinality::Single) {
+            format!("{base}, or null")
+        } else {
+            base
+        }
+    }
+}
+
+fn quoted_list(values: &[String]) -> String {
+    values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// MCP-style behaviour hints. `None` means "not declared" (MCP then assumes its defaults).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ToolAnnotations {
+    /// A human-readable title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    /// Calling it twice with the same arguments has no further effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// It interacts with an open world of external entities.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// Whether no hint is declared.
+    pub fn is_empty(&self) -> bool {
+        *self == ToolAnnotations::default()
+    }
+}
+
+/// Where a tool was declared, for reports about duplicates and invalid definitions.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct SourceLocation {
+    /// The source file, as `file!()` gives it, or a description for runtime-built tools.
+    pub file: String,
+    /// The line of the declaration.
+    pub line: u32,
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// Everything the outside world knows about a tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolDefinition {
+    /// The unique name calls are matched by.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The parameters in declaration order.
+    pub parameters: Vec<ToolParameter>,
+    /// The JSON Schema of the arguments object (root `type: object`, `required` always present).
+    pub input_schema: Value,
+    /// The JSON Schema of the structured result, when the tool returns one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// Free-form tags, for filtering and grouping.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// A category, for grouping in UIs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// The tool's own version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Example argument objects.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Value>,
+    /// MCP-style behaviour hints.
+    #[serde(skip_serializing_if = "ToolAnnotations::is_empty")]
+    pub annotations: ToolAnnotations,
+    /// How long a call may run before the executor stops it, if the tool declares a limit.
+    #[serde(skip_serializing_if = "Option::is_none", with = "duration_ms")]
+    pub timeout: Option<std::time::Duration>,
+    /// Where the tool was declared.
+    pub source: SourceLocation,
+}
+
+impl ToolDefinition {
+    /// The parameter with this wire name.
+    pub fn parameter(&self, name: &str) -> Option<&ToolParameter> {
+        self.parameters.iter().find(|p| p.name == name)
+    }
+
+    /// Whether the tool carries this tag.
+    pub fn has_tag(&self, tag: &str) -> bool {
+        self.tags.iter().any(|t| t == tag)
+    }
+}
+
+mod duration_ms {
+    use serde::Serializer;
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(value: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(d) => s.serialize_u128(d.as_millis()),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// Whether `name` is a valid tool name: `^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    match bytes.first() {
+        Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {}
+        _ => return false,
+    }
+    bytes.len() <= 64 && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_documented_pattern() {
+        assert!(is_valid_tool_name("memory.search"));
+        assert!(is_valid_tool_name("_x-1"));
+        assert!(is_valid_tool_name(&"a".repeat(64)));
+        assert!(!is_valid_tool_name(&"a".repeat(65)));
+        assert!(!is_valid_tool_name("1abc"));
+        assert!(!is_valid_tool_name(""));
+        assert!(!is_valid_tool_name("bad name"));
+        assert!(!is_valid_tool_name("ünïcode"));
+    }
+
+    #[test]
+    fn expected_text_names_kind_cardinality_and_values() {
+        let mut p = ToolParameter {
+            name: "limit".into(),
+            value_kind: ValueKind::Integer,
+            cardinality: Cardinality::Optional,
+            required: false,
+            description: String::new(),
+            enum_constraint: None,
+            example: None,
+            default: None,
+        };
+        assert_eq!(p.expected(), "an integer, or null");
+        p.cardinality = Cardinality::List;
+        p.required = true;
+        assert_eq!(p.expected(), "a list of integers");
+        p.cardinality = Cardinality::Single;
+        p.value_kind = ValueKind::EnumToken;
+        p.enum_constraint =
+            Some(EnumConstraint { allowed_values: vec!["low".into(), "high".into()], case_sensitive: false });
+        assert_eq!(p.expected(), "one of: `low`, `high`");
+    }
+}

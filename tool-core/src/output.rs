@@ -1,0 +1,236 @@
+//! What a tool hands back: its output, or an error for the model to read.
+//!
+//! [`IntoToolOutput`] turns whatever a tool function returns into a [`ToolOutput`] (text and
+//! structured JSON), and says whether the return type carries an output schema ([`Json<T>`]).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The result of a successful call (the seed documents' handler result content and metadata).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ToolOutput {
+    /// The text the model reads.
+    pub text: String,
+    /// The structured result, when the tool returned one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Value>,
+    /// Host-facing metadata, not shown to the model.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub metadata: Map<String, Value>,
+}
+
+impl ToolOutput {
+    /// A text-only output.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput { text: text.into(), ..Default::default() }
+    }
+
+    /// A structured output; its text is the compact JSON.
+    pub fn structured(value: Value) -> Self {
+        ToolOutput { text: value.to_string(), structured: Some(value), metadata: Map::new() }
+    }
+
+    /// Adds a metadata entry.
+    pub fn with_metadata(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.metadata.insert(key.into(), value.into());
+        self
+    }
+}
+
+/// A failure a tool reports; its message is what the model reads.
+///
+/// Any `std::error::Error` converts into it, so `?` works in tool bodies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolError {
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<Value>,
+}
+
+impl ToolError {
+    /// An error with a model-facing message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError { message: message.into(), code: None, details: None }
+    }
+
+    /// Adds a stable machine-readable code (`not_found`, `rate_limited`, ...).
+    pub fn with_code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    /// Adds structured details, shown to the model as JSON.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The model-facing message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The machine-readable code, if any.
+    pub fn code(&self) -> Option<&str> {
+        self.code.as_deref()
+    }
+
+    /// The structured details, if any.
+    pub fn details(&self) -> Option<&Value> {
+        self.details.as_ref()
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        let mut message = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            message.push_str(": ");
+            message.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        ToolError::new(message)
+    }
+}
+
+/// A structured tool result: serialised as JSON content, and its type's JSON Schema becomes
+/// the tool's output schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Json<T>(pub T);
+
+/// What a tool may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a tool",
+    label = "not a tool result type",
+    note = "return `String`, `()`, `serde_json::Value`, `Vec<T>` (T: Serialize), `Json<T>` (T: Serialize + JsonSchema, for structured results with an output schema), `ToolOutput`, or a `Result` of one of these whose error converts into `ToolError`"
+)]
+pub trait IntoToolOutput {
+    /// Converts the value into the output, or the error the tool reported.
+    fn into_output(self) -> Result<ToolOutput, ToolError>;
+
+    /// The JSON Schema of the structured result, when the type declares one.
+    fn output_schema(_generator: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
+}
+
+impl IntoToolOutput for ToolOutput {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolOutput for () {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::default())
+    }
+}
+
+impl IntoToolOutput for String {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoToolOutput for &'static str {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoToolOutput for Cow<'static, str> {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoToolOutput for Value {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::structured(self))
+    }
+}
+
+impl<T: Serialize> IntoToolOutput for Vec<T> {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        serialize_output(&self)
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        serialize_output(&self.0)
+    }
+
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
+        let mut schema = generator.root_schema_for::<T>();
+        if let Some(object) = schema.as_object_mut() {
+            object.remove("$schema");
+        }
+        Some(schema)
+    }
+}
+
+macro_rules! display_output {
+    ($($t:ty),*) => {$(
+        impl IntoToolOutput for $t {
+            fn into_output(self) -> Result<ToolOutput, ToolError> {
+                Ok(ToolOutput { text: self.to_string(), structured: Some(Value::from(self)), metadata: Map::new() })
+            }
+        }
+    )*};
+}
+
+display_output!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+impl<T: IntoToolOutput, E: Into<ToolError>> IntoToolOutput for Result<T, E> {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        self.map_err(Into::into)?.into_output()
+    }
+
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
+        T::output_schema(generator)
+    }
+}
+
+fn serialize_output<T: Serialize + ?Sized>(value: &T) -> Result<ToolOutput, ToolError> {
+    serde_json::to_value(value).map(ToolOutput::structured).map_err(|e| {
+        ToolError::new(format!("the tool's result could not be serialised: {e}")).with_code("output_not_serializable")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn std_errors_convert_with_their_source_chain() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "notes.md not found");
+        let e: ToolError = io.into();
+        assert_eq!(e.message(), "notes.md not found");
+    }
+
+    #[test]
+    fn results_and_vectors_render_text_and_structure() {
+        let ok: Result<Vec<u32>, ToolError> = Ok(vec![1, 2]);
+        let out = ok.into_output().unwrap();
+        assert_eq!(out.text, "[1,2]");
+        assert_eq!(out.structured, Some(json!([1, 2])));
+        let err: Result<String, ToolError> = Err(ToolError::new("no such room").with_code("not_found"));
+        assert_eq!(err.into_output().unwrap_err().code(), Some("not_found"));
+        assert_eq!(42u32.into_output().unwrap().text, "42");
+    }
+}

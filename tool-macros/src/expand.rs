@@ -1,0 +1,631 @@
+//! Validation and expansion of the two forms: `#[tool] fn` and `#[tool] struct`.
+//!
+//! The expansion is small: static declaration data and one `DeclaredTool` impl whose methods
+//! call into `__private`. Extraction, schemas and defaults handling live in the runtime.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{FnArg, Ident, ItemFn, ItemStruct, Pat, Path, ReturnType, Type};
+
+use crate::attrs::{json_string, DefaultValue, ParamAttrs, ToolAttrs};
+use crate::docs::{doc_text, strip_ours};
+use crate::errors::Errors;
+
+/// The arity `WireArgs` is implemented for in the runtime.
+const MAX_PARAMETERS: usize = 16;
+
+/// One parameter the model sends.
+struct WireParam {
+    binding: Ident,
+    wire_name: String,
+    name_span: Span,
+    ty: Type,
+    attrs: ParamAttrs,
+    doc: Option<TokenStream>,
+}
+
+/// One value the executor injects (`&T`).
+struct Injected {
+    binding: Ident,
+    inner: Type,
+}
+
+enum CallArg {
+    Wire(Ident),
+    Injected(usize),
+}
+
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let attrs = ToolAttrs::parse(attr, &mut errors);
+    let item: syn::Item = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(e) => {
+            let error = e.to_compile_error();
+            return quote!(#item #error);
+        }
+    };
+    match item {
+        syn::Item::Fn(f) => expand_fn(attrs, f, errors),
+        syn::Item::Struct(s) => expand_struct(attrs, s, errors),
+        other => {
+            errors.push(syn::Error::new(
+                item_keyword_span(&other),
+                "`#[tool]` goes on a function (`#[tool] async fn search(..)`) or on a struct with named fields (`#[tool] struct Search { .. }` plus `impl ToolRun`)",
+            ));
+            let compile_errors = errors.to_compile_errors();
+            quote!(#other #compile_errors)
+        }
+    }
+}
+
+fn item_keyword_span(item: &syn::Item) -> Span {
+    match item {
+        syn::Item::Enum(e) => e.enum_token.span,
+        syn::Item::Impl(i) => i.impl_token.span,
+        syn::Item::Trait(t) => t.trait_token.span,
+        syn::Item::Mod(m) => m.mod_token.span,
+        syn::Item::Union(u) => u.union_token.span,
+        other => other.span(),
+    }
+}
+
+fn krate(attrs: &ToolAttrs) -> Path {
+    attrs.krate.clone().unwrap_or_else(|| syn::parse_quote!(::tool_core))
+}
+
+fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStream {
+    let krate = krate(&attrs);
+    let sig = &func.sig;
+    if let Some(param) = sig.generics.params.first() {
+        errors.push(syn::Error::new_spanned(param, "a tool cannot be generic: its parameter types must be concrete so its schema is known; replace the type parameter with a concrete type"));
+    } else if let Some(where_clause) = &sig.generics.where_clause {
+        errors.push(syn::Error::new_spanned(where_clause, "a tool cannot have a `where` clause: use concrete types"));
+    }
+    if let Some(unsafety) = &sig.unsafety {
+        errors.push(syn::Error::new_spanned(unsafety, "a tool cannot be an `unsafe fn`: the executor calls it with model input; make it safe and keep the `unsafe` block inside"));
+    }
+    if let Some(abi) = &sig.abi {
+        errors.push(syn::Error::new_spanned(abi, "a tool cannot have an `extern` ABI: remove it"));
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.push(syn::Error::new_spanned(variadic, "a tool cannot be variadic"));
+    }
+    if attrs.blocking.is_some() && sig.asyncness.is_some() {
+        errors.push(syn::Error::new(
+            attrs.blocking.unwrap_or_else(Span::call_site),
+            "`blocking` runs a sync function on the blocking pool; this function is `async`: remove `blocking`",
+        ));
+    }
+
+    let mut wire: Vec<WireParam> = Vec::new();
+    let mut injected: Vec<Injected> = Vec::new();
+    let mut call_args: Vec<CallArg> = Vec::new();
+    let fn_docs = doc_text(&func.attrs);
+    for (position, input) in sig.inputs.iter().enumerate() {
+        let pat_type = match input {
+            FnArg::Receiver(receiver) => {
+                errors.push(syn::Error::new_spanned(
+                    receiver,
+                    "`#[tool]` goes on free functions, and `self` is not a tool parameter: move the body into a free function, or use the struct form (`#[tool] struct ..` plus `impl ToolRun`)",
+                ));
+                continue;
+            }
+            FnArg::Typed(pat_type) => pat_type,
+        };
+        let param_attrs = ParamAttrs::parse(&pat_type.attrs, &mut errors);
+        let binding = match &*pat_type.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
+            other => {
+                errors.push(syn::Error::new_spanned(other, "a tool parameter needs a plain name, because the name is its key in the arguments: write `point: Point` and destructure inside the body"));
+                format_ident!("__arg{}", position)
+            }
+        };
+        match &*pat_type.ty {
+            Type::ImplTrait(impl_trait) => {
+                errors.push(syn::Error::new_spanned(
+                    impl_trait,
+                    "`impl Trait` cannot be a tool parameter: its schema must be known, so use a concrete type",
+                ));
+            }
+            Type::Reference(reference) => {
+                if let Some(mutability) = &reference.mutability {
+                    errors.push(syn::Error::new_spanned(
+                        mutability,
+                        "injected values are shared references: write `&ToolContext`, not `&mut ToolContext`",
+                    ));
+                }
+                if !param_attrs.is_empty() {
+                    errors.push(syn::Error::new_spanned(
+                        pat_type.attrs.iter().find(|a| a.path().is_ident("param")),
+                        format!("`#[param]` applies to parameters the model sends; `{binding}` is taken by reference, so the executor injects it"),
+                    ));
+                }
+                call_args.push(CallArg::Injected(injected.len()));
+                injected.push(Injected { binding, inner: (*reference.elem).clone() });
+            }
+            ty => {
+                let (wire_name, name_span) = match &param_attrs.rename {
+                    Some(lit) => (lit.value(), lit.span()),
+                    None => (binding.unraw().to_string(), binding.span()),
+                };
+                call_args.push(CallArg::Wire(binding.clone()));
+                wire.push(WireParam {
+                    binding,
+                    wire_name,
+                    name_span,
+                    ty: ty.clone(),
+                    doc: doc_text(&pat_type.attrs),
+                    attrs: param_attrs,
+                });
+            }
+        }
+    }
+    check_wire_params(&wire, &mut errors);
+
+    let return_ty: Type = match &sig.output {
+        ReturnType::Default => syn::parse_quote!(()),
+        ReturnType::Type(_, ty) => {
+            if contains_impl_trait(ty) {
+                errors.push(syn::Error::new_spanned(ty, "a tool must return a concrete type (`String`, `Json<T>`, `Result<T, ToolError>`, ..), not `impl Trait`"));
+            }
+            (**ty).clone()
+        }
+    };
+
+    // The item as the user wrote it, minus what the compiler must not see.
+    for input in &mut func.sig.inputs {
+        if let FnArg::Typed(pat_type) = input {
+            strip_ours(&mut pat_type.attrs, false);
+        }
+    }
+    let ident = func.sig.ident.clone();
+    let vis = func.vis.clone();
+    let default_name = snake_case(&ident.unraw().to_string());
+    let name = tool_name(&attrs, &default_name, ident.span(), &mut errors);
+    let description = description(&attrs, fn_docs, ident.span(), &ident, &mut errors);
+
+    let companion_doc =
+        format!("The `#[tool]` declaration of [`{ident}()`], for `CatalogBuilder::add_declared::<{ident}>()`.");
+    let companion = quote_spanned! {ident.span()=>
+        #[doc = #companion_doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+    };
+
+    if !errors.is_empty() {
+        let compile_errors = errors.to_compile_errors();
+        let stub = stub_impl(&ident, &krate);
+        return quote!(#func #companion #compile_errors #stub);
+    }
+
+    let bindings: Vec<&Ident> = wire.iter().map(|p| &p.binding).collect();
+    let injections = injected.iter().map(|inj| {
+        let (binding, inner) = (&inj.binding, &inj.inner);
+        quote_spanned! {inner.span()=>
+            let #binding = match <#inner as #krate::__private::FromContext>::from_context(&__ctx) {
+                #krate::__private::Ok(value) => value,
+                #krate::__private::Err(error) => return #krate::__private::Err(error),
+            };
+        }
+    });
+    let args = call_args.iter().map(|a| match a {
+        CallArg::Wire(binding) => quote!(#binding),
+        CallArg::Injected(i) => {
+            let binding = &injected[*i].binding;
+            quote!(#binding)
+        }
+    });
+    let call = quote!(#ident(#(#args),*));
+    let invoke_body = if attrs.blocking.is_some() {
+        quote! {
+            #krate::__private::Box::pin(#krate::__private::run_blocking(move || -> #krate::__private::ToolResult {
+                #(#injections)*
+                #krate::__private::IntoToolOutput::into_output(#call)
+            }))
+        }
+    } else {
+        let awaited = if func.sig.asyncness.is_some() { quote!(#call.await) } else { call };
+        quote! {
+            #krate::__private::Box::pin(async move {
+                #(#injections)*
+                #krate::__private::IntoToolOutput::into_output(#awaited)
+            })
+        }
+    };
+    let invoke = quote! {
+        let (#(#bindings,)*) = args;
+        #invoke_body
+    };
+    let output_schema = quote!(<#return_ty as #krate::__private::IntoToolOutput>::output_schema(generator));
+    let declared = declared_impl(&ident, &krate, &attrs, &name, &description, &wire, &output_schema, &invoke);
+    quote! {
+        #func
+        #companion
+        #declared
+    }
+}
+
+fn expand_struct(attrs: ToolAttrs, mut item: ItemStruct, mut errors: Errors) -> TokenStream {
+    let krate = krate(&attrs);
+    let ident = item.ident.clone();
+    let generic = item.generics.params.first().cloned();
+    if let Some(param) = &generic {
+        errors.push(syn::Error::new_spanned(
+            param,
+            "a tool struct cannot be generic: its field types must be concrete so its schema is known",
+        ));
+    }
+    if let Some(blocking) = attrs.blocking {
+        errors.push(syn::Error::new(blocking, "`blocking` applies to sync functions; a struct tool's `ToolRun::run` is async, so use `tokio::task::spawn_blocking` inside it"));
+    }
+    let mut wire = Vec::new();
+    match &mut item.fields {
+        syn::Fields::Named(fields) => {
+            for field in &mut fields.named {
+                let param_attrs = ParamAttrs::parse(&field.attrs, &mut errors);
+                let Some(binding) = field.ident.clone() else { continue };
+                if let Type::ImplTrait(impl_trait) = &field.ty {
+                    errors.push(syn::Error::new_spanned(
+                        impl_trait,
+                        "`impl Trait` cannot be a tool parameter: use a concrete type",
+                    ));
+                }
+                let (wire_name, name_span) = match &param_attrs.rename {
+                    Some(lit) => (lit.value(), lit.span()),
+                    None => (binding.unraw().to_string(), binding.span()),
+                };
+                wire.push(WireParam {
+                    binding,
+                    wire_name,
+                    name_span,
+                    ty: field.ty.clone(),
+                    doc: doc_text(&field.attrs),
+                    attrs: param_attrs,
+                });
+                strip_ours(&mut field.attrs, true);
+            }
+        }
+        syn::Fields::Unnamed(fields) => {
+            errors.push(syn::Error::new_spanned(fields, "a tool struct needs named fields, because each field name is a key in the arguments: write `struct Search { query: String }`"));
+        }
+        syn::Fields::Unit => {
+            errors.push(syn::Error::new_spanned(
+                &item.ident,
+                "a tool struct needs braces, even with no parameters: write `struct Ping {}`",
+            ));
+        }
+    }
+    check_wire_params(&wire, &mut errors);
+    let default_name = snake_case(&ident.unraw().to_string());
+    let name = tool_name(&attrs, &default_name, ident.span(), &mut errors);
+    let description = description(&attrs, doc_text(&item.attrs), ident.span(), &ident, &mut errors);
+
+    if !errors.is_empty() {
+        let compile_errors = errors.to_compile_errors();
+        let stub = if generic.is_none() { stub_impl(&ident, &krate) } else { TokenStream::new() };
+        return quote!(#item #compile_errors #stub);
+    }
+
+    let bindings: Vec<&Ident> = wire.iter().map(|p| &p.binding).collect();
+    let run = quote_spanned!(ident.span()=> <#ident as #krate::__private::ToolRun>);
+    let invoke = quote! {
+        let (#(#bindings,)*) = args;
+        let value = #ident { #(#bindings),* };
+        #krate::__private::Box::pin(async move {
+            #krate::__private::IntoToolOutput::into_output(#run::run(value, &__ctx).await)
+        })
+    };
+    let output_schema = quote!(<#run::Output as #krate::__private::IntoToolOutput>::output_schema(generator));
+    let declared = declared_impl(&ident, &krate, &attrs, &name, &description, &wire, &output_schema, &invoke);
+    quote! {
+        #item
+        #declared
+    }
+}
+
+/// Duplicate wire names and the parameter-count limit.
+fn check_wire_params(wire: &[WireParam], errors: &mut Errors) {
+    for (i, param) in wire.iter().enumerate() {
+        if let Some(first) = wire[..i].iter().find(|p| p.wire_name == param.wire_name) {
+            errors.push(syn::Error::new(
+                param.name_span,
+                format!("two parameters are sent as `{}` (the other is `{}`): give one another name with `#[param(rename = \"..\")]`", param.wire_name, first.binding),
+            ));
+        }
+    }
+    if wire.len() > MAX_PARAMETERS {
+        errors.push(syn::Error::new(
+            wire[MAX_PARAMETERS].name_span,
+            format!("a tool takes at most {MAX_PARAMETERS} parameters; this one has {}: group related ones into a struct parameter (`#[derive(Deserialize, JsonSchema)]`)", wire.len()),
+        ));
+    }
+}
+
+fn tool_name(attrs: &ToolAttrs, default_name: &str, span: Span, errors: &mut Errors) -> String {
+    let (name, span) = match &attrs.name {
+        Some(lit) => (lit.value(), lit.span()),
+        None => (default_name.to_owned(), span),
+    };
+    if let Some(problem) = name_problem(&name) {
+        let fix = if attrs.name.is_some() { "" } else { "; set one with `#[tool(name = \"..\")]`" };
+        errors.push(syn::Error::new(span, format!("invalid tool name `{name}`: {problem}{fix}")));
+    }
+    name
+}
+
+/// Why `name` does not match `^[A-Za-z_][A-Za-z0-9_.-]{0,63}$`.
+fn name_problem(name: &str) -> Option<String> {
+    let Some(first) = name.chars().next() else { return Some("it is empty".to_owned()) };
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return Some("it must start with an ASCII letter or `_`".to_owned());
+    }
+    if let Some(bad) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
+        return Some(format!("`{bad}` is not allowed; use ASCII letters, digits, `_`, `.` and `-`"));
+    }
+    if name.len() > 64 {
+        return Some(format!("it is {} characters long; the limit is 64", name.len()));
+    }
+    None
+}
+
+/// The description tokens and whether they are doc text.
+fn description(
+    attrs: &ToolAttrs,
+    docs: Option<TokenStream>,
+    span: Span,
+    ident: &Ident,
+    errors: &mut Errors,
+) -> (TokenStream, bool) {
+    if let Some(lit) = &attrs.description {
+        if lit.value().trim().is_empty() {
+            errors.push(syn::Error::new(lit.span(), "the description is empty: say what the tool does, for the model"));
+        }
+        return (quote!(#lit), false);
+    }
+    match docs {
+        Some(docs) => (docs, true),
+        None => {
+            errors.push(syn::Error::new(
+                span,
+                format!("the tool `{ident}` has no description: add a doc comment (`/// What it does.`) above it, or `#[tool(description = \"..\")]`"),
+            ));
+            (quote!(""), false)
+        }
+    }
+}
+
+/// The `DeclaredTool` impl and the registration shared by both forms.
+#[allow(clippy::too_many_arguments)]
+fn declared_impl(
+    ident: &Ident,
+    krate: &Path,
+    attrs: &ToolAttrs,
+    name: &str,
+    (description, from_docs): &(TokenStream, bool),
+    wire: &[WireParam],
+    output_schema: &TokenStream,
+    invoke: &TokenStream,
+) -> TokenStream {
+    let types: Vec<&Type> = wire.iter().map(|p| &p.ty).collect();
+    let params = wire.iter().map(|p| param_declaration(p, krate));
+    let defaults = wire.iter().map(default_tokens);
+    let assertions = wire.iter().map(|p| assertions(p, krate));
+    let tags = attrs.tags.iter().flatten();
+    let examples = attrs.examples.iter().flatten();
+    let opt = |v: &Option<syn::LitStr>| match v {
+        Some(lit) => quote!(::core::option::Option::Some(#lit)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (category, version) = (opt(&attrs.category), opt(&attrs.version));
+    let timeout = match &attrs.timeout_ms {
+        Some(lit) => quote!(::core::option::Option::Some(#lit)),
+        None => quote!(::core::option::Option::None),
+    };
+    let annotations = attrs.annotations.as_ref().map_or_else(|| quote!(#krate::__private::AnnotationsDeclaration { title: None, read_only: None, destructive: None, idempotent: None, open_world: None }), |a| a.tokens(krate));
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            impl #krate::__private::DeclaredTool for #ident {
+                type Args = (#(#types,)*);
+
+                fn tool() -> &'static dyn #krate::__private::Tool {
+                    static TOOL: #krate::__private::StaticTool<#ident> = #krate::__private::StaticTool::new();
+                    &TOOL
+                }
+
+                fn declaration() -> &'static #krate::__private::Declaration {
+                    static DECLARATION: #krate::__private::Declaration = #krate::__private::Declaration {
+                        name: #name,
+                        description: #description,
+                        description_from_docs: #from_docs,
+                        parameters: &[#(#params),*],
+                        tags: &[#(#tags),*],
+                        category: #category,
+                        version: #version,
+                        examples: &[#(#examples),*],
+                        annotations: #annotations,
+                        timeout_ms: #timeout,
+                        file: ::core::file!(),
+                        line: ::core::line!(),
+                    };
+                    &DECLARATION
+                }
+
+                fn defaults() -> <Self::Args as #krate::__private::WireArgs>::Defaults {
+                    (#(#defaults,)*)
+                }
+
+                fn output_schema(generator: &mut #krate::__private::SchemaGenerator) -> ::core::option::Option<#krate::__private::Schema> {
+                    #output_schema
+                }
+
+                fn invoke(args: Self::Args, __ctx: #krate::__private::ToolContext) -> #krate::__private::BoxFuture<'static, #krate::__private::ToolResult> {
+                    #invoke
+                }
+            }
+
+            const _: () = {
+                #(#assertions)*
+            };
+
+            #krate::__private::inventory::submit! {
+                #krate::__private::Registration::new(<#ident as #krate::__private::DeclaredTool>::tool)
+            }
+        };
+    }
+}
+
+fn param_declaration(p: &WireParam, krate: &Path) -> TokenStream {
+    let name = &p.wire_name;
+    let description = match (&p.attrs.description, &p.doc) {
+        (Some(lit), _) => quote!(#lit),
+        (None, Some(doc)) => doc.clone(),
+        (None, None) => quote!(""),
+    };
+    let example = match &p.attrs.example {
+        Some(json) => quote!(::core::option::Option::Some(#json)),
+        None => quote!(::core::option::Option::None),
+    };
+    let default = match p.attrs.default.as_ref().map(|d| &d.value) {
+        Some(DefaultValue::Expr(_, Some(json))) => quote!(::core::option::Option::Some(#json)),
+        _ => quote!(::core::option::Option::None),
+    };
+    let constraints = p.attrs.constraints().into_iter().map(|(k, v)| quote!((#k, #v)));
+    let case_sensitive = p.attrs.case_sensitive.is_some();
+    quote! {
+        #krate::__private::ParamDeclaration {
+            name: #name,
+            description: #description,
+            example: #example,
+            default: #default,
+            constraints: &[#(#constraints),*],
+            case_sensitive: #case_sensitive,
+        }
+    }
+}
+
+fn default_tokens(p: &WireParam) -> TokenStream {
+    let ty = &p.ty;
+    match p.attrs.default.as_ref().map(|d| (&d.value, d.span)) {
+        None => quote!(::core::option::Option::None),
+        Some((DefaultValue::Trait, span)) => {
+            quote_spanned!(span=> ::core::option::Option::Some(<#ty as ::core::default::Default>::default as fn() -> #ty))
+        }
+        Some((DefaultValue::Expr(expr, _), _)) => {
+            quote_spanned!(expr.span()=> ::core::option::Option::Some((|| -> #ty { #expr }) as fn() -> #ty))
+        }
+    }
+}
+
+/// Compile-time checks, each spanned at what it is about.
+fn assertions(p: &WireParam, krate: &Path) -> TokenStream {
+    let ty = &p.ty;
+    let mut out = quote_spanned!(ty.span()=> #krate::__private::assert_param::<#ty>(););
+    if let Some(range) = &p.attrs.range {
+        out.extend(quote_spanned!(range.span=> #krate::__private::assert_numeric::<#ty>();));
+    }
+    if let Some(length) = &p.attrs.length {
+        out.extend(quote_spanned!(length.span=> #krate::__private::assert_text::<#ty>();));
+    }
+    if let Some(pattern) = &p.attrs.pattern {
+        out.extend(quote_spanned!(pattern.span=> #krate::__private::assert_text::<#ty>();));
+    }
+    out
+}
+
+/// On error: a `DeclaredTool` impl with no parameters, so uses elsewhere in the crate do not
+/// pile up follow-on errors. The crate does not compile anyway (the errors are emitted too).
+fn stub_impl(ident: &Ident, krate: &Path) -> TokenStream {
+    let description = json_string("");
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            impl #krate::__private::DeclaredTool for #ident {
+                type Args = ();
+                fn tool() -> &'static dyn #krate::__private::Tool {
+                    static TOOL: #krate::__private::StaticTool<#ident> = #krate::__private::StaticTool::new();
+                    &TOOL
+                }
+                fn declaration() -> &'static #krate::__private::Declaration {
+                    static DECLARATION: #krate::__private::Declaration = #krate::__private::Declaration {
+                        name: ::core::stringify!(#ident), description: #description, description_from_docs: false, parameters: &[], tags: &[],
+                        category: None, version: None, examples: &[], timeout_ms: None, file: ::core::file!(), line: ::core::line!(),
+                        annotations: #krate::__private::AnnotationsDeclaration { title: None, read_only: None, destructive: None, idempotent: None, open_world: None },
+                    };
+                    &DECLARATION
+                }
+                fn defaults() {}
+                fn output_schema(_: &mut #krate::__private::SchemaGenerator) -> ::core::option::Option<#krate::__private::Schema> { None }
+                fn invoke(_: (), _: #krate::__private::ToolContext) -> #krate::__private::BoxFuture<'static, #krate::__private::ToolResult> {
+                    #krate::__private::Box::pin(async { #krate::__private::Err(#krate::__private::ToolError::new("this tool's declaration has compile errors")) })
+                }
+            }
+        };
+    }
+}
+
+fn contains_impl_trait(ty: &Type) -> bool {
+    match ty {
+        Type::ImplTrait(_) => true,
+        Type::Path(path) => path.path.segments.iter().any(|s| match &s.arguments {
+            syn::PathArguments::AngleBracketed(args) => {
+                args.args.iter().any(|a| matches!(a, syn::GenericArgument::Type(t) if contains_impl_trait(t)))
+            }
+            _ => false,
+        }),
+        Type::Reference(r) => contains_impl_trait(&r.elem),
+        Type::Tuple(t) => t.elems.iter().any(contains_impl_trait),
+        _ => false,
+    }
+}
+
+/// `CheckAvailability` → `check_availability`, `HTTPServer` → `http_server`.
+pub fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev = i.checked_sub(1).map(|p| chars[p]);
+            let next = chars.get(i + 1);
+            let boundary = match prev {
+                Some('_') => false,
+                Some(p) if p.is_lowercase() || p.is_ascii_digit() => true,
+                Some(p) if p.is_uppercase() => next.is_some_and(|n| n.is_lowercase()),
+                _ => false,
+            };
+            if boundary {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn struct_names_become_snake_case() {
+        assert_eq!(snake_case("CheckAvailability"), "check_availability");
+        assert_eq!(snake_case("HTTPServer"), "http_server");
+        assert_eq!(snake_case("Parse2Json"), "parse2_json");
+        assert_eq!(snake_case("memory_search"), "memory_search");
+        assert_eq!(snake_case("A"), "a");
+    }
+
+    #[test]
+    fn names_are_checked_against_the_pattern() {
+        assert_eq!(name_problem("memory.search"), None);
+        assert!(name_problem("9lives").unwrap().contains("start"));
+        assert!(name_problem("a b").unwrap().contains("` `"));
+        assert!(name_problem(&"a".repeat(65)).unwrap().contains("65"));
+        assert_eq!(name_problem("").as_deref(), Some("it is empty"));
+    }
+}
