@@ -130,7 +130,7 @@ impl ToolParameter {
             (None, Cardinality::Map) => format!("an object whose values are {}", self.value_kind.plural()),
             (None, _) => self.value_kind.noun().to_owned(),
         };
-        if self.cardinality == Cardinality::Optional || (!self.required && self.cardinality != Cardinality::Single) {
+        if self.cardinality == Cardinality::Optional {
             format!("{base}, or null")
         } else {
             base

@@ -221,7 +221,7 @@ type DynamicHandler = dyn Fn(Map<String, Value>, ToolContext) -> BoxFuture<'stat
 ///         "required": ["city"]
 ///     }))
 ///     .handler(|args, _ctx| async move {
-///         Ok(ToolOutput::text(format!("sunny in {}", args["city"].as_str().unwrap_or("?"))))
+///         format!("sunny in {}", args["city"].as_str().unwrap_or("?"))
 ///     })
 ///     .build()
 ///     .unwrap();

@@ -411,7 +411,13 @@ fn declared_impl(
 ) -> TokenStream {
     let types: Vec<&Type> = wire.iter().map(|p| &p.ty).collect();
     let params = wire.iter().map(|p| param_declaration(p, krate));
-    let defaults = wire.iter().map(default_tokens);
+    // No parameters: an empty body, since `{ () }` trips `clippy::unused_unit` in user crates.
+    let defaults = if wire.is_empty() {
+        TokenStream::new()
+    } else {
+        let each = wire.iter().map(default_tokens);
+        quote!((#(#each,)*))
+    };
     let assertions = wire.iter().map(|p| assertions(p, krate));
     let tags = attrs.tags.iter().flatten();
     let examples = attrs.examples.iter().flatten();
@@ -455,7 +461,7 @@ fn declared_impl(
                 }
 
                 fn defaults() -> <Self::Args as #krate::__private::WireArgs>::Defaults {
-                    (#(#defaults,)*)
+                    #defaults
                 }
 
                 fn output_schema(generator: &mut #krate::__private::SchemaGenerator) -> ::core::option::Option<#krate::__private::Schema> {

@@ -1,0 +1,114 @@
+//! The extraction API: typed values, structured warnings and errors, and the raw text, for
+//! every call. (Strict, plain serde reading; leniency comes on top of this API.)
+
+use serde_json::json;
+use tool_core::prelude::*;
+
+/// Book a table.
+#[tool]
+fn book(
+    /// Guest name.
+    name: String,
+    /// Party size.
+    #[param(default = 2)]
+    seats: u8,
+    /// Notes for the kitchen.
+    notes: Option<String>,
+    /// Tags.
+    #[param(default)]
+    tags: Vec<String>,
+) -> String {
+    format!("{name} {seats} {notes:?} {tags:?}")
+}
+
+#[test]
+fn clean_arguments_give_the_typed_values_and_no_warnings() {
+    let raw = r#"{"name": "Ada", "seats": 4, "notes": "window", "tags": ["vip"]}"#;
+    let extraction = <book as DeclaredTool>::extract(raw);
+    assert_eq!(extraction.raw, raw);
+    assert_eq!(extraction.value.unwrap(), ("Ada".to_owned(), 4, Some("window".to_owned()), vec!["vip".to_owned()]));
+    assert!(extraction.warnings.is_empty());
+    assert_eq!(extraction.arguments, None, "the raw text was read as it is");
+}
+
+#[test]
+fn absent_parameters_take_their_defaults_or_none() {
+    let extraction = <book as DeclaredTool>::extract(r#"{"name": "Ada", "notes": null}"#);
+    assert_eq!(extraction.value.unwrap(), ("Ada".to_owned(), 2, None, Vec::new()));
+}
+
+#[test]
+fn unknown_keys_are_dropped_with_a_warning_naming_the_closest_parameter() {
+    let extraction = <book as DeclaredTool>::extract(r#"{"name": "Ada", "seat": 3}"#);
+    assert_eq!(extraction.value.unwrap().1, 2);
+    let warning = &extraction.warnings[0];
+    assert_eq!(
+        (warning.pointer.as_str(), warning.rule.as_str(), warning.received.as_str(), warning.action.as_str()),
+        ("/seat", "unknown_parameter", "seat", "ignored; did you mean `seats`?")
+    );
+    assert_eq!(warning.expected, "one of the declared parameters: name, seats, notes, tags");
+    assert_eq!(
+        tool_core::joined_warnings(&extraction.warnings).as_deref(),
+        Some("unknown_parameter at `seat`: ignored; did you mean `seats`?")
+    );
+}
+
+#[test]
+fn every_bad_field_is_reported_with_pointer_rule_expectation_and_received_value() {
+    let extraction = <book as DeclaredTool>::extract(r#"{"seats": 300, "tags": "vip"}"#);
+    let errors = extraction.value.unwrap_err();
+    let summary: Vec<(String, String, String, Option<String>)> = errors
+        .errors
+        .iter()
+        .map(|e| (e.pointer.clone(), e.rule.clone(), e.expected.clone(), e.received.clone()))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("/name".into(), "missing_required".into(), "a string".into(), None),
+            ("/seats".into(), "invalid_value".into(), "an integer".into(), Some("300".into())),
+            ("/tags".into(), "invalid_type".into(), "a list of strings".into(), Some("\"vip\"".into())),
+        ]
+    );
+    assert_eq!(extraction.arguments, Some(json!({"seats": 300, "tags": "vip"})));
+    assert_eq!(
+        errors.structured(),
+        json!([
+            {"type": "missing_required", "loc": ["name"], "msg": "expected a string", "input": null, "detail": "missing field `name`"},
+            {"type": "invalid_value", "loc": ["seats"], "msg": "expected an integer", "input": "300", "detail": "invalid value: integer `300`, expected u8"},
+            {"type": "invalid_type", "loc": ["tags"], "msg": "expected a list of strings", "input": "\"vip\"", "detail": "invalid type: string \"vip\", expected a sequence"}
+        ])
+    );
+}
+
+#[test]
+fn a_key_given_twice_is_refused_by_the_fast_path_and_read_once_by_the_tree() {
+    // JSON objects keep the last duplicate; the fast path refuses, the tree path reads the last.
+    let extraction = <book as DeclaredTool>::extract(r#"{"name": "Ada", "name": "Bob"}"#);
+    assert_eq!(extraction.value.unwrap().0, "Bob");
+    assert!(extraction.arguments.is_some());
+}
+
+#[test]
+fn arguments_that_are_not_an_object_are_refused() {
+    for (raw, rule, received) in
+        [("[1,2,3]", "not_an_object", "[1,2,3]"), ("null", "not_an_object", "null"), ("", "invalid_json", "")]
+    {
+        let errors = <book as DeclaredTool>::extract(raw).value.unwrap_err();
+        assert_eq!(
+            (errors.errors[0].rule.as_str(), errors.errors[0].received.as_deref()),
+            (rule, Some(received)),
+            "{raw}"
+        );
+    }
+}
+
+#[test]
+fn long_received_values_are_cut_in_errors() {
+    let long = "x".repeat(500);
+    let errors =
+        <book as DeclaredTool>::extract(&format!(r#"{{"name": "Ada", "seats": "{long}"}}"#)).value.unwrap_err();
+    let received = errors.errors[0].received.clone().unwrap();
+    assert!(received.ends_with("… (502 chars)"), "{received}");
+    assert_eq!(received.chars().count(), 120 + "… (502 chars)".chars().count());
+}

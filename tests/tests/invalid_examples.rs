@@ -1,0 +1,23 @@
+//! A declared example the tool's own arguments refuse makes the catalog invalid.
+
+use tool_core::prelude::*;
+
+/// Divide.
+#[tool(examples(r#"{"a": 1}"#, "not json", r#"{"a": 1, "b": 2}"#))]
+fn div(a: f64, b: f64) -> f64 {
+    a / b
+}
+
+#[test]
+fn examples_are_checked_against_the_tools_own_arguments() {
+    let error = ToolCatalog::global().unwrap_err();
+    let file = file!();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the tool catalog is invalid:\n\
+             - the tool `div` (at {file}:6) has example 0 that its own arguments refuse: missing_required at `b`: expected a number\n\
+             - the tool `div` (at {file}:6) has example 1 that its own arguments refuse: not_an_object at `(arguments)`: expected a JSON object, got \"not json\""
+        )
+    );
+}
