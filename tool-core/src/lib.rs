@@ -92,6 +92,11 @@ pub mod prelude {
     };
 }
 
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 /// Ranks `candidates` by similarity to `name` and returns up to `limit` of those at least
 /// `min_similarity` alike (0 to 1), best first.
 pub(crate) fn closest_names<'a>(
