@@ -31,17 +31,21 @@ fn the_global_catalog_holds_every_linked_tool_sorted_by_name() {
     assert!(std::ptr::eq(ToolCatalog::global().unwrap(), catalog), "collected once");
 }
 
+fn echo_tool() -> DynamicTool {
+    DynamicTool::builder("echo")
+        .description("Echo the text back.")
+        .input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
+        .handler(|args, _ctx| async move { args["text"].as_str().unwrap_or_default().to_owned() })
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn builders_add_remove_and_filter() {
     let only_greek = ToolCatalog::global().unwrap().to_builder().with_tag("greek").remove("zeta").build().unwrap();
     assert_eq!(only_greek.names().collect::<Vec<_>>(), vec!["alpha"]);
 
-    let dynamic = DynamicTool::builder("echo")
-        .description("Echo the text back.")
-        .input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
-        .handler(|args, _ctx| async move { args["text"].as_str().unwrap_or_default().to_owned() })
-        .build()
-        .unwrap();
+    let dynamic = echo_tool();
     let mixed =
         CatalogBuilder::new().add_declared::<mul>().add_tool(dynamic).retain(|d| !d.name.is_empty()).build().unwrap();
     assert_eq!(mixed.names().collect::<Vec<_>>(), vec!["echo", "math.mul"]);
@@ -50,12 +54,7 @@ fn builders_add_remove_and_filter() {
 
 #[tokio::test]
 async fn runtime_built_tools_run_through_the_same_executor() {
-    let dynamic = DynamicTool::builder("echo")
-        .description("Echo the text back.")
-        .input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
-        .handler(|args, _ctx| async move { args["text"].as_str().unwrap_or_default().to_owned() })
-        .build()
-        .unwrap();
+    let dynamic = echo_tool();
     let executor = Executor::new(CatalogBuilder::new().add_tool(dynamic).build().unwrap());
     let ok = executor.execute(ToolCallRequest::new("echo", "c1", r#"{"text": "hi"}"#)).await;
     assert_eq!(ok.content.text, "hi");
