@@ -82,11 +82,14 @@ fn every_bad_field_is_reported_with_pointer_rule_expectation_and_received_value(
 }
 
 #[test]
-fn a_key_given_twice_is_refused_by_the_fast_path_and_read_once_by_the_tree() {
-    // JSON objects keep the last duplicate; the fast path refuses, the tree path reads the last.
+fn a_key_given_twice_keeps_the_last_value_with_a_warning() {
     let extraction = <book as DeclaredTool>::extract(r#"{"name": "Ada", "name": "Bob"}"#);
     assert_eq!(extraction.value.unwrap().0, "Bob");
-    assert!(extraction.arguments.is_some());
+    let warning = &extraction.warnings[0];
+    assert_eq!(
+        (warning.pointer.as_str(), warning.rule.as_str(), warning.received.as_str(), warning.action.as_str()),
+        ("/name", "duplicate_parameter", "`name` more than once", "kept the last value")
+    );
 }
 
 #[test]

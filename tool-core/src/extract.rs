@@ -49,7 +49,7 @@ pub trait WireArgs: Sized + Send + 'static {
         map: A,
         names: &[&str],
         defaults: &Self::Defaults,
-        unknown: &mut Vec<String>,
+        notes: &mut KeyNotes,
     ) -> Result<Option<Self>, A::Error>;
 
     /// Slow path: reads the parameters from a JSON object, reporting every problem.
@@ -67,17 +67,27 @@ pub fn extract<'r, A: WireArgs>(
     names: &[&str],
     defaults: &A::Defaults,
 ) -> Extraction<'r, A> {
-    let mut unknown = Vec::new();
-    if let Some(value) = fast_path::<A>(raw, names, defaults, &mut unknown) {
-        let warnings = unknown.iter().map(|key| unknown_parameter(key, parameters)).collect();
+    let mut notes = KeyNotes::default();
+    if let Some(value) = fast_path::<A>(raw, names, defaults, &mut notes) {
+        let unknown = notes.unknown.iter().map(|key| unknown_parameter(key, parameters));
+        let duplicates = notes.duplicates.iter().map(|&i| duplicate_parameter(&parameters[i]));
+        let warnings = unknown.chain(duplicates).collect();
         return Extraction { raw, value: Ok(value), warnings, arguments: None };
     }
     slow_path(raw, parameters, |object| A::from_object(object, parameters, defaults))
 }
 
-fn fast_path<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, unknown: &mut Vec<String>) -> Option<A> {
+/// What the fast path noticed about the keys: unknown names, and parameters given twice.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct KeyNotes {
+    unknown: Vec<String>,
+    duplicates: Vec<usize>,
+}
+
+fn fast_path<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, notes: &mut KeyNotes) -> Option<A> {
     let mut de = serde_json::Deserializer::from_str(raw);
-    let value = de::Deserializer::deserialize_map(&mut de, ArgsVisitor::<A> { names, defaults, unknown }).ok()??;
+    let value = de::Deserializer::deserialize_map(&mut de, ArgsVisitor::<A> { names, defaults, notes }).ok()??;
     de.end().ok()?;
     Some(value)
 }
@@ -144,6 +154,17 @@ fn unknown_parameter(key: &str, parameters: &[ToolParameter]) -> ParseWarning {
         expected,
         received: truncate(key),
         action,
+    }
+}
+
+/// The warning for a parameter given twice.
+fn duplicate_parameter(parameter: &ToolParameter) -> ParseWarning {
+    ParseWarning {
+        pointer: format!("/{}", pointer_segment(&parameter.name)),
+        rule: "duplicate_parameter".into(),
+        expected: "each parameter once".into(),
+        received: format!("`{}` more than once", parameter.name),
+        action: "kept the last value".into(),
     }
 }
 
@@ -243,7 +264,7 @@ impl<'de> de::Deserializer<'de> for MissingField {
 struct ArgsVisitor<'a, A: WireArgs> {
     names: &'a [&'a str],
     defaults: &'a A::Defaults,
-    unknown: &'a mut Vec<String>,
+    notes: &'a mut KeyNotes,
 }
 
 impl<'de, A: WireArgs> Visitor<'de> for ArgsVisitor<'_, A> {
@@ -254,7 +275,7 @@ impl<'de, A: WireArgs> Visitor<'de> for ArgsVisitor<'_, A> {
     }
 
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        A::visit_map(map, self.names, self.defaults, self.unknown)
+        A::visit_map(map, self.names, self.defaults, self.notes)
     }
 }
 
@@ -296,13 +317,9 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
 
 /// Skips the value of an unknown key, remembering the key.
 #[doc(hidden)]
-pub fn skip_unknown<'de, M: MapAccess<'de>>(
-    map: &mut M,
-    key: String,
-    unknown: &mut Vec<String>,
-) -> Result<(), M::Error> {
+pub fn skip_unknown<'de, M: MapAccess<'de>>(map: &mut M, key: String, notes: &mut KeyNotes) -> Result<(), M::Error> {
     map.next_value::<IgnoredAny>()?;
-    unknown.push(key);
+    notes.unknown.push(key);
     Ok(())
 }
 
@@ -318,15 +335,17 @@ pub fn fill_missing<T: ToolParam>(seen: Option<T>, default: Option<fn() -> T>) -
     }
 }
 
-/// Stores a value read by the fast path, refusing a key given twice.
+/// Stores a value read by the fast path; a key given twice keeps its last value (as a JSON
+/// object does) and is noted.
 #[doc(hidden)]
-pub fn store_once<'de, T: ToolParam, M: MapAccess<'de>>(
+pub fn store<'de, T: ToolParam, M: MapAccess<'de>>(
     slot: &mut Option<T>,
     map: &mut M,
-    name: &str,
+    index: usize,
+    notes: &mut KeyNotes,
 ) -> Result<(), M::Error> {
     if slot.is_some() {
-        return Err(de::Error::custom(format_args!("duplicate field `{name}`")));
+        notes.duplicates.push(index);
     }
     *slot = Some(map.next_value()?);
     Ok(())
@@ -354,14 +373,14 @@ macro_rules! wire_args {
                 mut map: M,
                 _names: &[&str],
                 _defaults: &Self::Defaults,
-                unknown: &mut Vec<String>,
+                notes: &mut KeyNotes,
             ) -> Result<Option<Self>, M::Error> {
                 $(let mut $v: Option<$T> = None;)*
                 while let Some(key) = map.next_key_seed(KeySeed(_names))? {
                     match key {
-                        $(Key::Index($idx) => store_once(&mut $v, &mut map, _names[$idx])?,)*
+                        $(Key::Index($idx) => store(&mut $v, &mut map, $idx, notes)?,)*
                         Key::Index(_) => { map.next_value::<IgnoredAny>()?; }
-                        Key::Unknown(name) => skip_unknown(&mut map, name, unknown)?,
+                        Key::Unknown(name) => skip_unknown(&mut map, name, notes)?,
                     }
                 }
                 $(let Some($v) = fill_missing($v, _defaults.$idx) else { return Ok(None) };)*
