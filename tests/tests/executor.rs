@@ -297,8 +297,12 @@ impl tracing::Subscriber for Captured {
         event.record(&mut fields);
         self.0.lock().unwrap().push(format!("event {}{}", event.metadata().target(), fields.0));
     }
-    fn enter(&self, _: &tracing::span::Id) {}
-    fn exit(&self, _: &tracing::span::Id) {}
+    fn enter(&self, _: &tracing::span::Id) {
+        self.0.lock().unwrap().push("enter".to_owned());
+    }
+    fn exit(&self, _: &tracing::span::Id) {
+        self.0.lock().unwrap().push("exit".to_owned());
+    }
 }
 
 #[test]

@@ -214,7 +214,7 @@ impl Executor {
     pub async fn execute_cancellable(&self, request: ToolCallRequest, cancel: &CancellationToken) -> ExecutionRecord {
         let started = Instant::now();
         let span = call_span(&request);
-        match self.prepare(request, started) {
+        match span.in_scope(|| self.prepare(request, started)) {
             Stage::Done(record) => *record,
             Stage::Ready(prepared) => {
                 run(prepared, Arc::clone(&self.environment), cancel.child_token(), started).instrument(span).await
@@ -241,7 +241,7 @@ impl Executor {
         for (i, request) in requests.into_iter().enumerate() {
             let started = Instant::now();
             let span = call_span(&request);
-            match self.prepare(request, started) {
+            match span.in_scope(|| self.prepare(request, started)) {
                 Stage::Done(record) => slots.push(Slot::Done(record)),
                 Stage::Ready(prepared) => {
                     slots.push(Slot::Running(Arc::clone(&prepared.request), started));
