@@ -273,3 +273,88 @@ fn the_definition_is_computed_once() {
     let second: *const ToolDefinition = ToolCatalog::global().unwrap().definition("memory.search").unwrap();
     assert_eq!(first, second);
 }
+
+/// A timestamp as a custom type whose schema says `format: date-time`.
+#[derive(Debug, Deserialize)]
+struct When(String);
+
+impl JsonSchema for When {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "When".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "format": "date-time"})
+    }
+}
+
+/// A link whose schema says `format: uri`.
+#[derive(Debug, Deserialize)]
+struct Link(String);
+
+impl JsonSchema for Link {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Link".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "format": "uri"})
+    }
+}
+
+/// An attachment handle that names its kind with `x-value-kind`.
+#[derive(Debug, Deserialize)]
+struct Attachment(String);
+
+impl JsonSchema for Attachment {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Attachment".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "x-value-kind": "attachment_reference"})
+    }
+}
+
+/// Every row of the README's type table.
+#[tool]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn type_table(
+    letter: char,
+    path: std::path::PathBuf,
+    flag: bool,
+    count: usize,
+    ratio: f32,
+    unique: std::collections::HashSet<String>,
+    triple: [u8; 3],
+    pair: (u32, String),
+    when: When,
+    link: Link,
+    attachment: Attachment,
+    maybe_list: Option<Vec<u32>>,
+) -> String {
+    format!(
+        "{letter}{path:?}{flag}{count}{ratio}{unique:?}{triple:?}{pair:?}{when:?}{link:?}{attachment:?}{maybe_list:?}"
+    )
+}
+
+#[test]
+fn the_readme_type_table_holds() {
+    let d = <type_table as DeclaredTool>::definition();
+    let summary: Vec<(&str, ValueKind, Cardinality, bool)> =
+        d.parameters.iter().map(|p| (p.name.as_str(), p.value_kind, p.cardinality, p.required)).collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("letter", ValueKind::String, Cardinality::Single, true),
+            ("path", ValueKind::String, Cardinality::Single, true),
+            ("flag", ValueKind::Boolean, Cardinality::Single, true),
+            ("count", ValueKind::Integer, Cardinality::Single, true),
+            ("ratio", ValueKind::Number, Cardinality::Single, true),
+            ("unique", ValueKind::String, Cardinality::List, true),
+            ("triple", ValueKind::Integer, Cardinality::List, true),
+            ("pair", ValueKind::Array, Cardinality::Single, true),
+            ("when", ValueKind::Timestamp, Cardinality::Single, true),
+            ("link", ValueKind::Uri, Cardinality::Single, true),
+            ("attachment", ValueKind::AttachmentReference, Cardinality::Single, true),
+            ("maybe_list", ValueKind::Integer, Cardinality::List, false),
+        ]
+    );
+}
