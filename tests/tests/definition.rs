@@ -330,9 +330,8 @@ fn type_table(
     attachment: Attachment,
     maybe_list: Option<Vec<u32>>,
 ) -> String {
-    format!(
-        "{letter}{path:?}{flag}{count}{ratio}{unique:?}{triple:?}{pair:?}{when:?}{link:?}{attachment:?}{maybe_list:?}"
-    )
+    let (when, link, attachment) = (when.0, link.0, attachment.0);
+    format!("{letter}{path:?}{flag}{count}{ratio}{unique:?}{triple:?}{pair:?}{when}{link}{attachment}{maybe_list:?}")
 }
 
 #[test]
