@@ -27,6 +27,8 @@ use crate::model::ToolParameter;
 )]
 pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
 
+// `do_not_recommend`: an unusable type gets the one error above, not one per missing bound.
+#[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
 
 /// The wire parameters of one tool, as a tuple, read in one pass.

@@ -135,8 +135,42 @@ pub mod __private {
     pub use std::boxed::Box;
     pub use std::result::Result::{Err, Ok};
 
+    /// `<[T; N] as Checked>::Param` is `T`, where `N` is one of the `assert_*` calls below. When
+    /// the check fails, the compiler reports it once, at the type, and treats the type as an
+    /// error everywhere else: one clear error instead of one per use.
+    pub trait Checked {
+        /// The checked type.
+        type Param;
+    }
+
+    impl<T> Checked for [T; 0] {
+        type Param = T;
+    }
+
     /// Checks, at the parameter's type, that it can be a tool parameter.
-    pub const fn assert_param<T: ToolParam>() {}
+    pub const fn assert_param<T: ToolParam>() -> usize {
+        0
+    }
+
+    /// Checks, at the return type, that a tool may return it.
+    pub const fn assert_output<T: IntoToolOutput>() -> usize {
+        0
+    }
+
+    /// Checks, at the struct's name, that the struct has its `impl ToolRun`.
+    pub const fn assert_tool_run<T: ToolRun>() -> usize {
+        0
+    }
+
+    /// Runs a struct tool (`ToolRun::run`) and converts its output.
+    pub fn run_struct<T: ToolRun>(value: T, ctx: ToolContext) -> BoxFuture<'static, ToolResult> {
+        Box::pin(async move { value.run(&ctx).await.into_output() })
+    }
+
+    /// The output schema of a struct tool.
+    pub fn struct_output_schema<T: ToolRun>(generator: &mut SchemaGenerator) -> Option<Schema> {
+        T::Output::output_schema(generator)
+    }
 
     /// Checks, at the `range` key, that the parameter is a number.
     pub const fn assert_numeric<T: NumericParam>() {}
@@ -147,7 +181,7 @@ pub mod __private {
     /// Types `range(..)` applies to.
     #[diagnostic::on_unimplemented(
         message = "`range(..)` applies to number parameters, and `{Self}` is not a number",
-        label = "`range` used here",
+        label = "`range` on a `{Self}` parameter",
         note = "use `range` on integers or floats (or `Option`s of them); for strings use `length(min = .., max = ..)`"
     )]
     pub trait NumericParam {}
@@ -155,17 +189,21 @@ pub mod __private {
     /// Types `length(..)` and `pattern` apply to.
     #[diagnostic::on_unimplemented(
         message = "`length(..)` and `pattern` apply to string parameters, and `{Self}` is not a string",
-        label = "used here",
+        label = "on a `{Self}` parameter",
         note = "use `length`/`pattern` on `String` (or `Option<String>`); for numbers use `range(min = .., max = ..)`"
     )]
     pub trait TextParam {}
 
+    // `do_not_recommend` keeps the list of these impls out of the errors above: their notes
+    // already say which types fit.
     macro_rules! marker {
-        ($tr:ident: $($t:ty),*) => {$(impl $tr for $t {})*};
+        ($tr:ident: $($t:ty),*) => {$(#[diagnostic::do_not_recommend] impl $tr for $t {})*};
     }
     marker!(NumericParam: u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
     marker!(TextParam: String, Box<str>, std::borrow::Cow<'static, str>);
+    #[diagnostic::do_not_recommend]
     impl<T: NumericParam> NumericParam for Option<T> {}
+    #[diagnostic::do_not_recommend]
     impl<T: TextParam> TextParam for Option<T> {}
 
     /// Runs a sync tool body on the blocking pool (`#[tool(blocking)]`).

@@ -115,7 +115,8 @@ pub struct Json<T>(pub T);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "not a tool result type",
-    note = "return `String`, `()`, `serde_json::Value`, `Vec<T>` (T: Serialize), `Json<T>` (T: Serialize + JsonSchema, for structured results with an output schema), `ToolOutput`, or a `Result` of one of these whose error converts into `ToolError`"
+    note = "return `String`, `()`, `serde_json::Value`, `Vec<T>` (T: Serialize), `Json<T>` (T: Serialize + JsonSchema, for structured results with an output schema), `ToolOutput`, or a `Result` of one of these whose error converts into `ToolError`",
+    note = "to return your own type, derive `serde::Serialize` and `schemars::JsonSchema` on it and return `Json(value)`"
 )]
 pub trait IntoToolOutput {
     /// Converts the value into the output, or the error the tool reported.

@@ -87,14 +87,39 @@ fn path_name(path: &Path) -> String {
     path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::")
 }
 
-/// Consumes whatever follows an unknown key, so parsing can go on to the next key.
+/// Consumes what is left of a key that failed (its value, or the rest of a bad value), up to
+/// the next `,`, so parsing goes on with the next key and reports nothing more about this one.
 fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
-    if meta.input.peek(Token![=]) {
-        meta.value()?.parse::<Expr>()?;
-    } else if meta.input.peek(syn::token::Paren) {
-        let _ = meta.parse_nested_meta(|inner| skip_value(&inner));
-    }
-    Ok(())
+    meta.input.step(|cursor| {
+        let mut rest = *cursor;
+        while let Some((tree, next)) = rest.token_tree() {
+            if matches!(&tree, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',') {
+                break;
+            }
+            rest = next;
+        }
+        Ok(((), rest))
+    })
+}
+
+/// Parses a parenthesized list of keys with `parse_key`, going on after an error so that every
+/// bad key is reported, each once.
+fn nested_keys(
+    meta: &ParseNestedMeta,
+    mut parse_key: impl FnMut(&ParseNestedMeta) -> syn::Result<()>,
+) -> syn::Result<()> {
+    let mut errors: Option<syn::Error> = None;
+    meta.parse_nested_meta(|inner| {
+        if let Err(e) = parse_key(&inner) {
+            match &mut errors {
+                Some(all) => all.combine(e),
+                None => errors = Some(e),
+            }
+            skip_value(&inner)?;
+        }
+        Ok(())
+    })?;
+    errors.map_or(Ok(()), Err)
 }
 
 fn unknown_key(meta: &ParseNestedMeta, attr: &str, known: &[&str]) -> syn::Error {
@@ -140,14 +165,34 @@ fn edit_distance(a: &str, b: &str) -> usize {
 fn string_list(meta: &ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
     let content;
     syn::parenthesized!(content in meta.input);
-    let items = content.parse_terminated(|input| input.parse::<LitStr>(), Token![,])?;
-    Ok(items.into_iter().collect())
+    let items = content.parse_terminated(|input| input.parse::<LitStr>(), Token![,]);
+    if items.is_err() {
+        // Consume the rest, or syn reports the leftover tokens as a second error.
+        content.parse::<TokenStream>()?;
+    }
+    Ok(items?.into_iter().collect())
+}
+
+/// `key = "text"`, with an error that shows the form.
+fn string_value(meta: &ParseNestedMeta) -> syn::Result<LitStr> {
+    let value = meta.value()?;
+    value.parse::<LitStr>().map_err(|e| {
+        let key = path_name(&meta.path);
+        syn::Error::new(e.span(), format!("`{key}` takes a string literal: `{key} = \"..\"`"))
+    })
 }
 
 /// `flag` or `flag = true|false`.
 fn flag_value(meta: &ParseNestedMeta) -> syn::Result<bool> {
     if meta.input.peek(Token![=]) {
-        Ok(meta.value()?.parse::<LitBool>()?.value)
+        let key = path_name(&meta.path);
+        let lit = meta.value()?.parse::<LitBool>().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!("`{key}` takes `true` or `false`, or no value at all (`{key}` means `{key} = true`)"),
+            )
+        })?;
+        Ok(lit.value)
     } else {
         Ok(true)
     }
@@ -173,19 +218,19 @@ impl ToolAttrs {
         let key = path_name(&meta.path);
         match key.as_str() {
             "name" => {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(meta)?;
                 set(&mut self.name, lit, meta, "tool")
             }
             "description" => {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(meta)?;
                 set(&mut self.description, lit, meta, "tool")
             }
             "category" => {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(meta)?;
                 set(&mut self.category, lit, meta, "tool")
             }
             "version" => {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(meta)?;
                 set(&mut self.version, lit, meta, "tool")
             }
             "tags" => {
@@ -204,19 +249,24 @@ impl ToolAttrs {
                 set(&mut self.examples, examples, meta, "tool")
             }
             "timeout_ms" => {
-                let lit: LitInt = meta.value()?.parse()?;
+                let lit: LitInt = meta.value()?.parse().map_err(|e: syn::Error| {
+                    syn::Error::new(
+                        e.span(),
+                        "`timeout_ms` takes an integer literal, in milliseconds: `timeout_ms = 5000`",
+                    )
+                })?;
                 lit.base10_parse::<u64>()?;
                 set(&mut self.timeout_ms, lit, meta, "tool")
             }
             "blocking" => set(&mut self.blocking, meta.path.span(), meta, "tool"),
             "crate" => {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(meta)?;
                 let path: Path = lit.parse()?;
                 set(&mut self.krate, path, meta, "tool")
             }
             "annotations" => {
                 let mut annotations = Annotations::default();
-                meta.parse_nested_meta(|inner| annotations.parse_key(&inner))?;
+                nested_keys(meta, |inner| annotations.parse_key(inner))?;
                 set(&mut self.annotations, annotations, meta, "tool")
             }
             _ => Err(unknown_key(meta, "tool", TOOL_KEYS)),
@@ -233,7 +283,7 @@ impl Annotations {
             "idempotent" => set(&mut self.idempotent, flag_value(meta)?, meta, "annotations"),
             "open_world" => set(&mut self.open_world, flag_value(meta)?, meta, "annotations"),
             "title" => {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(meta)?;
                 set(&mut self.title, lit, meta, "annotations")
             }
             _ => Err(unknown_key(meta, "annotations", ANNOTATION_KEYS)),
@@ -298,11 +348,11 @@ impl ParamAttrs {
         let span = meta.path.span();
         match key.as_str() {
             "rename" => {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(meta)?;
                 set(&mut self.rename, lit, meta, "param")
             }
             "description" => {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(meta)?;
                 set(&mut self.description, lit, meta, "param")
             }
             "example" => {
@@ -340,7 +390,7 @@ impl ParamAttrs {
                 set(&mut self.length, WithSpan { value: bounds, span }, meta, "param")
             }
             "pattern" => {
-                let lit: LitStr = meta.value()?.parse()?;
+                let lit = string_value(meta)?;
                 set(&mut self.pattern, WithSpan { value: lit, span }, meta, "param")
             }
             "case_sensitive" => set(&mut self.case_sensitive, span, meta, "param"),
@@ -372,10 +422,16 @@ fn bounds(
 ) -> syn::Result<Vec<(&'static str, String)>> {
     let mut out: Vec<(&'static str, String)> = Vec::new();
     let names: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
-    meta.parse_nested_meta(|inner| {
+    nested_keys(meta, |inner| {
         let name = path_name(&inner.path);
         let Some((_, keyword)) = keys.iter().find(|(k, _)| *k == name) else {
-            return Err(unknown_key(&inner, &path_name(&meta.path), &names));
+            if let Some((key, keyword)) = keys.iter().find(|(_, keyword)| keyword.eq_ignore_ascii_case(&name)) {
+                return Err(inner.error(format!(
+                    "unknown `{}` bound `{name}`: write `{key}` (it becomes the schema's `{keyword}`)",
+                    path_name(&meta.path)
+                )));
+            }
+            return Err(unknown_key(inner, &path_name(&meta.path), &names));
         };
         if out.iter().any(|(k, _)| k == keyword) {
             return Err(inner.error(format!("repeated `{name}`: give each bound once")));
@@ -383,7 +439,10 @@ fn bounds(
         let expr: Expr = inner.value()?.parse()?;
         let json = number_json(&expr, whole).ok_or_else(|| {
             let what = if whole { "a non-negative integer literal" } else { "a number literal" };
-            syn::Error::new_spanned(&expr, format!("`{name}` takes {what}"))
+            syn::Error::new_spanned(
+                &expr,
+                format!("`{name}` takes {what}, such as `{}({name} = 10)`", path_name(&meta.path)),
+            )
         })?;
         out.push((keyword, json));
         Ok(())

@@ -3,8 +3,8 @@
 //! The expansion is small: static declaration data and one `DeclaredTool` impl whose methods
 //! call into `__private`. Extraction, schemas and defaults handling live in the runtime.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ItemFn, ItemStruct, Pat, Path, ReturnType, Type};
@@ -82,7 +82,10 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
     if let Some(param) = sig.generics.params.first() {
         errors.push(syn::Error::new_spanned(param, "a tool cannot be generic: its parameter types must be concrete so its schema is known; replace the type parameter with a concrete type"));
     } else if let Some(where_clause) = &sig.generics.where_clause {
-        errors.push(syn::Error::new_spanned(where_clause, "a tool cannot have a `where` clause: use concrete types"));
+        errors.push(syn::Error::new_spanned(
+            where_clause,
+            "a tool cannot have a `where` clause: remove it and use concrete types, so the schema is known",
+        ));
     }
     if let Some(unsafety) = &sig.unsafety {
         errors.push(syn::Error::new_spanned(unsafety, "a tool cannot be an `unsafe fn`: the executor calls it with model input; make it safe and keep the `unsafe` block inside"));
@@ -100,6 +103,7 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
         ));
     }
 
+    let in_impl = sig.receiver().is_some();
     let mut wire: Vec<WireParam> = Vec::new();
     let mut injected: Vec<Injected> = Vec::new();
     let mut call_args: Vec<CallArg> = Vec::new();
@@ -165,13 +169,14 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
     }
     check_wire_params(&wire, &mut errors);
 
-    let return_ty: Type = match &sig.output {
-        ReturnType::Default => syn::parse_quote!(()),
+    // The return type, checked once (at the type) for `IntoToolOutput`.
+    let return_ty: TokenStream = match &sig.output {
+        ReturnType::Default => quote!(()),
         ReturnType::Type(_, ty) => {
             if contains_impl_trait(ty) {
                 errors.push(syn::Error::new_spanned(ty, "a tool must return a concrete type (`String`, `Json<T>`, `Result<T, ToolError>`, ..), not `impl Trait`"));
             }
-            (**ty).clone()
+            checked(ty, &quote!(#krate::__private::assert_output::<#ty>()), &krate)
         }
     };
 
@@ -197,6 +202,10 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
 
     if !errors.is_empty() {
         let compile_errors = errors.to_compile_errors();
+        if in_impl {
+            // A method: a companion struct or a `const _` is not allowed where it stands.
+            return quote!(#func #compile_errors);
+        }
         let stub = stub_impl(&ident, &krate);
         return quote!(#func #companion #compile_errors #stub);
     }
@@ -223,7 +232,8 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
         quote! {
             #krate::__private::Box::pin(#krate::__private::run_blocking(move || -> #krate::__private::ToolResult {
                 #(#injections)*
-                #krate::__private::IntoToolOutput::into_output(#call)
+                let output: #return_ty = #call;
+                #krate::__private::IntoToolOutput::into_output(output)
             }))
         }
     } else {
@@ -231,7 +241,8 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
         quote! {
             #krate::__private::Box::pin(async move {
                 #(#injections)*
-                #krate::__private::IntoToolOutput::into_output(#awaited)
+                let output: #return_ty = #awaited;
+                #krate::__private::IntoToolOutput::into_output(output)
             })
         }
     };
@@ -310,15 +321,16 @@ fn expand_struct(attrs: ToolAttrs, mut item: ItemStruct, mut errors: Errors) -> 
     }
 
     let bindings: Vec<&Ident> = wire.iter().map(|p| &p.binding).collect();
-    let run = quote_spanned!(ident.span()=> <#ident as #krate::__private::ToolRun>);
+    // The struct, checked once (at its name) for its `impl ToolRun`; the rest goes through
+    // generic helpers, so an `Output` that is not a tool output is reported once, in that impl.
+    let this = ident.to_token_stream();
+    let run = checked(&ident, &quote_spanned!(ident.span()=> #krate::__private::assert_tool_run::<#this>()), &krate);
     let invoke = quote! {
         let (#(#bindings,)*) = args;
-        let value = #ident { #(#bindings),* };
-        #krate::__private::Box::pin(async move {
-            #krate::__private::IntoToolOutput::into_output(#run::run(value, &__ctx).await)
-        })
+        let value: #run = #ident { #(#bindings),* };
+        #krate::__private::run_struct(value, __ctx)
     };
-    let output_schema = quote!(<#run::Output as #krate::__private::IntoToolOutput>::output_schema(generator));
+    let output_schema = quote!(#krate::__private::struct_output_schema::<#run>(generator));
     let declared = declared_impl(&ident, &krate, &attrs, &name, &description, &wire, &output_schema, &invoke);
     quote! {
         #item
@@ -332,7 +344,7 @@ fn check_wire_params(wire: &[WireParam], errors: &mut Errors) {
         if let Some(first) = wire[..i].iter().find(|p| p.wire_name == param.wire_name) {
             errors.push(syn::Error::new(
                 param.name_span,
-                format!("two parameters are sent as `{}` (the other is `{}`): give one another name with `#[param(rename = \"..\")]`", param.wire_name, first.binding),
+                format!("`{}` is sent as `{}`, and so is `{}`: give one of them another name with `#[param(rename = \"..\")]`", param.binding.unraw(), param.wire_name, first.binding.unraw()),
             ));
         }
     }
@@ -409,7 +421,10 @@ fn declared_impl(
     output_schema: &TokenStream,
     invoke: &TokenStream,
 ) -> TokenStream {
-    let types: Vec<&Type> = wire.iter().map(|p| &p.ty).collect();
+    let types = wire.iter().map(|p| {
+        let ty = &p.ty;
+        checked(ty, &quote!(#krate::__private::assert_param::<#ty>()), krate)
+    });
     let params = wire.iter().map(|p| param_declaration(p, krate));
     // No parameters: an empty body, since `{ () }` trips `clippy::unused_unit` in user crates.
     let defaults = if wire.is_empty() {
@@ -518,7 +533,9 @@ fn default_tokens(p: &WireParam) -> TokenStream {
     match p.attrs.default.as_ref().map(|d| (&d.value, d.span)) {
         None => quote!(::core::option::Option::None),
         Some((DefaultValue::Trait, span)) => {
-            quote_spanned!(span=> ::core::option::Option::Some(<#ty as ::core::default::Default>::default as fn() -> #ty))
+            // At the `default` key: that is what needs `Default`.
+            let key_ty = respan(ty.to_token_stream(), span);
+            quote_spanned!(span=> ::core::option::Option::Some(<#key_ty as ::core::default::Default>::default as fn() -> #ty))
         }
         Some((DefaultValue::Expr(expr, _), _)) => {
             quote_spanned!(expr.span()=> ::core::option::Option::Some((|| -> #ty { #expr }) as fn() -> #ty))
@@ -526,20 +543,45 @@ fn default_tokens(p: &WireParam) -> TokenStream {
     }
 }
 
-/// Compile-time checks, each spanned at what it is about.
+/// `<[T; assert::<T>()] as Checked>::Param`: `T` when the assertion holds; otherwise the one
+/// error of the assertion, at `T`, and an error type that silences every later use of `T`.
+fn checked(ty: &impl ToTokens, assertion: &TokenStream, krate: &Path) -> TokenStream {
+    quote_spanned!(ty.span()=> <[#ty; #assertion] as #krate::__private::Checked>::Param)
+}
+
+/// Compile-time checks of the constraint keys, each spanned at its key. (Whether the type can
+/// be a parameter at all is checked in `type Args`, see [`checked`].)
 fn assertions(p: &WireParam, krate: &Path) -> TokenStream {
-    let ty = &p.ty;
-    let mut out = quote_spanned!(ty.span()=> #krate::__private::assert_param::<#ty>(););
-    if let Some(range) = &p.attrs.range {
-        out.extend(quote_spanned!(range.span=> #krate::__private::assert_numeric::<#ty>();));
-    }
-    if let Some(length) = &p.attrs.length {
-        out.extend(quote_spanned!(length.span=> #krate::__private::assert_text::<#ty>();));
-    }
-    if let Some(pattern) = &p.attrs.pattern {
-        out.extend(quote_spanned!(pattern.span=> #krate::__private::assert_text::<#ty>();));
+    let mut out = TokenStream::new();
+    let keys = [
+        (p.attrs.range.as_ref().map(|r| r.span), quote!(assert_numeric)),
+        (p.attrs.length.as_ref().map(|l| l.span), quote!(assert_text)),
+        (p.attrs.pattern.as_ref().map(|l| l.span), quote!(assert_text)),
+    ];
+    for (span, assert) in keys {
+        if let Some(span) = span {
+            let ty = respan(p.ty.to_token_stream(), span);
+            out.extend(quote_spanned!(span=> #krate::__private::#assert::<#ty>();));
+        }
     }
     out
+}
+
+/// `tokens` moved to `span` for error locations (name resolution is unchanged).
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let TokenTree::Group(group) = &tree {
+                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(group.span().located_at(span));
+                tree = TokenTree::Group(inner);
+            } else {
+                tree.set_span(tree.span().located_at(span));
+            }
+            tree
+        })
+        .collect()
 }
 
 /// On error: a `DeclaredTool` impl with no parameters, so uses elsewhere in the crate do not
