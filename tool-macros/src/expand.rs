@@ -266,7 +266,7 @@ fn expand_struct(attrs: ToolAttrs, mut item: ItemStruct, mut errors: Errors) -> 
     if let Some(param) = &generic {
         errors.push(syn::Error::new_spanned(
             param,
-            "a tool struct cannot be generic: its field types must be concrete so its schema is known",
+            "a tool struct cannot be generic: its field types must be concrete so its schema is known; replace the type parameter with a concrete type",
         ));
     }
     if let Some(blocking) = attrs.blocking {
@@ -375,7 +375,8 @@ fn name_problem(name: &str) -> Option<String> {
         return Some("it must start with an ASCII letter or `_`".to_owned());
     }
     if let Some(bad) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
-        return Some(format!("`{bad}` is not allowed; use ASCII letters, digits, `_`, `.` and `-`"));
+        let bad = if bad.is_whitespace() { "spaces are".to_owned() } else { format!("`{bad}` is") };
+        return Some(format!("{bad} not allowed; use ASCII letters, digits, `_`, `.` and `-`"));
     }
     if name.len() > 64 {
         return Some(format!("it is {} characters long; the limit is 64", name.len()));
@@ -672,7 +673,8 @@ mod tests {
     fn names_are_checked_against_the_pattern() {
         assert_eq!(name_problem("memory.search"), None);
         assert!(name_problem("9lives").unwrap().contains("start"));
-        assert!(name_problem("a b").unwrap().contains("` `"));
+        assert!(name_problem("a b").unwrap().contains("spaces"));
+        assert!(name_problem("a!").unwrap().contains("`!`"));
         assert!(name_problem(&"a".repeat(65)).unwrap().contains("65"));
         assert_eq!(name_problem("").as_deref(), Some("it is empty"));
     }
