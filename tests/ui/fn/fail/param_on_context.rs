@@ -1,0 +1,12 @@
+use tool_core::prelude::*;
+
+/// Tell the call id.
+#[tool]
+fn call_id(
+    #[param(description = "The context.")]
+    ctx: &ToolContext,
+) -> String {
+    ctx.call_id().to_owned()
+}
+
+fn main() {}

@@ -1,0 +1,58 @@
+use std::time::Duration;
+
+use tool_core::prelude::*;
+
+/// Ignored: the `description` key wins.
+#[tool(
+    name = "files.delete",
+    description = "Delete a file.",
+    tags("files", "dangerous"),
+    category = "filesystem",
+    version = "2.1.0",
+    examples(r#"{"path": "/tmp/x"}"#),
+    annotations(read_only = false, destructive, idempotent, open_world = false, title = "Delete file"),
+    timeout_ms = 1500,
+    crate = "::tool_core"
+)]
+fn delete_file(
+    /// The path.
+    path: String,
+) -> String {
+    path
+}
+
+/// Read a file.
+#[tool(annotations(read_only, destructive = false, idempotent, open_world, title = "Read file"))]
+fn read_file(
+    /// The path.
+    path: String,
+) -> String {
+    path
+}
+
+fn main() {
+    let d = <delete_file as DeclaredTool>::definition();
+    assert_eq!(d.name, "files.delete");
+    assert_eq!(d.description, "Delete a file.");
+    assert_eq!(d.tags, ["files", "dangerous"]);
+    assert!(d.has_tag("dangerous"));
+    assert_eq!(d.category.as_deref(), Some("filesystem"));
+    assert_eq!(d.version.as_deref(), Some("2.1.0"));
+    assert_eq!(d.examples, [serde_json::json!({"path": "/tmp/x"})]);
+    assert_eq!(d.annotations.title.as_deref(), Some("Delete file"));
+    assert_eq!(d.annotations.read_only, Some(false));
+    assert_eq!(d.annotations.destructive, Some(true));
+    assert_eq!(d.annotations.idempotent, Some(true));
+    assert_eq!(d.annotations.open_world, Some(false));
+    assert_eq!(d.timeout, Some(Duration::from_millis(1500)));
+
+    let r = <read_file as DeclaredTool>::definition();
+    assert_eq!(r.name, "read_file");
+    assert_eq!(r.annotations.read_only, Some(true));
+    assert_eq!(r.annotations.destructive, Some(false));
+    assert_eq!(r.annotations.idempotent, Some(true));
+    assert_eq!(r.annotations.open_world, Some(true));
+    assert_eq!(r.annotations.title.as_deref(), Some("Read file"));
+    assert_eq!(r.timeout, None);
+    assert!(r.tags.is_empty());
+}

@@ -1,0 +1,10 @@
+use tool_core::prelude::*;
+
+/// Search for something.
+#[tool]
+struct Search {
+    /// Keywords.
+    query: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use tool_core::prelude::*;
+
+/// A priority.
+#[tool]
+enum Priority {
+    Low,
+    High,
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use tool_core::prelude::*;
+
+/// Search for something.
+#[tool]
+struct Search(String);
+
+fn main() {}
