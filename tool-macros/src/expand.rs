@@ -186,6 +186,11 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
             strip_ours(&mut pat_type.attrs, false);
         }
     }
+    if !wire.is_empty() {
+        // Parameters must be owned (`String`, not `&str`): they are extracted from the model's
+        // arguments and moved into the call. Clippy cannot know that.
+        func.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
+    }
     let ident = func.sig.ident.clone();
     let vis = func.vis.clone();
     let default_name = snake_case(&ident.unraw().to_string());
@@ -197,6 +202,7 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
     let companion = quote_spanned! {ident.span()=>
         #[doc = #companion_doc]
         #[allow(non_camel_case_types, dead_code)]
+        #[derive(Debug, Clone, Copy)]
         #vis struct #ident {}
     };
 
@@ -214,10 +220,7 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
     let injections = injected.iter().map(|inj| {
         let (binding, inner) = (&inj.binding, &inj.inner);
         quote_spanned! {inner.span()=>
-            let #binding = match <#inner as #krate::__private::FromContext>::from_context(&__ctx) {
-                #krate::__private::Ok(value) => value,
-                #krate::__private::Err(error) => return #krate::__private::Err(error),
-            };
+            let #binding = <#inner as #krate::__private::FromContext>::from_context(&__ctx)?;
         }
     });
     let args = call_args.iter().map(|a| match a {
@@ -536,10 +539,10 @@ fn default_tokens(p: &WireParam) -> TokenStream {
         Some((DefaultValue::Trait, span)) => {
             // At the `default` key: that is what needs `Default`.
             let key_ty = respan(ty.to_token_stream(), span);
-            quote_spanned!(span=> ::core::option::Option::Some(<#key_ty as ::core::default::Default>::default as fn() -> #ty))
+            quote_spanned!(span=> ::core::option::Option::Some(<#key_ty as ::core::default::Default>::default))
         }
         Some((DefaultValue::Expr(expr, _), _)) => {
-            quote_spanned!(expr.span()=> ::core::option::Option::Some((|| -> #ty { #expr }) as fn() -> #ty))
+            quote_spanned!(expr.span()=> ::core::option::Option::Some(|| -> #ty { #expr }))
         }
     }
 }
