@@ -30,14 +30,22 @@ fn duplicate_names_are_reported_with_both_locations() {
         panic!("expected one duplicate, got {error}");
     };
     assert_eq!(name, "search");
+    // The two attribute lines, found in this very file so the test survives reformatting.
+    let expected: Vec<u32> = include_str!("duplicates.rs")
+        .lines()
+        .zip(1..)
+        .filter(|(line, _)| line.trim() == concat!("#[tool(name = ", "\"search\")]"))
+        .map(|(_, number)| number)
+        .collect();
+    assert_eq!(expected.len(), 2);
     let lines: Vec<u32> = locations.iter().map(|l| l.line).collect();
-    assert_eq!(lines, vec![10, 19]);
+    assert_eq!(lines, expected);
     assert!(locations.iter().all(|l| l.file.ends_with("duplicates.rs")));
     assert_eq!(
         error.to_string(),
         format!(
-            "the tool catalog is invalid:\n- the tool name `search` is declared 2 times: at {0}:10 and at {0}:19; rename all but one (`#[tool(name = \"...\")]`)",
-            locations[0].file
+            "the tool catalog is invalid:\n- the tool name `search` is declared 2 times: at {0}:{1} and at {0}:{2}; rename all but one (`#[tool(name = \"...\")]`)",
+            locations[0].file, expected[0], expected[1]
         )
     );
 }

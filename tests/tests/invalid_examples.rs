@@ -12,12 +12,13 @@ fn div(a: f64, b: f64) -> f64 {
 fn examples_are_checked_against_the_tools_own_arguments() {
     let error = ToolCatalog::global().unwrap_err();
     let file = file!();
+    let line = include_str!("invalid_examples.rs").lines().position(|l| l.starts_with("#[tool(examples(")).unwrap() + 1;
     assert_eq!(
         error.to_string(),
         format!(
             "the tool catalog is invalid:\n\
-             - the tool `div` (at {file}:6) has example 0 that its own arguments refuse: missing_required at `b`: expected a number\n\
-             - the tool `div` (at {file}:6) has example 1 that its own arguments refuse: not_an_object at `(arguments)`: expected a JSON object, got \"not json\""
+             - the tool `div` (at {file}:{line}) has example 0 that its own arguments refuse: missing_required at `b`: expected a number\n\
+             - the tool `div` (at {file}:{line}) has example 1 that its own arguments refuse: not_an_object at `(arguments)`: expected a JSON object, got \"not json\""
         )
     );
 }

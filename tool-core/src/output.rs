@@ -194,7 +194,7 @@ macro_rules! display_output {
     )*};
 }
 
-display_output!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+display_output!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
 
 impl<T: IntoToolOutput, E: Into<ToolError>> IntoToolOutput for Result<T, E> {
     fn into_output(self) -> Result<ToolOutput, ToolError> {
@@ -233,5 +233,6 @@ mod tests {
         let err: Result<String, ToolError> = Err(ToolError::new("no such room").with_code("not_found"));
         assert_eq!(err.into_output().unwrap_err().code(), Some("not_found"));
         assert_eq!(42u32.into_output().unwrap().text, "42");
+        assert_eq!(7usize.into_output().unwrap().structured, Some(json!(7)));
     }
 }
