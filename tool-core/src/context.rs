@@ -117,7 +117,8 @@ impl ToolContext {
         self.environment.state::<T>()
     }
 
-    /// Cancelled when the call times out or the host cancels it; long tools should watch it.
+    /// Cancelled when the call times out or the host cancels it (not after a normal end); long
+    /// tools should watch it.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancellation
     }

@@ -207,17 +207,22 @@ impl Executor {
 
     /// Runs one call.
     pub async fn execute(&self, request: ToolCallRequest) -> ExecutionRecord {
-        self.execute_cancellable(request, &CancellationToken::new()).await
+        self.execute_one(request, None).await
     }
 
     /// Runs one call, cancelled when `cancel` is.
     pub async fn execute_cancellable(&self, request: ToolCallRequest, cancel: &CancellationToken) -> ExecutionRecord {
+        self.execute_one(request, Some(cancel)).await
+    }
+
+    async fn execute_one(&self, request: ToolCallRequest, cancel: Option<&CancellationToken>) -> ExecutionRecord {
         let started = Instant::now();
         let span = call_span(&request);
         match span.in_scope(|| self.prepare(request, started)) {
             Stage::Done(record) => *record,
             Stage::Ready(prepared) => {
-                run(prepared, Arc::clone(&self.environment), cancel.child_token(), started).instrument(span).await
+                let watched = cancel.map(CancellationToken::child_token);
+                Box::pin(run(prepared, Arc::clone(&self.environment), watched, started)).instrument(span).await
             }
         }
     }
@@ -225,7 +230,7 @@ impl Executor {
     /// Runs calls concurrently (at most the configured number at once); the records come back
     /// in request order.
     pub async fn execute_batch(&self, requests: Vec<ToolCallRequest>) -> Vec<ExecutionRecord> {
-        self.execute_batch_cancellable(requests, &CancellationToken::new()).await
+        self.execute_many(requests, None).await
     }
 
     /// Runs calls concurrently, all cancelled when `cancel` is.
@@ -233,6 +238,14 @@ impl Executor {
         &self,
         requests: Vec<ToolCallRequest>,
         cancel: &CancellationToken,
+    ) -> Vec<ExecutionRecord> {
+        self.execute_many(requests, Some(cancel)).await
+    }
+
+    async fn execute_many(
+        &self,
+        requests: Vec<ToolCallRequest>,
+        cancel: Option<&CancellationToken>,
     ) -> Vec<ExecutionRecord> {
         let mut slots: Vec<Slot> = Vec::with_capacity(requests.len());
         let mut task_index = HashMap::new();
@@ -248,9 +261,9 @@ impl Executor {
                     // The semaphore is never closed, so a permit always comes.
                     let permit = Arc::clone(&permits).acquire_owned().await.ok();
                     let environment = Arc::clone(&self.environment);
-                    let token = cancel.child_token();
+                    let watched = cancel.map(CancellationToken::child_token);
                     let task = async move {
-                        let record = run(prepared, environment, token, started).await;
+                        let record = run(prepared, environment, watched, started).await;
                         drop(permit);
                         (i, record)
                     };
@@ -330,13 +343,18 @@ fn call_span(request: &ToolCallRequest) -> tracing::Span {
 }
 
 /// Runs a bound call with its limits and turns every ending into a record.
+///
+/// `watched` is the host's cancellation (a child of its token), when it gave one; without it
+/// there is nothing to race, so no `select!` and no waiter registration. The context's token
+/// is cancelled when the call times out or is cancelled, never after a normal end.
 async fn run(
     prepared: Prepared,
     environment: Arc<Environment>,
-    token: CancellationToken,
+    watched: Option<CancellationToken>,
     started: Instant,
 ) -> ExecutionRecord {
     let Prepared { request, invocation, timeout } = prepared;
+    let token = watched.clone().unwrap_or_default();
     let ctx = ToolContext::new(Arc::clone(&request), environment, token.clone());
     let body = CatchUnwind::new(invocation, ctx);
     let limited = async {
@@ -345,12 +363,17 @@ async fn run(
             None => Ok(body.await),
         }
     };
-    let outcome = tokio::select! {
-        biased;
-        () = token.cancelled() => None,
-        outcome = limited => Some(outcome),
+    let outcome = match &watched {
+        None => Some(limited.await),
+        Some(watched) => tokio::select! {
+            biased;
+            () = watched.cancelled() => None,
+            outcome = limited => Some(outcome),
+        },
     };
-    token.cancel();
+    if !matches!(outcome, Some(Ok(_))) {
+        token.cancel();
+    }
     let record = match outcome {
         None => failed(
             request,

@@ -71,9 +71,7 @@ pub fn extract<'r, A: WireArgs>(
 ) -> Extraction<'r, A> {
     let mut notes = KeyNotes::default();
     if let Some(value) = fast_path::<A>(raw, names, defaults, &mut notes) {
-        let unknown = notes.unknown.iter().map(|key| unknown_parameter(key, parameters));
-        let duplicates = notes.duplicates.iter().map(|&i| duplicate_parameter(&parameters[i]));
-        let warnings = unknown.chain(duplicates).collect();
+        let warnings = if notes.is_empty() { Vec::new() } else { notes.warnings(parameters) };
         return Extraction { raw, value: Ok(value), warnings, arguments: None };
     }
     slow_path(raw, parameters, |object| A::from_object(object, parameters, defaults))
@@ -85,6 +83,18 @@ pub fn extract<'r, A: WireArgs>(
 pub struct KeyNotes {
     unknown: Vec<String>,
     duplicates: Vec<usize>,
+}
+
+impl KeyNotes {
+    fn is_empty(&self) -> bool {
+        self.unknown.is_empty() && self.duplicates.is_empty()
+    }
+
+    fn warnings(&self, parameters: &[ToolParameter]) -> Vec<ParseWarning> {
+        let unknown = self.unknown.iter().map(|key| unknown_parameter(key, parameters));
+        let duplicates = self.duplicates.iter().map(|&i| duplicate_parameter(&parameters[i]));
+        unknown.chain(duplicates).collect()
+    }
 }
 
 fn fast_path<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, notes: &mut KeyNotes) -> Option<A> {
@@ -101,41 +111,45 @@ pub(crate) fn slow_path<'r, T>(
     parameters: &[ToolParameter],
     read: impl FnOnce(&Map<String, Value>) -> Result<T, Vec<ArgumentError>>,
 ) -> Extraction<'r, T> {
-    let value: Value = match serde_json::from_str(raw) {
-        Ok(value) => value,
-        Err(e) => {
-            let error = ArgumentError {
-                pointer: String::new(),
-                rule: "invalid_json".into(),
-                expected: "a JSON object".into(),
-                received: Some(truncate(raw)),
-                detail: e.to_string(),
-            };
-            return Extraction {
-                raw,
-                value: Err(ArgumentErrors::single(error)),
-                warnings: Vec::new(),
-                arguments: None,
-            };
+    match parse_object(raw, parameters) {
+        Ok((object, warnings)) => {
+            let value = read(&object).map_err(|errors| ArgumentErrors { errors });
+            Extraction { raw, value, warnings, arguments: Some(Value::Object(object)) }
         }
-    };
+        Err(error) => {
+            Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: Vec::new(), arguments: None }
+        }
+    }
+}
+
+/// The type-independent half of the slow path (compiled once, not per tool): the arguments
+/// object and the warnings about its keys, or why there is no object.
+fn parse_object(
+    raw: &str,
+    parameters: &[ToolParameter],
+) -> Result<(Map<String, Value>, Vec<ParseWarning>), ArgumentError> {
+    let value: Value = serde_json::from_str(raw).map_err(|e| ArgumentError {
+        pointer: String::new(),
+        rule: "invalid_json".into(),
+        expected: "a JSON object".into(),
+        received: Some(truncate(raw)),
+        detail: e.to_string(),
+    })?;
     let Value::Object(object) = value else {
-        let error = ArgumentError {
+        return Err(ArgumentError {
             pointer: String::new(),
             rule: "not_an_object".into(),
             expected: "a JSON object".into(),
             received: Some(received_text(&value)),
             detail: format!("the arguments are {}, not an object", json_type_name(&value)),
-        };
-        return Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: Vec::new(), arguments: None };
+        });
     };
     let warnings = object
         .keys()
         .filter(|key| !parameters.iter().any(|p| &p.name == *key))
         .map(|key| unknown_parameter(key, parameters))
         .collect();
-    let value = read(&object).map_err(|errors| ArgumentErrors { errors });
-    Extraction { raw, value, warnings, arguments: Some(Value::Object(object)) }
+    Ok((object, warnings))
 }
 
 /// The warning for a key no parameter declares, naming the closest declared one.

@@ -23,6 +23,8 @@ pub struct Declaration {
     /// Whether `description` is raw doc text (trim it, read `# Arguments` from it).
     pub description_from_docs: bool,
     pub parameters: &'static [ParamDeclaration],
+    /// The wire names, in order (the same as `parameters`' names, for the extraction hot path).
+    pub param_names: &'static [&'static str],
     pub tags: &'static [&'static str],
     pub category: Option<&'static str>,
     pub version: Option<&'static str>,

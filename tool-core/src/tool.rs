@@ -5,7 +5,6 @@
 //! records belong to the executor, not here.
 
 use std::future::Future;
-use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
@@ -95,10 +94,12 @@ pub trait DeclaredTool: Sized + 'static {
 
     /// Extracts typed arguments from a raw arguments string, with warnings and errors.
     fn extract(raw: &str) -> Extraction<'_, Self::Args> {
-        let definition = Self::definition();
-        let names = Self::declaration().parameters.iter().map(|p| p.name).collect::<Vec<_>>();
-        extract::extract::<Self::Args>(raw, &definition.parameters, &names, &Self::defaults())
+        extract_declared::<Self>(raw, Self::definition())
     }
+}
+
+fn extract_declared<'r, T: DeclaredTool>(raw: &'r str, definition: &ToolDefinition) -> Extraction<'r, T::Args> {
+    extract::extract::<T::Args>(raw, &definition.parameters, T::declaration().param_names, &T::defaults())
 }
 
 /// The struct form's body: `#[tool] struct CheckAvailability { .. }` plus this impl.
@@ -135,52 +136,54 @@ pub trait ToolRun: Sized + Send + 'static {
 }
 
 /// The catalog entry of a declared tool: a static whose definition is built on first use.
+///
+/// Not generic: the per-tool work sits behind two function pointers, so the lazy-init and
+/// dispatch code is compiled once for all tools instead of once per tool.
 #[doc(hidden)]
-pub struct StaticTool<T> {
+pub struct StaticTool {
     definition: OnceLock<ToolDefinition>,
-    names: OnceLock<Vec<&'static str>>,
-    marker: PhantomData<fn() -> T>,
+    build: fn() -> ToolDefinition,
+    bind: fn(&ToolDefinition, &mut ToolCallRequest) -> Result<Invocation, ArgumentErrors>,
 }
 
-impl<T> StaticTool<T> {
-    /// A new entry; `const` so it can be a `static`.
-    pub const fn new() -> Self {
-        StaticTool { definition: OnceLock::new(), names: OnceLock::new(), marker: PhantomData }
+impl StaticTool {
+    /// The entry of `T`; `const` so it can be a `static`.
+    pub const fn new<T: DeclaredTool>() -> Self {
+        StaticTool { definition: OnceLock::new(), build: build_declared::<T>, bind: bind_declared::<T> }
     }
 }
 
-impl<T> Default for StaticTool<T> {
-    fn default() -> Self {
-        Self::new()
-    }
+fn build_declared<T: DeclaredTool>() -> ToolDefinition {
+    let mut generator = schema::schema_generator();
+    let schemas = T::Args::element_schemas(&mut generator);
+    let definitions = generator.take_definitions(true);
+    let output_schema = T::output_schema(&mut schema::schema_generator());
+    let facts = TypeFacts {
+        schemas,
+        definitions,
+        accepts_missing: T::Args::accepts_missing(),
+        has_default: T::Args::has_default(&T::defaults()),
+        output_schema,
+    };
+    schema::build_definition(T::declaration(), facts)
 }
 
-impl<T: DeclaredTool> Tool for StaticTool<T> {
+fn bind_declared<T: DeclaredTool>(
+    definition: &ToolDefinition,
+    request: &mut ToolCallRequest,
+) -> Result<Invocation, ArgumentErrors> {
+    let extraction = parts(extract_declared::<T>(&request.raw_arguments, definition));
+    let args = settle(request, extraction)?;
+    Ok(Invocation::new(move |ctx| T::invoke(args, ctx)))
+}
+
+impl Tool for StaticTool {
     fn definition(&self) -> &ToolDefinition {
-        self.definition.get_or_init(|| {
-            let mut generator = schema::schema_generator();
-            let schemas = T::Args::element_schemas(&mut generator);
-            let definitions = generator.take_definitions(true);
-            let output_schema = T::output_schema(&mut schema::schema_generator());
-            let facts = TypeFacts {
-                schemas,
-                definitions,
-                accepts_missing: T::Args::accepts_missing(),
-                has_default: T::Args::has_default(&T::defaults()),
-                output_schema,
-            };
-            schema::build_definition(T::declaration(), facts)
-        })
+        self.definition.get_or_init(self.build)
     }
 
     fn bind(&self, request: &mut ToolCallRequest) -> Result<Invocation, ArgumentErrors> {
-        let definition = self.definition();
-        let names = self.names.get_or_init(|| T::declaration().parameters.iter().map(|p| p.name).collect());
-        let extraction =
-            extract::extract::<T::Args>(&request.raw_arguments, &definition.parameters, names, &T::defaults());
-        let extraction = parts(extraction);
-        let args = settle(request, extraction)?;
-        Ok(Invocation::new(move |ctx| T::invoke(args, ctx)))
+        (self.bind)(self.definition(), request)
     }
 }
 

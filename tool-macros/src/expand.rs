@@ -430,6 +430,7 @@ fn declared_impl(
         checked(ty, &quote!(#krate::__private::assert_param::<#ty>()), krate)
     });
     let params = wire.iter().map(|p| param_declaration(p, krate));
+    let param_names = wire.iter().map(|p| &p.wire_name);
     // No parameters: an empty body, since `{ () }` trips `clippy::unused_unit` in user crates.
     let defaults = if wire.is_empty() {
         TokenStream::new()
@@ -457,7 +458,7 @@ fn declared_impl(
                 type Args = (#(#types,)*);
 
                 fn tool() -> &'static dyn #krate::__private::Tool {
-                    static TOOL: #krate::__private::StaticTool<#ident> = #krate::__private::StaticTool::new();
+                    static TOOL: #krate::__private::StaticTool = #krate::__private::StaticTool::new::<#ident>();
                     &TOOL
                 }
 
@@ -467,6 +468,7 @@ fn declared_impl(
                         description: #description,
                         description_from_docs: #from_docs,
                         parameters: &[#(#params),*],
+                        param_names: &[#(#param_names),*],
                         tags: &[#(#tags),*],
                         category: #category,
                         version: #version,
@@ -598,12 +600,12 @@ fn stub_impl(ident: &Ident, krate: &Path) -> TokenStream {
             impl #krate::__private::DeclaredTool for #ident {
                 type Args = ();
                 fn tool() -> &'static dyn #krate::__private::Tool {
-                    static TOOL: #krate::__private::StaticTool<#ident> = #krate::__private::StaticTool::new();
+                    static TOOL: #krate::__private::StaticTool = #krate::__private::StaticTool::new::<#ident>();
                     &TOOL
                 }
                 fn declaration() -> &'static #krate::__private::Declaration {
                     static DECLARATION: #krate::__private::Declaration = #krate::__private::Declaration {
-                        name: ::core::stringify!(#ident), description: #description, description_from_docs: false, parameters: &[], tags: &[],
+                        name: ::core::stringify!(#ident), description: #description, description_from_docs: false, parameters: &[], param_names: &[], tags: &[],
                         category: None, version: None, examples: &[], timeout_ms: None, file: ::core::file!(), line: ::core::line!(),
                         annotations: #krate::__private::AnnotationsDeclaration { title: None, read_only: None, destructive: None, idempotent: None, open_world: None },
                     };
