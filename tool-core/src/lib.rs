@@ -78,6 +78,63 @@ pub use tool::{
 /// Keys of `#[param(...)]` on parameters and fields: `rename`, `description`, `example`,
 /// `default` / `default = expr`, `range(min, max, exclusive_min, exclusive_max)` on numbers,
 /// `length(min, max)` and `pattern` on strings, `case_sensitive` on enums.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use tool_core::prelude::*;
+///
+/// /// How to sort results.
+/// #[derive(Deserialize, JsonSchema)]
+/// #[serde(rename_all = "snake_case")]
+/// enum Order {
+///     Newest,
+///     Oldest,
+/// }
+///
+/// /// List the files of a folder.
+/// ///
+/// /// # Arguments
+/// ///
+/// /// * `folder` - The folder, relative to the workspace.
+/// #[tool(name = "files.list", tags("files"), annotations(read_only), timeout_ms = 2000)]
+/// fn list_files(
+///     folder: String,
+///     /// How to sort.
+///     #[param(default = Order::Newest)]
+///     order: Order,
+///     /// At most this many.
+///     #[param(range(min = 1, max = 100))]
+///     limit: Option<u32>,
+///     cancel: &CancellationToken,
+/// ) -> Result<Vec<String>, ToolError> {
+///     let _ = (order, cancel.is_cancelled());
+///     Ok(vec![format!("{folder}/a.txt"); limit.unwrap_or(1) as usize])
+/// }
+///
+/// /// Rename a file.
+/// #[tool(annotations(destructive, idempotent))]
+/// struct RenameFile {
+///     /// The current path.
+///     from: String,
+///     /// The new path.
+///     to: String,
+/// }
+///
+/// impl ToolRun for RenameFile {
+///     type Output = Result<String, ToolError>;
+///
+///     async fn run(self, _ctx: &ToolContext) -> Self::Output {
+///         Ok(format!("renamed {} to {}", self.from, self.to))
+///     }
+/// }
+///
+/// let list = <list_files as DeclaredTool>::definition();
+/// assert_eq!(list.description, "List the files of a folder.");
+/// assert_eq!(list.parameters[0].description, "The folder, relative to the workspace.");
+/// assert_eq!(list.input_schema["required"], serde_json::json!(["folder"]));
+/// assert_eq!(<RenameFile as DeclaredTool>::definition().name, "rename_file");
+/// ```
 #[cfg(feature = "macros")]
 #[doc(inline)]
 pub use tool_macros::tool;
