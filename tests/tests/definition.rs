@@ -274,44 +274,36 @@ fn the_definition_is_computed_once() {
     assert_eq!(first, second);
 }
 
-/// A timestamp as a custom type whose schema says `format: date-time`.
-#[derive(Debug, Deserialize)]
-struct When(String);
+/// Declares a string newtype whose hand-written schema is `$schema`.
+macro_rules! string_newtype {
+    ($(#[$doc:meta])* $name:ident, $schema:tt) => {
+        $(#[$doc])*
+        #[derive(Debug, Deserialize)]
+        struct $name(String);
 
-impl JsonSchema for When {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "When".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "format": "date-time"})
-    }
+        impl JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!($schema)
+            }
+        }
+    };
 }
 
-/// A link whose schema says `format: uri`.
-#[derive(Debug, Deserialize)]
-struct Link(String);
-
-impl JsonSchema for Link {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Link".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "format": "uri"})
-    }
-}
-
-/// An attachment handle that names its kind with `x-value-kind`.
-#[derive(Debug, Deserialize)]
-struct Attachment(String);
-
-impl JsonSchema for Attachment {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Attachment".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "x-value-kind": "attachment_reference"})
-    }
-}
+string_newtype!(
+    /// A timestamp whose schema says `format: date-time`.
+    When, {"type": "string", "format": "date-time"}
+);
+string_newtype!(
+    /// A link whose schema says `format: uri`.
+    Link, {"type": "string", "format": "uri"}
+);
+string_newtype!(
+    /// An attachment handle that names its kind with `x-value-kind`.
+    Attachment, {"type": "string", "x-value-kind": "attachment_reference"}
+);
 
 /// Every row of the README's type table.
 #[tool]
