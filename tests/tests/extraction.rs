@@ -94,16 +94,38 @@ fn a_key_given_twice_keeps_the_last_value_with_a_warning() {
 
 #[test]
 fn arguments_that_are_not_an_object_are_refused() {
-    for (raw, rule, received) in
-        [("[1,2,3]", "not_an_object", "[1,2,3]"), ("null", "not_an_object", "null"), ("", "invalid_json", "")]
-    {
-        let errors = <book as DeclaredTool>::extract(raw).value.unwrap_err();
+    for (raw, rule, received) in [("[1,2,3]", "not_an_object", "[1,2,3]"), ("null", "not_an_object", "null")] {
+        let extraction = <book as DeclaredTool>::extract(raw);
+        assert!(extraction.warnings.is_empty(), "{raw}");
+        assert_eq!(extraction.arguments, None, "{raw}");
+        let errors = extraction.value.unwrap_err();
+        assert_eq!(errors.errors.len(), 1, "{raw}");
         assert_eq!(
-            (errors.errors[0].rule.as_str(), errors.errors[0].received.as_deref()),
-            (rule, Some(received)),
+            (errors.errors[0].pointer.as_str(), errors.errors[0].rule.as_str(), errors.errors[0].received.as_deref()),
+            ("", rule, Some(received)),
             "{raw}"
         );
     }
+}
+
+#[test]
+fn empty_arguments_are_an_empty_object_and_the_required_parameters_are_missing() {
+    let extraction = <book as DeclaredTool>::extract("");
+    assert_eq!(
+        extraction.warnings,
+        vec![tool_core::ParseWarning {
+            pointer: String::new(),
+            rule: "empty_arguments".into(),
+            expected: "a JSON object".into(),
+            received: String::new(),
+            action: "read as an empty object `{}`".into(),
+        }]
+    );
+    assert_eq!(extraction.arguments, Some(json!({})));
+    let errors = extraction.value.unwrap_err();
+    let summary: Vec<(&str, &str, Option<&str>)> =
+        errors.errors.iter().map(|e| (e.pointer.as_str(), e.rule.as_str(), e.received.as_deref())).collect();
+    assert_eq!(summary, vec![("/name", "missing_required", None)]);
 }
 
 #[test]

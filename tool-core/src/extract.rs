@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::call::{pointer_segment, received_text, truncate, ArgumentError, ArgumentErrors, Extraction, ParseWarning};
 use crate::model::ToolParameter;
+use crate::repair::{repair_arguments, Repaired};
 
 /// A type that can be a tool parameter: deserializable from owned JSON, described by a JSON
 /// Schema, and sendable to the task that runs the tool.
@@ -128,13 +129,8 @@ fn parse_object(
     raw: &str,
     parameters: &[ToolParameter],
 ) -> Result<(Map<String, Value>, Vec<ParseWarning>), ArgumentError> {
-    let value: Value = serde_json::from_str(raw).map_err(|e| ArgumentError {
-        pointer: String::new(),
-        rule: "invalid_json".into(),
-        expected: "a JSON object".into(),
-        received: Some(truncate(raw)),
-        detail: e.to_string(),
-    })?;
+    let Repaired { value, mut warnings } = repair_arguments(raw)?;
+    // `repair_arguments` gives objects only; this stays as the last line of defence.
     let Value::Object(object) = value else {
         return Err(ArgumentError {
             pointer: String::new(),
@@ -144,11 +140,13 @@ fn parse_object(
             detail: format!("the arguments are {}, not an object", json_type_name(&value)),
         });
     };
-    let warnings = object
-        .keys()
-        .filter(|key| !parameters.iter().any(|p| &p.name == *key))
-        .map(|key| unknown_parameter(key, parameters))
-        .collect();
+    // The repairs of the raw text come first, then the keys no parameter declares.
+    warnings.extend(
+        object
+            .keys()
+            .filter(|key| !parameters.iter().any(|p| &p.name == *key))
+            .map(|key| unknown_parameter(key, parameters)),
+    );
     Ok((object, warnings))
 }
 

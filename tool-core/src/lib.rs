@@ -41,6 +41,7 @@ mod executor;
 mod extract;
 mod model;
 mod output;
+mod repair;
 mod schema;
 mod shape;
 mod tool;

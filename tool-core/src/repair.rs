@@ -1,0 +1,1127 @@
+//! Repair of the raw arguments text, before any declared type is consulted.
+//!
+//! Models send arguments that are almost JSON: wrapped in a markdown code fence, followed by a
+//! special token, sent twice, encoded twice, written as a Python literal, with a trailing comma
+//! or a Windows path's backslashes. [`repair_arguments`] reads all of these, cheapest first (a
+//! strict `serde_json` parse, and repairs only when that fails), and records each repair as a
+//! [`ParseWarning`]. What it cannot read without guessing is an [`ArgumentError`] that keeps
+//! the raw text.
+//!
+//! The tolerant parser, [`parse_lenient`], is hand-written: linear in the input, no
+//! backtracking, nesting capped at [`MAX_DEPTH`], and it never panics.
+
+use serde_json::{Map, Value};
+
+use crate::call::{received_text, truncate, ArgumentError, ParseWarning};
+
+/// The deepest nesting of arrays and objects [`parse_lenient`] reads.
+const MAX_DEPTH: usize = 128;
+
+/// What the arguments must be, in the model's words.
+const EXPECTED: &str = "a JSON object";
+
+/// One thing the tolerant parser had to accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Leniency {
+    /// A string (or key) in single quotes.
+    SingleQuotes,
+    /// `True`, `False` or `None`.
+    PythonLiteral,
+    /// A comma after the last element of an object or array.
+    TrailingComma,
+    /// A backslash that starts no valid JSON escape, kept as a literal backslash.
+    InvalidEscape,
+    /// The escape `\'` inside a double-quoted string, read as `'` (as Python and JavaScript do).
+    EscapedSingleQuote,
+}
+
+impl Leniency {
+    /// The stable rule id of the warning.
+    pub(crate) fn rule(self) -> &'static str {
+        match self {
+            Leniency::SingleQuotes | Leniency::PythonLiteral => "python_literal",
+            Leniency::TrailingComma => "trailing_comma_removed",
+            Leniency::InvalidEscape | Leniency::EscapedSingleQuote => "invalid_escape_repaired",
+        }
+    }
+
+    /// What was done about it.
+    pub(crate) fn action(self) -> &'static str {
+        match self {
+            Leniency::SingleQuotes => "read single-quoted strings as JSON strings",
+            Leniency::PythonLiteral => "read Python's True, False and None as true, false and null",
+            Leniency::TrailingComma => "removed the comma after the last element",
+            Leniency::InvalidEscape => "kept each backslash that starts no valid JSON escape as a literal backslash",
+            Leniency::EscapedSingleQuote => "read the escape `\\'` as a single quote",
+        }
+    }
+}
+
+/// A value the tolerant parser read, and what it had to accept to read it.
+#[derive(Debug)]
+pub(crate) struct Lenient {
+    /// The value.
+    pub value: Value,
+    /// Each leniency once, in the order first seen.
+    pub leniencies: Vec<Leniency>,
+}
+
+/// Why the tolerant parser could not read a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LenientError {
+    /// The text ends inside a value.
+    Truncated {
+        /// What was being read and where the text ends.
+        message: String,
+    },
+    /// Anything else.
+    Syntax {
+        /// What was expected, what was found, and where.
+        message: String,
+    },
+}
+
+impl LenientError {
+    fn rule(&self) -> &'static str {
+        match self {
+            LenientError::Truncated { .. } => "truncated_json",
+            LenientError::Syntax { .. } => "invalid_json",
+        }
+    }
+
+    fn message(&self) -> &str {
+        match self {
+            LenientError::Truncated { message } | LenientError::Syntax { message } => message,
+        }
+    }
+}
+
+/// Parses one JSON value tolerantly: standard JSON, plus Python-literal style (single-quoted
+/// strings, True/False/None), trailing commas in objects/arrays, and invalid backslash escapes
+/// inside strings (a backslash not starting a valid JSON escape is kept as a literal backslash,
+/// e.g. Windows paths `"E:\Chat gpt\a.md"`). Rejects everything else, e.g. `{"a":"b",c":"d"}`
+/// (never guess), and reports truncation (input ends inside a value) as `Truncated`.
+pub(crate) fn parse_lenient(text: &str) -> Result<Lenient, LenientError> {
+    let mut parser = Parser::new(text);
+    let value = parser.value(0)?;
+    parser.skip_whitespace();
+    if !parser.at_end() {
+        return Err(parser.unexpected("the end of the text after the value"));
+    }
+    Ok(Lenient { value, leniencies: parser.leniencies })
+}
+
+/// The arguments as a JSON value, and one warning per repair.
+#[derive(Debug)]
+pub(crate) struct Repaired {
+    /// The arguments (an object).
+    pub value: Value,
+    /// One warning per repair, outermost first.
+    pub warnings: Vec<ParseWarning>,
+}
+
+/// Turns the raw arguments text into a JSON object, repairing what models commonly get wrong,
+/// one [`ParseWarning`] per repair (pointer `""`, `received` = the raw text, cut); leniencies
+/// of the same rule share one warning, their actions joined.
+///
+/// Strict JSON is read as it is. Otherwise, in order: empty text is `{}`; a markdown code
+/// fence around the value and special tokens or closing tags after it are removed; identical
+/// objects sent one after another are read once (different ones are refused); a JSON string
+/// holding an object is decoded; and whatever [`parse_lenient`] accepts is read.
+pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
+    if let Ok(value) = serde_json::from_str::<Value>(raw) {
+        return finish(raw, value, Vec::new(), Vec::new());
+    }
+    if raw.trim().is_empty() {
+        let warning = warning(raw, "empty_arguments", "read as an empty object `{}`".to_owned());
+        return Ok(Repaired { value: Value::Object(Map::new()), warnings: vec![warning] });
+    }
+
+    let mut parser = Parser::new(raw);
+    parser.skip_whitespace();
+    let fenced = parser.open_fence();
+    let first = parser.value(0).map_err(|e| syntax_error(raw, &e, ""))?;
+
+    // Objects sent one after another.
+    let mut objects = 1usize;
+    let mut all_equal = true;
+    if first.is_object() {
+        loop {
+            parser.skip_whitespace();
+            if parser.peek() != Some(b'{') {
+                break;
+            }
+            let next = parser.value(0).map_err(|e| syntax_error(raw, &e, ""))?;
+            objects += 1;
+            all_equal &= next == first;
+        }
+    }
+
+    // What may follow: special tokens, closing tags, the closing fence.
+    let mut removed: Vec<&str> = Vec::new();
+    let mut fence_closed = false;
+    loop {
+        parser.skip_whitespace();
+        if parser.at_end() {
+            break;
+        }
+        if let Some(token) = parser.special_token() {
+            removed.push(token);
+        } else if fenced && !fence_closed && parser.eat("```") {
+            fence_closed = true;
+        } else {
+            let e = parser.unexpected("the end of the arguments");
+            return Err(syntax_error(raw, &e, ""));
+        }
+    }
+
+    if !all_equal {
+        return Err(ArgumentError {
+            pointer: String::new(),
+            rule: "multiple_objects".into(),
+            expected: EXPECTED.into(),
+            received: Some(truncate(raw)),
+            detail: format!(
+                "{objects} JSON objects one after another, and they differ: the call is not run on a guess of which one was meant"
+            ),
+        });
+    }
+
+    let mut warnings = Vec::new();
+    if fenced {
+        warnings.push(warning(
+            raw,
+            "code_fence_removed",
+            "removed the markdown code fence around the arguments".into(),
+        ));
+    }
+    if !removed.is_empty() {
+        let action = format!("removed `{}` after the arguments", truncate(&removed.join(" ")));
+        warnings.push(warning(raw, "special_token_removed", action));
+    }
+    if objects > 1 {
+        let action = format!("read the first of {objects} identical objects sent one after another");
+        warnings.push(warning(raw, "identical_objects_merged", action));
+    }
+    finish(raw, first, warnings, parser.leniencies)
+}
+
+/// Checks that the value read is an object (decoding a double-encoded one), and adds the
+/// leniency warnings after the other repairs.
+fn finish(
+    raw: &str,
+    value: Value,
+    mut warnings: Vec<ParseWarning>,
+    mut leniencies: Vec<Leniency>,
+) -> Result<Repaired, ArgumentError> {
+    let value = match value {
+        Value::Object(_) => value,
+        Value::String(text) => {
+            let inner = text.trim();
+            match parse_lenient(inner) {
+                Ok(Lenient { value: object @ Value::Object(_), leniencies: inner_leniencies }) => {
+                    let action = "decoded the JSON string the arguments were sent as, and read the object inside";
+                    warnings.push(warning(raw, "double_encoded_arguments", action.into()));
+                    for leniency in inner_leniencies {
+                        if !leniencies.contains(&leniency) {
+                            leniencies.push(leniency);
+                        }
+                    }
+                    object
+                }
+                Err(e) if inner.starts_with('{') => {
+                    return Err(syntax_error(
+                        raw,
+                        &e,
+                        "the arguments are a JSON string holding an object that cannot be read: ",
+                    ))
+                }
+                _ => return Err(not_an_object(&Value::String(text))),
+            }
+        }
+        other => return Err(not_an_object(&other)),
+    };
+    // One warning per rule: leniencies sharing a rule (single quotes and `True`) share it.
+    let mut rules: Vec<&str> = Vec::new();
+    for leniency in &leniencies {
+        if !rules.contains(&leniency.rule()) {
+            rules.push(leniency.rule());
+        }
+    }
+    for rule in rules {
+        let actions: Vec<&str> = leniencies.iter().filter(|l| l.rule() == rule).map(|l| l.action()).collect();
+        warnings.push(warning(raw, rule, actions.join("; ")));
+    }
+    Ok(Repaired { value, warnings })
+}
+
+fn warning(raw: &str, rule: &str, action: String) -> ParseWarning {
+    ParseWarning {
+        pointer: String::new(),
+        rule: rule.into(),
+        expected: EXPECTED.into(),
+        received: truncate(raw),
+        action,
+    }
+}
+
+fn syntax_error(raw: &str, error: &LenientError, context: &str) -> ArgumentError {
+    ArgumentError {
+        pointer: String::new(),
+        rule: error.rule().into(),
+        expected: EXPECTED.into(),
+        received: Some(truncate(raw)),
+        detail: format!("{context}{}", error.message()),
+    }
+}
+
+fn not_an_object(value: &Value) -> ArgumentError {
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    ArgumentError {
+        pointer: String::new(),
+        rule: "not_an_object".into(),
+        expected: EXPECTED.into(),
+        received: Some(received_text(value)),
+        detail: format!("the arguments are {kind}, not an object"),
+    }
+}
+
+/// The tolerant parser: a cursor over the text and the leniencies seen so far.
+struct Parser<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    pos: usize,
+    leniencies: Vec<Leniency>,
+}
+
+/// The literal words a value may be, and whether each is Python's spelling.
+const WORDS: [(&str, Value, bool); 6] = [
+    ("true", Value::Bool(true), false),
+    ("false", Value::Bool(false), false),
+    ("null", Value::Null, false),
+    ("True", Value::Bool(true), true),
+    ("False", Value::Bool(false), true),
+    ("None", Value::Null, true),
+];
+
+/// Four hex digits of a `\u` escape.
+enum Hex {
+    Value(u32),
+    Truncated,
+    Invalid,
+}
+
+impl<'t> Parser<'t> {
+    fn new(text: &'t str) -> Self {
+        Parser { text, bytes: text.as_bytes(), pos: 0, leniencies: Vec::new() }
+    }
+
+    fn note(&mut self, leniency: Leniency) {
+        if !self.leniencies.contains(&leniency) {
+            self.leniencies.push(leniency);
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.bytes.len()
+    }
+
+    fn rest(&self) -> &'t str {
+        self.text.get(self.pos..).unwrap_or("")
+    }
+
+    fn eat(&mut self, literal: &str) -> bool {
+        let found = self.rest().starts_with(literal);
+        if found {
+            self.pos += literal.len();
+        }
+        found
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    /// `line L column C` of a byte offset (columns count characters).
+    fn location(&self, pos: usize) -> String {
+        let before = self.bytes.get(..pos).unwrap_or(self.bytes);
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = before.get(line_start..).unwrap_or_default().iter().filter(|&&b| b & 0xC0 != 0x80).count() + 1;
+        format!("line {line} column {column}")
+    }
+
+    fn truncated(&self, inside: &str) -> LenientError {
+        LenientError::Truncated { message: format!("the text ends inside {inside} at {}", self.location(self.pos)) }
+    }
+
+    /// A syntax error at the cursor: what was expected and what is there.
+    fn unexpected(&self, expected: &str) -> LenientError {
+        let found = match self.rest().chars().next() {
+            Some(c) if c.is_control() => format!("the control character U+{:04X}", u32::from(c)),
+            Some(c) => format!("`{c}`"),
+            None => "the end of the text".to_owned(),
+        };
+        LenientError::Syntax { message: format!("expected {expected}, found {found} at {}", self.location(self.pos)) }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, LenientError> {
+        self.skip_whitespace();
+        match self.peek() {
+            None => Err(self.truncated("a value")),
+            Some(b'{') => self.object(depth + 1),
+            Some(b'[') => self.array(depth + 1),
+            Some(quote @ (b'"' | b'\'')) => self.string(quote).map(Value::String),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => self.word(),
+        }
+    }
+
+    fn enter(&self, depth: usize) -> Result<(), LenientError> {
+        if depth > MAX_DEPTH {
+            Err(LenientError::Syntax {
+                message: format!("nesting deeper than {MAX_DEPTH} levels at {}", self.location(self.pos)),
+            })
+        } else {
+            Ok(())
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value, LenientError> {
+        self.enter(depth)?;
+        self.pos += 1;
+        let mut map = Map::new();
+        self.skip_whitespace();
+        if self.eat("}") {
+            return Ok(Value::Object(map));
+        }
+        loop {
+            self.skip_whitespace();
+            let key = match self.peek() {
+                Some(quote @ (b'"' | b'\'')) => self.string(quote)?,
+                None => return Err(self.truncated("an object")),
+                Some(_) => return Err(self.unexpected("a quoted key")),
+            };
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b':') => self.pos += 1,
+                None => return Err(self.truncated("an object")),
+                Some(_) => return Err(self.unexpected("`:` after the key")),
+            }
+            let value = self.value(depth)?;
+            map.insert(key, value);
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.skip_whitespace();
+                    if self.eat("}") {
+                        self.note(Leniency::TrailingComma);
+                        return Ok(Value::Object(map));
+                    }
+                }
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Value::Object(map));
+                }
+                None => return Err(self.truncated("an object")),
+                Some(_) => return Err(self.unexpected("`,` or `}` after an object member")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value, LenientError> {
+        self.enter(depth)?;
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_whitespace();
+        if self.eat("]") {
+            return Ok(Value::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.skip_whitespace();
+                    if self.eat("]") {
+                        self.note(Leniency::TrailingComma);
+                        return Ok(Value::Array(items));
+                    }
+                }
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Value::Array(items));
+                }
+                None => return Err(self.truncated("an array")),
+                Some(_) => return Err(self.unexpected("`,` or `]` after an array element")),
+            }
+        }
+    }
+
+    /// A string in `quote`s, the cursor on the opening quote.
+    fn string(&mut self, quote: u8) -> Result<String, LenientError> {
+        if quote == b'\'' {
+            self.note(Leniency::SingleQuotes);
+        }
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let start = self.pos;
+            while let Some(b) = self.peek() {
+                if b == quote || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            // The run ends before an ASCII byte or at the end: both are character boundaries.
+            out.push_str(self.text.get(start..self.pos).unwrap_or_default());
+            match self.peek() {
+                None => return Err(self.truncated("a string")),
+                Some(b) if b == quote => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => self.escape(quote, &mut out)?,
+                Some(_) => return Err(self.unexpected("the rest of the string (control characters must be escaped)")),
+            }
+        }
+    }
+
+    /// An escape, the cursor on the backslash. An invalid one keeps the backslash as text and
+    /// leaves the cursor after it, so what follows is read as ordinary characters.
+    fn escape(&mut self, quote: u8, out: &mut String) -> Result<(), LenientError> {
+        self.pos += 1;
+        let decoded = match self.peek() {
+            None => return Err(self.truncated("a string")),
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'\'') => {
+                if quote != b'\'' {
+                    self.note(Leniency::EscapedSingleQuote);
+                }
+                '\''
+            }
+            Some(b'u') => match self.unicode_escape()? {
+                Some(c) => c,
+                None => return self.literal_backslash(out),
+            },
+            Some(_) => return self.literal_backslash(out),
+        };
+        out.push(decoded);
+        self.pos += 1;
+        Ok(())
+    }
+
+    fn literal_backslash(&mut self, out: &mut String) -> Result<(), LenientError> {
+        self.note(Leniency::InvalidEscape);
+        out.push('\\');
+        Ok(())
+    }
+
+    /// `\uXXXX` (or a surrogate pair), the cursor on the `u`. Leaves the cursor on the last
+    /// hex digit read. `None` when the escape is not a valid character.
+    fn unicode_escape(&mut self) -> Result<Option<char>, LenientError> {
+        let first = match self.hex4(self.pos + 1) {
+            Hex::Value(n) => n,
+            Hex::Truncated => return Err(self.truncated("a string")),
+            Hex::Invalid => return Ok(None),
+        };
+        let after = self.pos + 5;
+        if (0xD800..0xDC00).contains(&first) {
+            match (self.bytes.get(after), self.bytes.get(after + 1)) {
+                (None, _) | (Some(b'\\'), None) => return Err(self.truncated("a string")),
+                (Some(b'\\'), Some(b'u')) => match self.hex4(after + 2) {
+                    Hex::Truncated => return Err(self.truncated("a string")),
+                    Hex::Value(low) if (0xDC00..0xE000).contains(&low) => {
+                        let c = char::from_u32(0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00));
+                        if c.is_some() {
+                            self.pos = after + 5;
+                        }
+                        return Ok(c);
+                    }
+                    _ => return Ok(None),
+                },
+                _ => return Ok(None),
+            }
+        }
+        let c = char::from_u32(first);
+        if c.is_some() {
+            self.pos += 4;
+        }
+        Ok(c)
+    }
+
+    fn hex4(&self, at: usize) -> Hex {
+        let mut n = 0;
+        for i in at..at + 4 {
+            match self.bytes.get(i) {
+                None => return Hex::Truncated,
+                Some(&b) => match char::from(b).to_digit(16) {
+                    Some(d) => n = n * 16 + d,
+                    None => return Hex::Invalid,
+                },
+            }
+        }
+        Hex::Value(n)
+    }
+
+    fn number(&mut self) -> Result<Value, LenientError> {
+        let start = self.pos;
+        self.eat("-");
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            None => return Err(self.truncated("a number")),
+            Some(_) => return Err(self.unexpected("a digit")),
+        }
+        if self.eat(".") {
+            self.required_digits()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            self.required_digits()?;
+        }
+        let token = self.text.get(start..self.pos).unwrap_or_default();
+        token.parse::<serde_json::Number>().map(Value::Number).map_err(|e| LenientError::Syntax {
+            message: format!("the number `{}` cannot be read ({e}) at {}", truncate(token), self.location(start)),
+        })
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn required_digits(&mut self) -> Result<(), LenientError> {
+        match self.peek() {
+            Some(b'0'..=b'9') => {
+                self.digits();
+                Ok(())
+            }
+            None => Err(self.truncated("a number")),
+            Some(_) => Err(self.unexpected("a digit")),
+        }
+    }
+
+    /// `true`, `false`, `null`, or Python's `True`, `False`, `None`.
+    fn word(&mut self) -> Result<Value, LenientError> {
+        let rest = self.rest();
+        for (word, value, python) in WORDS {
+            if rest.starts_with(word) {
+                self.pos += word.len();
+                if python {
+                    self.note(Leniency::PythonLiteral);
+                }
+                return Ok(value);
+            }
+            if word.starts_with(rest) {
+                return Err(self.truncated("a value"));
+            }
+        }
+        Err(self.unexpected("a value"))
+    }
+
+    /// An opening markdown code fence (```` ``` ```` and an optional language tag).
+    fn open_fence(&mut self) -> bool {
+        if !self.eat("```") {
+            return false;
+        }
+        while let Some(b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'+' | b'-' | b'.') = self.peek() {
+            self.pos += 1;
+        }
+        true
+    }
+
+    /// A model's special token (`<|call|>`, `<｜end▁of▁sentence｜>`) or a closing tag
+    /// (`</tool_call>`) at the cursor, consumed and returned.
+    fn special_token(&mut self) -> Option<&'t str> {
+        let rest = self.rest();
+        let len = if let Some(body) = rest.strip_prefix("</") {
+            let name = body.find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.')))?;
+            (name > 0 && body.get(name..)?.starts_with('>')).then_some(2 + name + 1)?
+        } else {
+            let open = ["<|", "<｜"].into_iter().find(|open| rest.starts_with(open))?.len();
+            let body = rest.get(open..)?;
+            let mut end = None;
+            let mut chars = body.char_indices().peekable();
+            while let Some((i, c)) = chars.next() {
+                if matches!(c, '|' | '｜') && chars.peek().map(|&(_, n)| n) == Some('>') {
+                    end = (i > 0).then_some(open + i + c.len_utf8() + 1);
+                    break;
+                }
+                if c.is_whitespace() || matches!(c, '<' | '>' | '|' | '｜' | '"' | '\'' | '{' | '}') {
+                    return None;
+                }
+            }
+            end?
+        };
+        let token = rest.get(..len)?;
+        self.pos += len;
+        Some(token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// The value read and (pointer, rule) of each warning.
+    type Read = (Value, Vec<(String, String)>);
+    /// (pointer, rule, received) of the error.
+    type Refused = (String, String, Option<String>);
+
+    fn outcome(raw: &str) -> Result<Read, Refused> {
+        match repair_arguments(raw) {
+            Ok(Repaired { value, warnings }) => {
+                Ok((value, warnings.into_iter().map(|w| (w.pointer, w.rule)).collect()))
+            }
+            Err(e) => {
+                assert_eq!((e.pointer.as_str(), e.expected.as_str()), ("", EXPECTED), "{raw}");
+                Err((e.pointer, e.rule, e.received))
+            }
+        }
+    }
+
+    fn whole(rules: &[&str]) -> Vec<(String, String)> {
+        rules.iter().map(|rule| (String::new(), (*rule).to_owned())).collect()
+    }
+
+    /// Each input, the exact value read, and the exact warnings (all at the pointer `""`).
+    fn check_repairs(cases: &[(&str, Value, &[&str])]) {
+        for (raw, value, rules) in cases {
+            assert_eq!(outcome(raw), Ok((value.clone(), whole(rules))), "{raw}");
+        }
+    }
+
+    /// Each input, and the exact error rule; `received` is always the raw text, cut.
+    fn check_errors(cases: &[(&str, &str)]) {
+        for (raw, rule) in cases {
+            assert_eq!(outcome(raw), Err((String::new(), (*rule).to_owned(), Some(truncate(raw)))), "{raw}");
+        }
+    }
+
+    #[test]
+    fn strict_json_objects_are_read_without_warnings() {
+        check_repairs(&[
+            (r#"{"a":1}"#, json!({"a": 1}), &[]),
+            (
+                " {\"a\": [1, 2.5, -3e2, true, null, \"\\u00e9\\ud83d\\ude00\"]} \n",
+                json!({"a": [1, 2.5, -300.0, true, null, "é😀"]}),
+                &[],
+            ),
+            ("{}", json!({}), &[]),
+        ]);
+    }
+
+    #[test]
+    fn object_key_order_is_kept() {
+        let Ok((value, _)) = outcome("{'z': 1, 'a': 2, 'm': 3,}") else { panic!("not repaired") };
+        let keys: Vec<&String> = value.as_object().map(|o| o.keys().collect()).unwrap_or_default();
+        assert_eq!(keys, ["z", "a", "m"]);
+    }
+
+    #[test]
+    fn empty_arguments_are_an_empty_object() {
+        check_repairs(&[("", json!({}), &["empty_arguments"]), (" \n\t ", json!({}), &["empty_arguments"])]);
+        let Ok(repaired) = repair_arguments("") else { panic!("not repaired") };
+        assert_eq!(
+            repaired.warnings,
+            vec![ParseWarning {
+                pointer: String::new(),
+                rule: "empty_arguments".into(),
+                expected: "a JSON object".into(),
+                received: String::new(),
+                action: "read as an empty object `{}`".into(),
+            }]
+        );
+    }
+
+    #[test]
+    fn a_markdown_code_fence_is_removed() {
+        check_repairs(&[
+            ("```json\n{\"shop_name\": \"B\"}\n```", json!({"shop_name": "B"}), &["code_fence_removed"]),
+            ("```\n{\"a\": 1}\n```", json!({"a": 1}), &["code_fence_removed"]),
+            ("  \n```JSON {\"a\": 1}```\n ", json!({"a": 1}), &["code_fence_removed"]),
+            (
+                "```json\n{\"md\": \"```py\\nx = 1\\n```\"}\n```",
+                json!({"md": "```py\nx = 1\n```"}),
+                &["code_fence_removed"],
+            ),
+            ("```json\n{\"a\": 1}\n", json!({"a": 1}), &["code_fence_removed"]),
+        ]);
+        check_errors(&[
+            ("Here you go:\n```json\n{\"a\": 1}\n```", "invalid_json"),
+            ("```json\n{\"a\": 1}\n```\nDone.", "invalid_json"),
+            ("```json\n{\"a\": 1}\n``````", "invalid_json"),
+            ("```json\n{\"a\": \n```", "invalid_json"),
+            ("```json\n{\"a\": ", "truncated_json"),
+        ]);
+    }
+
+    #[test]
+    fn trailing_special_tokens_and_closing_tags_are_removed() {
+        check_repairs(&[
+            (r#"{"a":1}<|call|>"#, json!({"a": 1}), &["special_token_removed"]),
+            ("{\"a\":1}\n<|im_end|>", json!({"a": 1}), &["special_token_removed"]),
+            (r#"{"a":1}</tool_call>"#, json!({"a": 1}), &["special_token_removed"]),
+            (r#"{"a":1} <|end|><|start|> </function> </s>"#, json!({"a": 1}), &["special_token_removed"]),
+            ("{\"a\":1}<｜tool▁call▁end｜><｜tool▁calls▁end｜>", json!({"a": 1}), &["special_token_removed"]),
+            ("```json\n{\"a\":1}\n```<|call|>", json!({"a": 1}), &["code_fence_removed", "special_token_removed"]),
+        ]);
+        let Ok(repaired) = repair_arguments(r#"{"a":1}<|call|>"#) else { panic!("not repaired") };
+        assert_eq!(repaired.warnings[0].action, "removed `<|call|>` after the arguments");
+        assert_eq!(repaired.warnings[0].received, r#"{"a":1}<|call|>"#);
+        check_errors(&[
+            (r#"{"a":1}<|call"#, "invalid_json"),
+            (r#"{"a":1}<||>"#, "invalid_json"),
+            (r#"{"a":1}<| call |>"#, "invalid_json"),
+            (r#"{"a":1}</>"#, "invalid_json"),
+            (r#"{"a":1}</tool call>"#, "invalid_json"),
+            (r#"{"a":1}<tool_call>"#, "invalid_json"),
+            (r#"{"a":1}<|call|> and more"#, "invalid_json"),
+            (r#"<|call|>{"a":1}"#, "invalid_json"),
+            ("<|call|>", "invalid_json"),
+        ]);
+    }
+
+    #[test]
+    fn identical_objects_are_merged_and_different_ones_refused() {
+        check_repairs(&[
+            (r#"{"a":1}{"a":1}"#, json!({"a": 1}), &["identical_objects_merged"]),
+            (
+                "{\"f\":\"a.ts\"}\n{\"f\":\"a.ts\"}\n {\"f\": \"a.ts\"}",
+                json!({"f": "a.ts"}),
+                &["identical_objects_merged"],
+            ),
+            (r#"{"a":1}{'a':1}"#, json!({"a": 1}), &["identical_objects_merged", "python_literal"]),
+        ]);
+        let Ok(repaired) = repair_arguments("{}{}{}") else { panic!("not repaired") };
+        assert_eq!(repaired.warnings[0].action, "read the first of 3 identical objects sent one after another");
+        check_errors(&[
+            (r#"{"f":"a.ts"}{"f":"b.ts"}"#, "multiple_objects"),
+            ("{\"f\":\"a.ts\"}\n{\"f\":\"a.ts\"}\n{\"g\":1}", "multiple_objects"),
+            (r#"{"a":1}{"a":"#, "truncated_json"),
+            (r#"{"a":1},{"a":1}"#, "invalid_json"),
+            (r#"{"a":1}[1]"#, "invalid_json"),
+            ("[1][1]", "invalid_json"),
+        ]);
+    }
+
+    #[test]
+    fn arguments_encoded_twice_are_decoded() {
+        check_repairs(&[
+            (r#""{\"shop_name\": \"A店\"}""#, json!({"shop_name": "A店"}), &["double_encoded_arguments"]),
+            (r#"" {\"a\": [1]} ""#, json!({"a": [1]}), &["double_encoded_arguments"]),
+            (
+                r#""{'a': True,}""#,
+                json!({"a": true}),
+                &["double_encoded_arguments", "python_literal", "trailing_comma_removed"],
+            ),
+            ("```json\n\"{\\\"a\\\": 1}\"\n```", json!({"a": 1}), &["code_fence_removed", "double_encoded_arguments"]),
+        ]);
+        check_errors(&[(r#""{\"a\": ""#, "truncated_json"), (r#""{\"a\"}""#, "invalid_json")]);
+        let Err(e) = repair_arguments(r#""{\"a\": ""#) else { panic!("repaired") };
+        assert!(
+            e.detail.starts_with("the arguments are a JSON string holding an object that cannot be read: "),
+            "{}",
+            e.detail
+        );
+    }
+
+    #[test]
+    fn python_literals_are_read() {
+        check_repairs(&[
+            (
+                "{'tags': ['python','tutorial'], 'theme': 'dark', 'verbose': True}",
+                json!({"tags": ["python", "tutorial"], "theme": "dark", "verbose": true}),
+                &["python_literal"],
+            ),
+            ("{'a': {'b': None, 'c': False}}", json!({"a": {"b": null, "c": false}}), &["python_literal"]),
+            (r#"{"a": None}"#, json!({"a": null}), &["python_literal"]),
+            (r#"{'msg': "it's"}"#, json!({"msg": "it's"}), &["python_literal"]),
+            (r#"{"msg": 'say "hi"'}"#, json!({"msg": "say \"hi\""}), &["python_literal"]),
+            (r"{'msg': 'it\'s'}", json!({"msg": "it's"}), &["python_literal"]),
+            (r"{'e': '\u00e9 \ud83d\ude00 \n\t\\'}", json!({"e": "é 😀 \n\t\\"}), &["python_literal"]),
+        ]);
+        let Ok(repaired) = repair_arguments("{'a': True}") else { panic!("not repaired") };
+        assert_eq!(
+            repaired.warnings[0].action,
+            "read single-quoted strings as JSON strings; read Python's True, False and None as true, false and null"
+        );
+        check_errors(&[
+            ("{'a': true", "truncated_json"),
+            ("{'a': 'b}", "truncated_json"),
+            ("{'a': Tru", "truncated_json"),
+            ("{'a': TRUE}", "invalid_json"),
+            ("{'a': none}", "invalid_json"),
+            ("{'a': Nonesuch}", "invalid_json"),
+            ("{a: 1}", "invalid_json"),
+            ("{'a': (1, 2)}", "invalid_json"),
+            ("{'a': u'x'}", "invalid_json"),
+        ]);
+    }
+
+    #[test]
+    fn trailing_commas_are_removed() {
+        check_repairs(&[
+            (r#"{"a":[1,2,],}"#, json!({"a": [1, 2]}), &["trailing_comma_removed"]),
+            ("{\"a\": {\"b\": [ {} , ] , } ,\n}", json!({"a": {"b": [{}]}}), &["trailing_comma_removed"]),
+        ]);
+        check_errors(&[
+            (r#"{"a":1,,}"#, "invalid_json"),
+            (r#"{,}"#, "invalid_json"),
+            (r#"{"a":[,]}"#, "invalid_json"),
+            (r#"{"a":[1,,2]}"#, "invalid_json"),
+            (r#"{"a":1,"#, "truncated_json"),
+        ]);
+    }
+
+    #[test]
+    fn invalid_escapes_keep_their_backslash() {
+        check_repairs(&[
+            (r#"{"files": "E:\Chat gpt\a.md"}"#, json!({"files": r"E:\Chat gpt\a.md"}), &["invalid_escape_repaired"]),
+            (
+                r#"{"p": "C:\users\me", "q": "\x41\0"}"#,
+                json!({"p": r"C:\users\me", "q": r"\x41\0"}),
+                &["invalid_escape_repaired"],
+            ),
+            (
+                r#"{"e": "\u00e9\ud83d\ude00", "w": "D:\data"}"#,
+                json!({"e": "é😀", "w": r"D:\data"}),
+                &["invalid_escape_repaired"],
+            ),
+            (
+                r#"{"lone": "\ud800x", "low": "\udc00"}"#,
+                json!({"lone": r"\ud800x", "low": r"\udc00"}),
+                &["invalid_escape_repaired"],
+            ),
+            (r#"{"msg": "it\'s"}"#, json!({"msg": "it's"}), &["invalid_escape_repaired"]),
+            (r#"{"m": "\'\q"}"#, json!({"m": r"'\q"}), &["invalid_escape_repaired"]),
+        ]);
+        let Ok(repaired) = repair_arguments(r#"{"m": "\'\q"}"#) else { panic!("not repaired") };
+        assert_eq!(
+            repaired.warnings[0].action,
+            "read the escape `\\'` as a single quote; kept each backslash that starts no valid JSON escape as a literal backslash"
+        );
+        check_errors(&[
+            (r#"{"a": "x\"#, "truncated_json"),
+            (r#"{"a": "\u00e"#, "truncated_json"),
+            (r#"{"a": "\ud83d"#, "truncated_json"),
+            (r#"{"a": "\ud83d\"#, "truncated_json"),
+            (r#"{"a": "\ud83d\ude0"#, "truncated_json"),
+            ("{\"a\": \"line\nbreak\"}", "invalid_json"),
+        ]);
+    }
+
+    #[test]
+    fn what_cannot_be_read_without_guessing_is_an_error() {
+        check_errors(&[
+            (r#"{"a":"b",c":"d"}"#, "invalid_json"),
+            (r#"{"command":["bash","-lc","find"#, "truncated_json"),
+            ("Sure! I will open the shop now.", "invalid_json"),
+            (r#"{"a": 1} thanks"#, "invalid_json"),
+            (r#"{"a": NaN}"#, "invalid_json"),
+            (r#"{"a": 01}"#, "invalid_json"),
+            (r#"{"a": .5}"#, "invalid_json"),
+            (r#"{"a": +1}"#, "invalid_json"),
+            (r#"{"a": 1e999}"#, "invalid_json"),
+            (r#"{"a" 1}"#, "invalid_json"),
+            (r#"{"a": 1 "b": 2}"#, "invalid_json"),
+            (r#"{"a": -"#, "truncated_json"),
+            (r#"{"a": 1."#, "truncated_json"),
+            (r#"{"a": 1e+"#, "truncated_json"),
+            (r#"{"a""#, "truncated_json"),
+            (r#"{"a":"#, "truncated_json"),
+            ("{", "truncated_json"),
+        ]);
+        let Err(e) = repair_arguments(r#"{"a":"b",c":"d"}"#) else { panic!("repaired") };
+        assert_eq!(e.detail, "expected a quoted key, found `c` at line 1 column 10");
+        let Err(e) = repair_arguments("{\"command\":[\"bash\",\n\"find") else { panic!("repaired") };
+        assert_eq!(e.detail, "the text ends inside a string at line 2 column 6");
+    }
+
+    #[test]
+    fn valid_json_that_is_not_an_object_is_refused() {
+        for (raw, received, detail) in [
+            ("[1,2,3]", "[1,2,3]", "the arguments are an array, not an object"),
+            ("null", "null", "the arguments are null, not an object"),
+            ("42", "42", "the arguments are a number, not an object"),
+            (r#""just text""#, r#""just text""#, "the arguments are a string, not an object"),
+            (r#""""#, r#""""#, "the arguments are a string, not an object"),
+            (r#""[1]""#, r#""[1]""#, "the arguments are a string, not an object"),
+            ("[1,2,]", "[1,2]", "the arguments are an array, not an object"),
+            ("None", "null", "the arguments are null, not an object"),
+        ] {
+            assert_eq!(
+                repair_arguments(raw).map(|r| r.value),
+                Err(ArgumentError {
+                    pointer: String::new(),
+                    rule: "not_an_object".into(),
+                    expected: "a JSON object".into(),
+                    received: Some(received.into()),
+                    detail: detail.into(),
+                }),
+                "{raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn several_repairs_give_one_warning_each_outermost_first() {
+        check_repairs(&[(
+            "```json\n{'a': [1,], 'p': 'C:\\dir'}\n```\n<|call|>",
+            json!({"a": [1], "p": r"C:\dir"}),
+            &[
+                "code_fence_removed",
+                "special_token_removed",
+                "python_literal",
+                "trailing_comma_removed",
+                "invalid_escape_repaired",
+            ],
+        )]);
+    }
+
+    #[test]
+    fn parse_lenient_lists_each_leniency_once_in_first_seen_order() {
+        let lenient = parse_lenient(r#"{"a": [True, 'x', 'y',], "b": "\q\q", "c": False, 'd': 1,}"#);
+        let Ok(Lenient { value, leniencies }) = lenient else { panic!("{lenient:?}") };
+        assert_eq!(value, json!({"a": [true, "x", "y"], "b": r"\q\q", "c": false, "d": 1}));
+        assert_eq!(
+            leniencies,
+            [Leniency::PythonLiteral, Leniency::SingleQuotes, Leniency::TrailingComma, Leniency::InvalidEscape]
+        );
+        assert!(matches!(parse_lenient(r#"{"a":"b",c":"d"}"#), Err(LenientError::Syntax { .. })));
+        assert!(matches!(parse_lenient(r#"{"a": ["#), Err(LenientError::Truncated { .. })));
+        assert!(matches!(parse_lenient(""), Err(LenientError::Truncated { .. })));
+        assert!(matches!(parse_lenient("1 2"), Err(LenientError::Syntax { .. })));
+        assert!(matches!(parse_lenient(" 1 "), Ok(Lenient { value: Value::Number(_), .. })));
+    }
+
+    #[test]
+    fn every_leniency_names_its_rule() {
+        let rules: Vec<&str> = [
+            Leniency::SingleQuotes,
+            Leniency::PythonLiteral,
+            Leniency::TrailingComma,
+            Leniency::InvalidEscape,
+            Leniency::EscapedSingleQuote,
+        ]
+        .into_iter()
+        .map(Leniency::rule)
+        .collect();
+        assert_eq!(
+            rules,
+            [
+                "python_literal",
+                "python_literal",
+                "trailing_comma_removed",
+                "invalid_escape_repaired",
+                "invalid_escape_repaired"
+            ]
+        );
+    }
+
+    #[test]
+    fn nesting_is_capped_at_128_levels() {
+        let nested = |levels: usize| format!("{{'a': {}{}}}", "[".repeat(levels - 1), "]".repeat(levels - 1));
+        let Ok((_, rules)) = outcome(&nested(MAX_DEPTH)) else { panic!("128 levels refused") };
+        assert_eq!(rules, whole(&["python_literal"]));
+        check_errors(&[(&nested(MAX_DEPTH + 1), "invalid_json")]);
+        let Err(e) = repair_arguments(&nested(MAX_DEPTH + 1)) else { panic!("129 levels read") };
+        assert_eq!(e.detail, "nesting deeper than 128 levels at line 1 column 134");
+        check_errors(&[(&"[".repeat(1_000_000), "invalid_json"), (&"{\"a\":".repeat(100_000), "invalid_json")]);
+    }
+
+    /// Every prefix and many mutations of tricky inputs: errors, never a panic.
+    #[test]
+    fn no_input_panics() {
+        let corpus = [
+            "```json\n{'a': [1,], \"p\": \"C:\\dir\\u00e9\\ud83d\\ude00\"}\n```\n<|call|></tool_call>",
+            "\"{\\\"shop_name\\\": \\\"A店\\\"}\"",
+            "{\"a\":1}{\"a\":1}<｜end▁of▁sentence｜>",
+            "{'a': {'b': None, 'c': False, 'd': -1.5e-3, 'e': [True, null, \"\\'\"]}}",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let alphabet: Vec<char> = "{}[]\"',:\\u0Ee+-.tTfFnN <|>/`\n\u{e9}店".chars().collect();
+        for text in corpus {
+            for (cut, _) in text.char_indices() {
+                let _ = repair_arguments(&text[..cut]);
+                let _ = parse_lenient(&text[cut..]);
+            }
+            for _ in 0..2000 {
+                let mut chars: Vec<char> = text.chars().collect();
+                for _ in 0..1 + next() % 4 {
+                    let at = (next() as usize) % chars.len();
+                    let c = alphabet[(next() as usize) % alphabet.len()];
+                    match next() % 3 {
+                        0 => chars[at] = c,
+                        1 => chars.insert(at, c),
+                        _ => {
+                            chars.remove(at);
+                        }
+                    }
+                }
+                let mutated: String = chars.into_iter().collect();
+                let _ = repair_arguments(&mutated);
+            }
+        }
+    }
+
+    /// A megabyte of arguments needing every repair is read in linear time.
+    #[test]
+    fn a_megabyte_is_read_in_linear_time() {
+        let item = r"{'path': 'C:\dir\file.txt', 'ok': True, 'n': [1, 2.5, -3,],},";
+        let body = item.repeat(1_000_000 / item.len());
+        let inputs = [
+            format!("```json\n{{'items': [{body}]}}\n```<|call|>"),
+            format!("{{\"s\": \"{}\"}}", "\\q".repeat(500_000)),
+            format!("{{\"a\":1}}{}", "<|call|>".repeat(125_000)),
+            "{\"a\":1}".repeat(140_000),
+            format!("{{\"a\":1}}<|{}", "x".repeat(1_000_000)),
+            format!("{{'a': '{}", "é".repeat(500_000)),
+        ];
+        for input in &inputs {
+            let start = Instant::now();
+            let _ = repair_arguments(input);
+            let elapsed = start.elapsed();
+            assert!(elapsed < Duration::from_secs(1), "{elapsed:?} for {}", truncate(input));
+        }
+        let Ok(repaired) = repair_arguments(&inputs[0]) else { panic!("not repaired") };
+        assert_eq!(repaired.value["items"].as_array().map(Vec::len), Some(body.len() / item.len()));
+    }
+}
