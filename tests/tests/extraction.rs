@@ -55,7 +55,7 @@ fn unknown_keys_are_dropped_with_a_warning_naming_the_closest_parameter() {
 
 #[test]
 fn every_bad_field_is_reported_with_pointer_rule_expectation_and_received_value() {
-    let extraction = <book as DeclaredTool>::extract(r#"{"seats": 300, "tags": "vip"}"#);
+    let extraction = <book as DeclaredTool>::extract(r#"{"seats": 300, "tags": ["vip", {"x": 2}]}"#);
     let errors = extraction.value.unwrap_err();
     let summary: Vec<(String, String, String, Option<String>)> = errors
         .errors
@@ -67,17 +67,21 @@ fn every_bad_field_is_reported_with_pointer_rule_expectation_and_received_value(
         vec![
             ("/name".into(), "missing_required".into(), "a string".into(), None),
             ("/seats".into(), "invalid_value".into(), "an integer".into(), Some("300".into())),
-            ("/tags".into(), "invalid_type".into(), "a list of strings".into(), Some("\"vip\"".into())),
+            ("/tags/1".into(), "invalid_type".into(), "a string".into(), Some(r#"{"x":2}"#.into())),
         ]
     );
-    assert_eq!(extraction.arguments, Some(json!({"seats": 300, "tags": "vip"})));
+    assert_eq!(extraction.arguments, Some(json!({"seats": 300, "tags": ["vip", {"x": 2}]})));
     assert_eq!(
         errors.structured(),
         json!([
             {"type": "missing_required", "loc": ["name"], "msg": "expected a string", "input": null, "detail": "missing field `name`"},
             {"type": "invalid_value", "loc": ["seats"], "msg": "expected an integer", "input": "300", "detail": "invalid value: integer `300`, expected u8"},
-            {"type": "invalid_type", "loc": ["tags"], "msg": "expected a list of strings", "input": "\"vip\"", "detail": "invalid type: string \"vip\", expected a sequence"}
+            {"type": "invalid_type", "loc": ["tags", 1], "msg": "expected a string", "input": "{\"x\":2}", "detail": "invalid type: map, expected a string"}
         ])
+    );
+    assert_eq!(
+        errors.model_message("book"),
+        "The arguments for `book` were not accepted:\n- `name`: required, expected a string; it was missing.\n- `seats`: expected an integer; got 300.\n- `tags[1]`: expected a string; got {\"x\":2}.\nSend the corrected arguments to `book` again."
     );
 }
 

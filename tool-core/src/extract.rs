@@ -15,7 +15,8 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, 
 use serde_json::{Map, Value};
 
 use crate::call::{pointer_segment, received_text, truncate, ArgumentError, ArgumentErrors, Extraction, ParseWarning};
-use crate::model::ToolParameter;
+use crate::coerce;
+use crate::model::{ToolDefinition, ToolParameter};
 use crate::repair::{repair_arguments, Repaired};
 
 /// A type that can be a tool parameter: deserializable from owned JSON, described by a JSON
@@ -63,19 +64,20 @@ pub trait WireArgs: Sized + Send + 'static {
     ) -> Result<Self, Vec<ArgumentError>>;
 }
 
-/// Extracts typed arguments from `raw`, for a tool whose wire parameters are `parameters`.
+/// Extracts typed arguments from `raw` for the tool `definition` describes.
 pub fn extract<'r, A: WireArgs>(
     raw: &'r str,
-    parameters: &[ToolParameter],
+    definition: &ToolDefinition,
     names: &[&str],
     defaults: &A::Defaults,
 ) -> Extraction<'r, A> {
     let mut notes = KeyNotes::default();
     if let Some(value) = fast_path::<A>(raw, names, defaults, &mut notes) {
-        let warnings = if notes.is_empty() { Vec::new() } else { notes.warnings(parameters) };
+        let warnings = if notes.is_empty() { Vec::new() } else { notes.warnings(&definition.parameters) };
         return Extraction { raw, value: Ok(value), warnings, arguments: None };
     }
-    slow_path(raw, parameters, |object| A::from_object(object, parameters, defaults))
+    let parameters = &definition.parameters;
+    slow_path(raw, definition, |object| A::from_object(object, parameters, defaults))
 }
 
 /// What the fast path noticed about the keys: unknown names, and parameters given twice.
@@ -105,16 +107,23 @@ fn fast_path<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, not
     Some(value)
 }
 
-/// Reads `raw` as a JSON object and hands it to `read`, turning every failure into structured
-/// errors and every unknown key into a warning.
+/// Reads `raw` as a JSON object (repairing what can be repaired), converts it by the declared
+/// schema, and hands it to `read`; every repair, conversion and unknown key is a warning.
 pub(crate) fn slow_path<'r, T>(
     raw: &'r str,
-    parameters: &[ToolParameter],
+    definition: &ToolDefinition,
     read: impl FnOnce(&Map<String, Value>) -> Result<T, Vec<ArgumentError>>,
 ) -> Extraction<'r, T> {
-    match parse_object(raw, parameters) {
+    match parse_object(raw, definition) {
         Ok((object, warnings)) => {
-            let value = read(&object).map_err(|errors| ArgumentErrors { errors });
+            let value = read(&object).map_err(|mut errors| {
+                for error in &mut errors {
+                    if let Some(expected) = expected_at(&definition.input_schema, &error.pointer) {
+                        error.expected = expected;
+                    }
+                }
+                ArgumentErrors { errors }
+            });
             Extraction { raw, value, warnings, arguments: Some(Value::Object(object)) }
         }
         Err(error) => {
@@ -123,13 +132,57 @@ pub(crate) fn slow_path<'r, T>(
     }
 }
 
+/// What the schema expects at a pointer inside a parameter (`/items/0/qty`), in the model's
+/// words; `None` at the top level (the parameter's own description is right there) or when the
+/// schema does not say.
+fn expected_at(input_schema: &Value, pointer: &str) -> Option<String> {
+    let empty = Map::new();
+    let defs = input_schema.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
+    let mut segments = pointer.split('/').skip(1).map(|s| s.replace("~1", "/").replace("~0", "~"));
+    let mut schema = input_schema.get("properties")?.get(segments.next()?)?;
+    let mut nested = false;
+    for segment in segments {
+        nested = true;
+        let resolved = crate::shape::without_null(crate::shape::resolve(schema, defs), defs);
+        schema = match segment.parse::<usize>() {
+            Ok(i) => resolved
+                .get("prefixItems")
+                .and_then(|p| p.get(i))
+                .or_else(|| resolved.get("items"))
+                .or_else(|| resolved.get("properties").and_then(|p| p.get(&segment)))?,
+            Err(_) => resolved
+                .get("properties")
+                .and_then(|p| p.get(&segment))
+                .or_else(|| resolved.get("additionalProperties").filter(|a| a.is_object()))?,
+        };
+    }
+    if !nested {
+        return None;
+    }
+    let shape = crate::shape::shape_of(schema, defs);
+    let parameter = ToolParameter {
+        name: String::new(),
+        value_kind: shape.kind,
+        cardinality: shape.cardinality,
+        required: true,
+        description: String::new(),
+        enum_constraint: shape
+            .allowed_values
+            .map(|allowed_values| crate::EnumConstraint { allowed_values, case_sensitive: false }),
+        example: None,
+        default: None,
+    };
+    Some(parameter.expected())
+}
+
 /// The type-independent half of the slow path (compiled once, not per tool): the arguments
 /// object and the warnings about its keys, or why there is no object.
 fn parse_object(
     raw: &str,
-    parameters: &[ToolParameter],
+    definition: &ToolDefinition,
 ) -> Result<(Map<String, Value>, Vec<ParseWarning>), ArgumentError> {
-    let Repaired { value, mut warnings } = repair_arguments(raw)?;
+    let parameters = &definition.parameters;
+    let Repaired { value, warnings: repairs } = repair_arguments(raw)?;
     // `repair_arguments` gives objects only; this stays as the last line of defence.
     let Value::Object(object) = value else {
         return Err(ArgumentError {
@@ -140,7 +193,10 @@ fn parse_object(
             detail: format!("the arguments are {}, not an object", json_type_name(&value)),
         });
     };
-    // The repairs of the raw text come first, then the keys no parameter declares.
+    let mut object = object;
+    let mut warnings = coerce::coerce_arguments(&mut object, &definition.input_schema, parameters);
+    // The repairs of the raw text come first.
+    warnings.splice(0..0, repairs);
     warnings.extend(
         object
             .keys()
@@ -207,21 +263,37 @@ pub fn read_element<T: ToolParam>(
                 }
             },
         },
-        Some(value) => match T::deserialize(value) {
+        Some(value) => match serde_path_to_error::deserialize::<_, T>(value) {
             Ok(typed) => Some(typed),
             Err(e) => {
-                let detail = e.to_string();
+                // Point at the element that failed, not the whole parameter.
+                let inner = inner_pointer(e.path());
+                let received = value.pointer(&inner).unwrap_or(value);
+                let detail = e.into_inner().to_string();
                 errors.push(ArgumentError {
-                    pointer,
+                    pointer: pointer + &inner,
                     rule: serde_rule(&detail).into(),
                     expected: parameter.expected(),
-                    received: Some(received_text(value)),
+                    received: Some(received_text(received)),
                     detail,
                 });
                 None
             }
         },
     }
+}
+
+/// The JSON pointer (relative to the parameter) of a deserialization error's path.
+fn inner_pointer(path: &serde_path_to_error::Path) -> String {
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            serde_path_to_error::Segment::Seq { index } => pointer.push_str(&format!("/{index}")),
+            serde_path_to_error::Segment::Map { key } => pointer.push_str(&format!("/{}", pointer_segment(key))),
+            serde_path_to_error::Segment::Enum { .. } | serde_path_to_error::Segment::Unknown => {}
+        }
+    }
+    pointer
 }
 
 /// Maps serde's error wording onto our rule ids.

@@ -36,6 +36,7 @@
 
 mod call;
 mod catalog;
+mod coerce;
 mod context;
 mod executor;
 mod extract;

@@ -155,6 +155,11 @@ fn token_text(value: &Value) -> String {
     }
 }
 
+/// The schema without its `null` alternative, when it has one.
+pub(crate) fn without_null<'a>(schema: &'a Value, defs: &'a Map<String, Value>) -> &'a Value {
+    strip_null(schema, defs).0
+}
+
 /// Removes a `null` alternative: `type: [T, "null"]`, or `anyOf: [X, {type: null}]`.
 fn strip_null<'a>(schema: &'a Value, defs: &'a Map<String, Value>) -> (&'a Value, bool) {
     if let Some(Value::Array(types)) = schema.get("type") {

@@ -99,7 +99,7 @@ pub trait DeclaredTool: Sized + 'static {
 }
 
 fn extract_declared<'r, T: DeclaredTool>(raw: &'r str, definition: &ToolDefinition) -> Extraction<'r, T::Args> {
-    extract::extract::<T::Args>(raw, &definition.parameters, T::declaration().param_names, &T::defaults())
+    extract::extract::<T::Args>(raw, definition, T::declaration().param_names, &T::defaults())
 }
 
 /// The struct form's body: `#[tool] struct CheckAvailability { .. }` plus this impl.
@@ -261,7 +261,7 @@ impl Tool for DynamicTool {
 
     fn bind(&self, request: &mut ToolCallRequest) -> Result<Invocation, ArgumentErrors> {
         let parameters = &self.definition.parameters;
-        let extraction = extract::slow_path(&request.raw_arguments, parameters, |object| {
+        let extraction = extract::slow_path(&request.raw_arguments, &self.definition, |object| {
             let missing: Vec<ArgumentError> = parameters
                 .iter()
                 .filter(|p| p.required && !object.contains_key(&p.name))

@@ -1,0 +1,302 @@
+//! Lenient in: real tool-call arguments from public issue trackers of LLM frameworks, each with
+//! its exact outcome: the typed value and the warnings, or the errors.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tool_core::prelude::*;
+use tool_core::Extraction;
+
+/// (pointer, rule) of each warning.
+fn warnings<T>(extraction: &Extraction<'_, T>) -> Vec<(String, String)> {
+    extraction.warnings.iter().map(|w| (w.pointer.clone(), w.rule.clone())).collect()
+}
+
+/// (pointer, rule) of each error.
+fn errors<T: std::fmt::Debug>(extraction: Extraction<'_, T>) -> Vec<(String, String)> {
+    extraction.value.unwrap_err().errors.into_iter().map(|e| (e.pointer, e.rule)).collect()
+}
+
+fn at(pointer: &str, rule: &str) -> (String, String) {
+    (pointer.to_owned(), rule.to_owned())
+}
+
+/// Assign an issue.
+#[tool]
+fn assign(assignees: Vec<String>) -> String {
+    assignees.join(",")
+}
+
+#[test]
+fn a_list_sent_as_json_text_is_decoded() {
+    let e = <assign as DeclaredTool>::extract(r#"{"assignees": "[\"u1\",\"u2\"]"}"#);
+    assert_eq!(warnings(&e), vec![at("/assignees", "json_string_decoded")]);
+    assert_eq!(e.value.unwrap(), (vec!["u1".to_owned(), "u2".to_owned()],));
+}
+
+/// Fetch files.
+#[tool]
+fn fetch(
+    #[param(rename = "maxBytes")] max_bytes: u64,
+    paths: Vec<String>,
+    headers: BTreeMap<String, String>,
+) -> String {
+    format!("{max_bytes} {paths:?} {headers:?}")
+}
+
+#[test]
+fn numbers_lists_and_maps_sent_as_text_are_converted_by_their_declared_types() {
+    let e = <fetch as DeclaredTool>::extract(
+        r#"{"maxBytes":"200000","paths":"[\"img/a.png\"]","headers":"{\"User-Agent\":\"x\"}"}"#,
+    );
+    assert_eq!(
+        warnings(&e),
+        vec![
+            at("/maxBytes", "string_to_integer"),
+            at("/paths", "json_string_decoded"),
+            at("/headers", "json_string_decoded")
+        ]
+    );
+    let (max_bytes, paths, headers) = e.value.unwrap();
+    assert_eq!(max_bytes, 200_000);
+    assert_eq!(paths, vec!["img/a.png".to_owned()]);
+    assert_eq!(headers, BTreeMap::from([("User-Agent".to_owned(), "x".to_owned())]));
+}
+
+/// Search the web.
+#[tool]
+fn web_search(#[param(rename = "maxResults")] max_results: u32) -> u32 {
+    max_results
+}
+
+#[test]
+fn an_integer_sent_as_text_is_converted() {
+    let e = <web_search as DeclaredTool>::extract(r#"{"maxResults":"5"}"#);
+    assert_eq!(warnings(&e), vec![at("/maxResults", "string_to_integer")]);
+    assert_eq!(e.value.unwrap(), (5,));
+}
+
+#[test]
+fn an_integral_float_for_an_integer_is_converted() {
+    let e = <web_search as DeclaredTool>::extract(r#"{"maxResults": 3.0}"#);
+    assert_eq!(warnings(&e), vec![at("/maxResults", "float_to_integer")]);
+    assert_eq!(e.value.unwrap(), (3,));
+}
+
+/// An order line.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Line {
+    name: String,
+    qty: u32,
+}
+
+/// Place an order.
+#[tool]
+fn order(items: Vec<Line>) -> String {
+    format!("{items:?}")
+}
+
+#[test]
+fn a_nested_list_of_objects_sent_as_text_is_decoded_and_its_fields_converted() {
+    let e = <order as DeclaredTool>::extract(
+        r#"{"items": "[{\"name\":\"tea\",\"qty\":\"2\"},{\"name\":\"cake\",\"qty\":1}]"}"#,
+    );
+    assert_eq!(warnings(&e), vec![at("/items", "json_string_decoded"), at("/items/0/qty", "string_to_integer")]);
+    assert_eq!(e.value.unwrap(), (vec![Line { name: "tea".into(), qty: 2 }, Line { name: "cake".into(), qty: 1 }],));
+}
+
+/// Open a shop.
+#[tool]
+fn open_shop(shop_name: String) -> String {
+    shop_name
+}
+
+#[test]
+fn arguments_encoded_twice_are_decoded() {
+    let e = <open_shop as DeclaredTool>::extract(r#""{\"shop_name\": \"A店\"}""#);
+    assert_eq!(warnings(&e), vec![at("", "double_encoded_arguments")]);
+    assert_eq!(e.value.unwrap(), ("A店".to_owned(),));
+}
+
+#[test]
+fn a_fenced_object_and_a_trailing_special_token_are_repaired() {
+    let fenced = <open_shop as DeclaredTool>::extract("```json\n{\"shop_name\": \"B\"}\n```");
+    assert_eq!(warnings(&fenced), vec![at("", "code_fence_removed")]);
+    assert_eq!(fenced.value.unwrap(), ("B".to_owned(),));
+    let token = <open_shop as DeclaredTool>::extract(r#"{"shop_name":"C"}<|call|>"#);
+    assert_eq!(warnings(&token), vec![at("", "special_token_removed")]);
+    assert_eq!(token.value.unwrap(), ("C".to_owned(),));
+}
+
+/// Theme preferences.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Theme {
+    Light,
+    Dark,
+}
+
+/// Write a post.
+#[tool]
+fn write_post(tags: Vec<String>, theme: Theme, verbose: bool) -> String {
+    format!("{tags:?} {theme:?} {verbose}")
+}
+
+#[test]
+fn python_literals_are_read() {
+    let e = <write_post as DeclaredTool>::extract("{'tags': ['python','tutorial'], 'theme': 'dark', 'verbose': True}");
+    assert_eq!(warnings(&e), vec![at("", "python_literal")]);
+    assert_eq!(e.value.unwrap(), (vec!["python".to_owned(), "tutorial".to_owned()], Theme::Dark, true));
+}
+
+/// Annotate.
+#[tool]
+fn annotate(note: Option<String>, page: Option<u32>) -> String {
+    format!("{note:?} {page:?}")
+}
+
+#[test]
+fn none_is_kept_as_text_for_a_string_and_absent_for_a_number() {
+    let e = <annotate as DeclaredTool>::extract(r#"{"note": "None", "page": "None"}"#);
+    assert_eq!(warnings(&e), vec![at("/page", "null_literal")]);
+    assert_eq!(e.value.unwrap(), (Some("None".to_owned()), None));
+}
+
+#[test]
+fn empty_arguments_are_an_empty_object_for_a_tool_whose_parameters_are_optional() {
+    let e = <annotate as DeclaredTool>::extract("");
+    assert_eq!(warnings(&e), vec![at("", "empty_arguments")]);
+    assert_eq!(e.value.unwrap(), (None, None));
+    let required = <open_shop as DeclaredTool>::extract("");
+    assert_eq!(errors(required), vec![at("/shop_name", "missing_required")]);
+}
+
+#[test]
+fn broken_json_is_an_error_never_an_empty_object() {
+    assert_eq!(errors(<open_shop as DeclaredTool>::extract(r#"{"a":"b",c":"d"}"#)), vec![at("", "invalid_json")]);
+    assert_eq!(
+        errors(<open_shop as DeclaredTool>::extract("Sure! I will open the shop now.")),
+        vec![at("", "invalid_json")]
+    );
+}
+
+/// Run a command.
+#[tool]
+fn run_command(command: Vec<String>) -> String {
+    command.join(" ")
+}
+
+#[test]
+fn truncated_json_is_an_error_that_keeps_the_text() {
+    let raw = r#"{"command":["bash","-lc","find"#;
+    let e = <run_command as DeclaredTool>::extract(raw);
+    let error = &e.value.as_ref().unwrap_err().errors[0];
+    assert_eq!((error.rule.as_str(), error.received.as_deref()), ("truncated_json", Some(raw)));
+}
+
+/// Open a file.
+#[tool]
+fn open_file(f: String) -> String {
+    f
+}
+
+#[test]
+fn identical_concatenated_objects_merge_and_different_ones_are_refused() {
+    let same = <open_file as DeclaredTool>::extract(r#"{"f":"a.ts"}{"f":"a.ts"}"#);
+    assert_eq!(warnings(&same), vec![at("", "identical_objects_merged")]);
+    assert_eq!(same.value.unwrap(), ("a.ts".to_owned(),));
+    assert_eq!(
+        errors(<open_file as DeclaredTool>::extract(r#"{"f":"a.ts"}{"f":"b.ts"}"#)),
+        vec![at("", "multiple_objects")]
+    );
+}
+
+/// Read a file.
+#[tool]
+fn read_file(path: String) -> String {
+    path
+}
+
+#[test]
+fn a_wrong_key_is_dropped_with_the_closest_name_and_the_missing_parameter_is_an_error() {
+    let e = <read_file as DeclaredTool>::extract(r#"{"relative_path": "src/main.rs"}"#);
+    assert_eq!(warnings(&e), vec![at("/relative_path", "unknown_parameter")]);
+    assert_eq!(e.warnings[0].action, "ignored; did you mean `path`?");
+    assert_eq!(errors(e), vec![at("/path", "missing_required")]);
+}
+
+#[test]
+fn a_wrapper_key_around_fitting_arguments_is_unwrapped() {
+    let e = <read_file as DeclaredTool>::extract(r#"{"_": {"path": "src/lib.rs"}}"#);
+    assert_eq!(warnings(&e), vec![at("/_", "wrapper_unwrapped")]);
+    assert_eq!(e.value.unwrap(), ("src/lib.rs".to_owned(),));
+}
+
+/// A customer lifecycle stage.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Lifecycle {
+    Lead,
+    Customer,
+}
+
+/// Update a contact.
+#[tool]
+fn update_contact(lifecycle: Lifecycle) -> String {
+    format!("{lifecycle:?}")
+}
+
+#[test]
+fn an_enum_token_differing_only_in_case_is_normalised() {
+    let e = <update_contact as DeclaredTool>::extract(r#"{"lifecycle":"Customer"}"#);
+    assert_eq!(warnings(&e), vec![at("/lifecycle", "enum_case_normalized")]);
+    assert_eq!(e.value.unwrap(), (Lifecycle::Customer,));
+    let refused = <update_contact as DeclaredTool>::extract(r#"{"lifecycle":"vip"}"#);
+    let error = &refused.value.as_ref().unwrap_err().errors[0];
+    assert_eq!((error.rule.as_str(), error.expected.as_str()), ("not_allowed", "one of: `lead`, `customer`"));
+}
+
+#[test]
+fn arguments_that_are_not_an_object_are_refused() {
+    assert_eq!(errors(<annotate as DeclaredTool>::extract("[1,2,3]")), vec![at("", "not_an_object")]);
+    assert_eq!(errors(<annotate as DeclaredTool>::extract("null")), vec![at("", "not_an_object")]);
+}
+
+/// Attach files.
+#[tool]
+fn attach(files: String) -> String {
+    files
+}
+
+#[test]
+fn invalid_escapes_in_windows_paths_are_kept_as_backslashes() {
+    let e = <attach as DeclaredTool>::extract(r#"{"files": "E:\Chat gpt\a.md"}"#);
+    assert_eq!(warnings(&e), vec![at("", "invalid_escape_repaired")]);
+    assert_eq!(e.value.unwrap(), (r"E:\Chat gpt\a.md".to_owned(),));
+}
+
+/// Run a shell command.
+#[tool]
+fn shell(command: String) -> String {
+    command
+}
+
+#[test]
+fn text_that_looks_like_a_boolean_stays_text_for_a_string_parameter() {
+    let e = <shell as DeclaredTool>::extract(r#"{"command":"true"}"#);
+    assert!(e.warnings.is_empty());
+    assert_eq!(e.value.unwrap(), ("true".to_owned(),));
+    let e = <shell as DeclaredTool>::extract(r#"{"command":true}"#);
+    assert_eq!(warnings(&e), vec![at("/command", "literal_to_string")]);
+    assert_eq!(e.value.unwrap(), ("true".to_owned(),));
+}
+
+#[test]
+fn the_converted_arguments_object_is_kept_beside_the_raw_text() {
+    let raw = r#"{"maxResults":"5"}"#;
+    let e = <web_search as DeclaredTool>::extract(raw);
+    assert_eq!(e.raw, raw);
+    assert_eq!(e.arguments, Some(json!({"maxResults": 5})));
+}

@@ -1,0 +1,634 @@
+//! Lenient in: converts an arguments object toward its declared schema, by the declared type and
+//! never by the value's look, recording a [`ParseWarning`] (with the JSON pointer) for each
+//! change.
+//!
+//! It only rewrites values it can convert exactly as the rules say; anything else is left as
+//! it arrived, for the typed read to refuse with a precise error. It never drops data silently
+//! and never runs the tool.
+
+use serde_json::{Map, Number, Value};
+
+use crate::call::{pointer_segment, received_text, ParseWarning};
+use crate::model::ToolParameter;
+use crate::shape::resolve;
+
+/// Converts the top-level parameters of `object` by their property schemas in `input_schema`.
+pub(crate) fn coerce_arguments(
+    object: &mut Map<String, Value>,
+    input_schema: &Value,
+    parameters: &[ToolParameter],
+) -> Vec<ParseWarning> {
+    let empty = Map::new();
+    let defs = input_schema.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
+    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else { return Vec::new() };
+    let mut coercer = Coercer { defs, path: String::new(), warnings: Vec::new() };
+    coercer.unwrap_wrapper(object, properties);
+    for (name, schema) in properties {
+        if let Some(value) = object.get_mut(name) {
+            let case_sensitive = parameters
+                .iter()
+                .find(|p| &p.name == name)
+                .and_then(|p| p.enum_constraint.as_ref())
+                .is_some_and(|e| e.case_sensitive);
+            coercer.enter(name);
+            coercer.value(value, schema, case_sensitive);
+            coercer.leave();
+        }
+    }
+    coercer.warnings
+}
+
+/// Keys models wrap the real arguments in.
+const WRAPPER_KEYS_HINT: &str = "the parameters at the top level";
+
+struct Coercer<'a> {
+    defs: &'a Map<String, Value>,
+    /// The JSON pointer of the value being converted.
+    path: String,
+    warnings: Vec<ParseWarning>,
+}
+
+/// What a schema declares, once `$ref`s and a `null` alternative are set aside.
+struct Declared<'a> {
+    schema: &'a Value,
+    nullable: bool,
+}
+
+impl<'a> Coercer<'a> {
+    fn enter(&mut self, segment: &str) {
+        self.path.push('/');
+        self.path.push_str(&pointer_segment(segment));
+    }
+
+    fn leave(&mut self) {
+        let cut = self.path.rfind('/').unwrap_or(0);
+        self.path.truncate(cut);
+    }
+
+    fn warn(&mut self, rule: &str, expected: &str, received: &Value, action: String) {
+        self.warnings.push(ParseWarning {
+            pointer: self.path.clone(),
+            rule: rule.to_owned(),
+            expected: expected.to_owned(),
+            received: received_text(received),
+            action,
+        });
+    }
+
+    /// `{"arguments": {...}}` or `{"_": {...}}`: one undeclared key whose object holds only
+    /// declared parameters is the real arguments object.
+    fn unwrap_wrapper(&mut self, object: &mut Map<String, Value>, properties: &Map<String, Value>) {
+        if object.len() != 1 {
+            return;
+        }
+        let Some((key, inner)) = object.iter().next() else { return };
+        if properties.contains_key(key) {
+            return;
+        }
+        let inner_object = match inner {
+            Value::Object(map) => Some(map.clone()),
+            Value::String(text) => match serde_json::from_str::<Value>(text) {
+                Ok(Value::Object(map)) => Some(map),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(inner_object) = inner_object else { return };
+        if inner_object.is_empty() || !inner_object.keys().all(|k| properties.contains_key(k)) {
+            return;
+        }
+        let key = key.clone();
+        let received = Value::Object(object.clone());
+        *object = inner_object;
+        self.enter(&key);
+        self.warn(
+            "wrapper_unwrapped",
+            WRAPPER_KEYS_HINT,
+            &received,
+            format!("used the object under `{key}` as the arguments"),
+        );
+        self.leave();
+    }
+
+    /// Resolves references and a `null` alternative (`type: [T, "null"]`, `anyOf: [X, null]`).
+    fn declared(&self, schema: &'a Value) -> Declared<'a> {
+        let schema = resolve(schema, self.defs);
+        if let Some(Value::Array(types)) = schema.get("type") {
+            if types.iter().any(|t| t == "null") {
+                return Declared { schema, nullable: true };
+            }
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = schema.get(key) {
+                let non_null: Vec<&Value> =
+                    branches.iter().filter(|b| !is_null_schema(resolve(b, self.defs))).collect();
+                if non_null.len() + 1 == branches.len() && non_null.len() == 1 {
+                    let inner = self.declared(non_null[0]);
+                    return Declared { schema: inner.schema, nullable: true };
+                }
+            }
+        }
+        if let Some(Value::Array(all)) = schema.get("allOf") {
+            if all.len() == 1 {
+                return self.declared(&all[0]);
+            }
+        }
+        Declared { schema, nullable: false }
+    }
+
+    fn value(&mut self, value: &mut Value, schema: &'a Value, case_sensitive: bool) {
+        let Declared { schema, nullable } = self.declared(schema);
+        let kind = primary_type(schema);
+
+        if nullable && kind != Some("string") {
+            if let Value::String(text) = value {
+                if is_null_word(text) {
+                    let received = value.clone();
+                    *value = Value::Null;
+                    self.warn("null_literal", "a value or null", &received, "read as null (absent)".into());
+                    return;
+                }
+            }
+        }
+        if value.is_null() {
+            return;
+        }
+        if let Some(allowed) = enum_tokens(schema, self.defs) {
+            self.enum_token(value, &allowed, case_sensitive);
+            return;
+        }
+        match kind {
+            Some("boolean") => self.boolean(value),
+            Some("integer") => self.integer(value),
+            Some("number") => self.number(value),
+            Some("string") => self.string(value),
+            Some("array") => self.array(value, schema, case_sensitive),
+            Some("object") => self.object(value, schema),
+            _ => {}
+        }
+    }
+
+    fn boolean(&mut self, value: &mut Value) {
+        let converted = match value {
+            Value::String(text) => match text.trim().to_ascii_lowercase().as_str() {
+                "true" => Some((true, "string_to_boolean")),
+                "false" => Some((false, "string_to_boolean")),
+                _ => None,
+            },
+            Value::Number(n) => match n.as_f64() {
+                Some(0.0) => Some((false, "number_to_boolean")),
+                Some(1.0) => Some((true, "number_to_boolean")),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((b, rule)) = converted {
+            let received = std::mem::replace(value, Value::Bool(b));
+            self.warn(rule, "a boolean", &received, format!("converted to {b}"));
+        }
+    }
+
+    fn integer(&mut self, value: &mut Value) {
+        let (number, rule) = match value {
+            Value::Number(n) if n.is_i64() || n.is_u64() => return,
+            Value::Number(n) => match n.as_f64() {
+                Some(f) => (f, None),
+                None => return,
+            },
+            Value::String(text) => match parse_number_text(text) {
+                Some(f) => (f, Some("string_to_integer")),
+                None => return,
+            },
+            _ => return,
+        };
+        if let Some(exact) = exact_integer(value) {
+            let received = std::mem::replace(value, exact);
+            self.warn(rule.unwrap_or("float_to_integer"), "an integer", &received, format!("converted to {value}"));
+            return;
+        }
+        let truncated = number.trunc();
+        if let Some(integer) = integer_value(truncated) {
+            let received = std::mem::replace(value, integer);
+            let rule = if rule.is_some() { "string_to_integer" } else { "float_truncated" };
+            self.warn(rule, "an integer", &received, format!("truncated to {value}"));
+        }
+    }
+
+    fn number(&mut self, value: &mut Value) {
+        let Value::String(text) = value else { return };
+        let Some(f) = parse_number_text(text) else { return };
+        let converted =
+            integer_value(f).filter(|_| f.fract() == 0.0).or_else(|| Number::from_f64(f).map(Value::Number));
+        if let Some(converted) = converted {
+            let received = std::mem::replace(value, converted);
+            self.warn("string_to_number", "a number", &received, format!("converted to {value}"));
+        }
+    }
+
+    fn string(&mut self, value: &mut Value) {
+        let text = match value {
+            Value::Bool(b) => b.to_string(),
+            Value::Number(n) => n.to_string(),
+            _ => return,
+        };
+        let received = std::mem::replace(value, Value::String(text));
+        self.warn("literal_to_string", "a string", &received, format!("kept as the text {value}"));
+    }
+
+    fn enum_token(&mut self, value: &mut Value, allowed: &[Value], case_sensitive: bool) {
+        if allowed.contains(value) {
+            return;
+        }
+        let as_text = match value {
+            Value::String(s) => s.trim().to_owned(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            _ => return,
+        };
+        let expected = format!(
+            "one of: {}",
+            allowed.iter().map(|v| format!("`{}`", token_text(v))).collect::<Vec<_>>().join(", ")
+        );
+        // The same token as text (a number sent as a string or the reverse), or the one token
+        // differing only in case.
+        let exact: Vec<&Value> = allowed.iter().filter(|a| token_text(a) == as_text).collect();
+        let (found, rule) = if exact.len() == 1 {
+            (exact[0], "enum_token_retyped")
+        } else if case_sensitive {
+            return;
+        } else {
+            let folded: Vec<&Value> =
+                allowed.iter().filter(|a| token_text(a).to_lowercase() == as_text.to_lowercase()).collect();
+            if folded.len() != 1 {
+                return;
+            }
+            (folded[0], "enum_case_normalized")
+        };
+        let received = std::mem::replace(value, found.clone());
+        self.warn(rule, &expected, &received, format!("read as {value}"));
+    }
+
+    fn array(&mut self, value: &mut Value, schema: &'a Value, case_sensitive: bool) {
+        match value {
+            Value::Array(_) => {}
+            Value::String(text) => match decode_text(text) {
+                Some(decoded @ Value::Array(_)) => {
+                    let received = std::mem::replace(value, decoded);
+                    self.warn(
+                        "json_string_decoded",
+                        "an array",
+                        &received,
+                        "decoded the JSON text inside the string".into(),
+                    );
+                }
+                _ => self.wrap(value),
+            },
+            Value::Object(_) | Value::Number(_) | Value::Bool(_) => self.wrap(value),
+            Value::Null => return,
+        }
+        let Value::Array(items) = value else { return };
+        if let Some(prefix) = schema.get("prefixItems").and_then(Value::as_array) {
+            for (i, (item, item_schema)) in items.iter_mut().zip(prefix).enumerate() {
+                self.enter(&i.to_string());
+                self.value(item, item_schema, case_sensitive);
+                self.leave();
+            }
+        } else if let Some(item_schema) = schema.get("items") {
+            for (i, item) in items.iter_mut().enumerate() {
+                self.enter(&i.to_string());
+                self.value(item, item_schema, case_sensitive);
+                self.leave();
+            }
+        }
+    }
+
+    fn wrap(&mut self, value: &mut Value) {
+        let received = std::mem::replace(value, Value::Null);
+        *value = Value::Array(vec![received.clone()]);
+        self.warn("scalar_wrapped", "an array", &received, "wrapped in a one-element list".into());
+    }
+
+    fn object(&mut self, value: &mut Value, schema: &'a Value) {
+        if let Value::String(text) = value {
+            match decode_text(text) {
+                Some(decoded @ Value::Object(_)) => {
+                    let received = std::mem::replace(value, decoded);
+                    self.warn(
+                        "json_string_decoded",
+                        "an object",
+                        &received,
+                        "decoded the JSON text inside the string".into(),
+                    );
+                }
+                _ => return,
+            }
+        }
+        let Value::Object(map) = value else { return };
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+        let keys: Vec<String> = map.keys().cloned().collect();
+        for key in keys {
+            let field_schema = properties.and_then(|p| p.get(&key)).or(additional);
+            if let (Some(field_schema), Some(field)) = (field_schema, map.get_mut(&key)) {
+                self.enter(&key);
+                self.value(field, field_schema, false);
+                self.leave();
+            }
+        }
+    }
+}
+
+fn primary_type(schema: &Value) -> Option<&str> {
+    match schema.get("type")? {
+        Value::String(t) => Some(t),
+        Value::Array(types) => {
+            let mut non_null = types.iter().filter_map(Value::as_str).filter(|t| *t != "null");
+            let first = non_null.next();
+            if non_null.next().is_some() {
+                None
+            } else {
+                first
+            }
+        }
+        _ => None,
+    }
+}
+
+fn is_null_schema(schema: &Value) -> bool {
+    schema.get("type").is_some_and(|t| t == "null") || schema.get("const").is_some_and(Value::is_null)
+}
+
+/// The allowed tokens of an `enum`, a `const`, or `oneOf`/`anyOf` branches that are each one.
+fn enum_tokens(schema: &Value, defs: &Map<String, Value>) -> Option<Vec<Value>> {
+    if let Some(Value::Array(values)) = schema.get("enum") {
+        return Some(values.iter().filter(|v| !v.is_null()).cloned().collect());
+    }
+    if let Some(c) = schema.get("const") {
+        return Some(vec![c.clone()]);
+    }
+    let branches = schema.get("oneOf").or_else(|| schema.get("anyOf"))?.as_array()?;
+    let mut tokens = Vec::new();
+    for branch in branches {
+        let branch = resolve(branch, defs);
+        if is_null_schema(branch) {
+            continue;
+        }
+        tokens.extend(enum_tokens(branch, defs)?);
+    }
+    (!tokens.is_empty()).then_some(tokens)
+}
+
+fn token_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `null`, `None`, `nil` or an empty string, standing for "no value".
+fn is_null_word(text: &str) -> bool {
+    matches!(text.trim().to_ascii_lowercase().as_str(), "" | "null" | "none" | "nil")
+}
+
+/// A number written as text: `42`, ` 42 `, `+7`, `1e3`, `-2.5`. Infinities and NaN are not numbers.
+fn parse_number_text(text: &str) -> Option<f64> {
+    let trimmed = text.trim();
+    let unsigned = trimmed.strip_prefix('+').unwrap_or(trimmed);
+    if unsigned.is_empty()
+        || !unsigned.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
+    {
+        return None;
+    }
+    unsigned.parse::<f64>().ok().filter(|f| f.is_finite())
+}
+
+/// The value as an exact integer, when it is one (`3.0`, `"42"`, `"1e3"`).
+fn exact_integer(value: &Value) -> Option<Value> {
+    match value {
+        Value::String(text) => {
+            let trimmed = text.trim();
+            let unsigned = trimmed.strip_prefix('+').unwrap_or(trimmed);
+            if let Ok(i) = unsigned.parse::<i64>() {
+                return Some(Value::from(i));
+            }
+            if let Ok(u) = unsigned.parse::<u64>() {
+                return Some(Value::from(u));
+            }
+            parse_number_text(text).filter(|f| f.fract() == 0.0).and_then(integer_value)
+        }
+        Value::Number(n) => n.as_f64().filter(|f| f.fract() == 0.0).and_then(integer_value),
+        _ => None,
+    }
+}
+
+/// An integral float as a JSON integer, when it fits 64 bits.
+fn integer_value(f: f64) -> Option<Value> {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
+    if !f.is_finite() || f.fract() != 0.0 {
+        return None;
+    }
+    if (-LIMIT..LIMIT).contains(&f) {
+        // Exact: |f| < 2^63 and integral.
+        #[allow(clippy::cast_possible_truncation)]
+        return Some(Value::from(f as i64));
+    }
+    if (0.0..2.0 * LIMIT).contains(&f) {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        return Some(Value::from(f as u64));
+    }
+    None
+}
+
+/// JSON text inside a string (also Python-literal style), parsed once more.
+fn decode_text(text: &str) -> Option<Value> {
+    let trimmed = text.trim();
+    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        return None;
+    }
+    match serde_json::from_str::<Value>(trimmed) {
+        Ok(value) => Some(value),
+        Err(_) => crate::repair::parse_lenient(trimmed).ok().map(|lenient| lenient.value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Converts `{"p": input}` against a one-property schema; returns the value and the
+    /// (pointer, rule) of each warning.
+    fn convert(property: Value, input: Value) -> (Value, Vec<(String, String)>) {
+        let schema = json!({"type": "object", "properties": {"p": property}, "required": ["p"]});
+        let mut object = Map::from_iter([("p".to_owned(), input)]);
+        let warnings = coerce_arguments(&mut object, &schema, &[]);
+        (object.remove("p").unwrap_or(Value::Null), warnings.into_iter().map(|w| (w.pointer, w.rule)).collect())
+    }
+
+    fn rule(rule: &str) -> Vec<(String, String)> {
+        vec![("/p".to_owned(), rule.to_owned())]
+    }
+
+    #[test]
+    fn booleans_from_text_in_any_case_and_from_zero_or_one() {
+        let b = json!({"type": "boolean"});
+        assert_eq!(convert(b.clone(), json!(" TRUE ")), (json!(true), rule("string_to_boolean")));
+        assert_eq!(convert(b.clone(), json!("false")), (json!(false), rule("string_to_boolean")));
+        assert_eq!(convert(b.clone(), json!(1)), (json!(true), rule("number_to_boolean")));
+        assert_eq!(convert(b.clone(), json!(0)), (json!(false), rule("number_to_boolean")));
+        assert_eq!(convert(b.clone(), json!("yes")), (json!("yes"), vec![]));
+        assert_eq!(convert(b, json!(2)), (json!(2), vec![]));
+    }
+
+    #[test]
+    fn integers_from_text_integral_floats_and_truncated_floats() {
+        let i = json!({"type": "integer", "format": "uint32", "minimum": 0});
+        assert_eq!(convert(i.clone(), json!("42")), (json!(42), rule("string_to_integer")));
+        assert_eq!(convert(i.clone(), json!(" 42 ")), (json!(42), rule("string_to_integer")));
+        assert_eq!(convert(i.clone(), json!("+7")), (json!(7), rule("string_to_integer")));
+        assert_eq!(convert(i.clone(), json!("1e3")), (json!(1000), rule("string_to_integer")));
+        assert_eq!(convert(i.clone(), json!(3.0)), (json!(3), rule("float_to_integer")));
+        assert_eq!(convert(i.clone(), json!(3.7)), (json!(3), rule("float_truncated")));
+        assert_eq!(convert(i.clone(), json!(-3.7)), (json!(-3), rule("float_truncated")));
+        assert_eq!(convert(i.clone(), json!("3.7")), (json!(3), rule("string_to_integer")));
+        assert_eq!(convert(i.clone(), json!("many")), (json!("many"), vec![]));
+        assert_eq!(convert(i.clone(), json!("inf")), (json!("inf"), vec![]));
+        assert_eq!(
+            convert(i, json!(1e300)),
+            (json!(1e300), vec![]),
+            "out of any integer range: left for the typed read"
+        );
+    }
+
+    #[test]
+    fn numbers_from_text_but_not_infinity_or_nan() {
+        let n = json!({"type": "number"});
+        assert_eq!(convert(n.clone(), json!("2.5")), (json!(2.5), rule("string_to_number")));
+        assert_eq!(convert(n.clone(), json!("-4")), (json!(-4), rule("string_to_number")));
+        assert_eq!(convert(n.clone(), json!("nan")), (json!("nan"), vec![]));
+        assert_eq!(convert(n, json!("inf")), (json!("inf"), vec![]));
+    }
+
+    #[test]
+    fn strings_keep_literal_text_and_are_never_promoted() {
+        let s = json!({"type": "string"});
+        assert_eq!(convert(s.clone(), json!(true)), (json!("true"), rule("literal_to_string")));
+        assert_eq!(convert(s.clone(), json!(42)), (json!("42"), rule("literal_to_string")));
+        assert_eq!(convert(s.clone(), json!(2.5)), (json!("2.5"), rule("literal_to_string")));
+        assert_eq!(convert(s.clone(), json!("true")), (json!("true"), vec![]));
+        assert_eq!(convert(s, json!("null")), (json!("null"), vec![]));
+    }
+
+    #[test]
+    fn null_words_mean_absent_only_for_non_string_optionals() {
+        let opt_int = json!({"type": ["integer", "null"]});
+        assert_eq!(convert(opt_int.clone(), json!("None")), (Value::Null, rule("null_literal")));
+        assert_eq!(convert(opt_int.clone(), json!("null")), (Value::Null, rule("null_literal")));
+        assert_eq!(convert(opt_int, json!("")), (Value::Null, rule("null_literal")));
+        let opt_str = json!({"type": ["string", "null"]});
+        assert_eq!(convert(opt_str, json!("None")), (json!("None"), vec![]));
+        assert_eq!(convert(json!({"type": "integer"}), json!("None")), (json!("None"), vec![]), "not optional");
+    }
+
+    #[test]
+    fn lists_decode_json_text_and_wrap_scalars_then_convert_elements() {
+        let list = json!({"type": "array", "items": {"type": "integer"}});
+        assert_eq!(
+            convert(list.clone(), json!("[1, \"2\"]")),
+            (
+                json!([1, 2]),
+                vec![("/p".into(), "json_string_decoded".into()), ("/p/1".into(), "string_to_integer".into())]
+            )
+        );
+        assert_eq!(convert(list.clone(), json!(5)), (json!([5]), rule("scalar_wrapped")));
+        assert_eq!(
+            convert(list, json!("7")),
+            (json!([7]), vec![("/p".into(), "scalar_wrapped".into()), ("/p/0".into(), "string_to_integer".into())])
+        );
+        let strings = json!({"type": "array", "items": {"type": "string"}});
+        assert_eq!(convert(strings.clone(), json!("foo")), (json!(["foo"]), rule("scalar_wrapped")));
+        assert_eq!(convert(strings, json!("[\"u1\",\"u2\"]")), (json!(["u1", "u2"]), rule("json_string_decoded")));
+    }
+
+    #[test]
+    fn objects_and_maps_decode_json_and_python_text_and_convert_fields() {
+        let map = json!({"type": "object", "additionalProperties": {"type": "string"}});
+        assert_eq!(
+            convert(map.clone(), json!("{\"User-Agent\":\"x\"}")),
+            (json!({"User-Agent": "x"}), rule("json_string_decoded"))
+        );
+        assert_eq!(
+            convert(map, json!("{'a': 1}")),
+            (
+                json!({"a": "1"}),
+                vec![("/p".into(), "json_string_decoded".into()), ("/p/a".into(), "literal_to_string".into())]
+            )
+        );
+        let object = json!({"type": "object", "properties": {"n": {"type": "integer"}, "b": {"type": "boolean"}}});
+        assert_eq!(
+            convert(object, json!({"n": "3", "b": "TRUE"})),
+            (
+                json!({"n": 3, "b": true}),
+                vec![("/p/n".into(), "string_to_integer".into()), ("/p/b".into(), "string_to_boolean".into())]
+            )
+        );
+    }
+
+    #[test]
+    fn enum_tokens_are_normalised_only_when_unambiguous() {
+        let e = json!({"type": "string", "enum": ["customer", "partner", "Partner"]});
+        assert_eq!(convert(e.clone(), json!("Customer")), (json!("customer"), rule("enum_case_normalized")));
+        assert_eq!(convert(e.clone(), json!("PARTNER")), (json!("PARTNER"), vec![]), "two tokens fold to it");
+        assert_eq!(convert(e, json!("vendor")), (json!("vendor"), vec![]));
+        let numbered = json!({"oneOf": [{"const": 1}, {"const": 2}]});
+        assert_eq!(convert(numbered, json!("2")), (json!(2), rule("enum_token_retyped")));
+    }
+
+    #[test]
+    fn case_sensitive_parameters_keep_their_case() {
+        let schema = json!({"type": "object", "properties": {"p": {"type": "string", "enum": ["low"]}}});
+        let parameter = ToolParameter {
+            name: "p".into(),
+            value_kind: crate::ValueKind::EnumToken,
+            cardinality: crate::Cardinality::Single,
+            required: true,
+            description: String::new(),
+            enum_constraint: Some(crate::EnumConstraint { allowed_values: vec!["low".into()], case_sensitive: true }),
+            example: None,
+            default: None,
+        };
+        let mut object = Map::from_iter([("p".to_owned(), json!("LOW"))]);
+        assert!(coerce_arguments(&mut object, &schema, &[parameter]).is_empty());
+        assert_eq!(object["p"], json!("LOW"));
+    }
+
+    #[test]
+    fn a_single_wrapper_key_is_unwrapped_when_its_content_fits() {
+        let schema = json!({"type": "object", "properties": {"path": {"type": "string"}, "n": {"type": "integer"}}});
+        for wrapper in ["_", "arguments", "input"] {
+            let mut object = Map::from_iter([(wrapper.to_owned(), json!({"path": "a.md", "n": "2"}))]);
+            let warnings = coerce_arguments(&mut object, &schema, &[]);
+            assert_eq!(Value::Object(object), json!({"path": "a.md", "n": 2}));
+            let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_str())).collect();
+            assert_eq!(rules, vec![(format!("/{wrapper}").as_str(), "wrapper_unwrapped"), ("/n", "string_to_integer")]);
+        }
+        let mut unrelated = Map::from_iter([("other".to_owned(), json!({"x": 1}))]);
+        assert!(coerce_arguments(&mut unrelated, &schema, &[]).is_empty());
+        assert_eq!(unrelated["other"], json!({"x": 1}));
+    }
+
+    #[test]
+    fn references_and_nullable_references_are_followed() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"p": {"anyOf": [{"$ref": "#/$defs/Mode"}, {"type": "null"}]}},
+            "$defs": {"Mode": {"type": "string", "enum": ["fast", "slow"]}}
+        });
+        let mut object = Map::from_iter([("p".to_owned(), json!("FAST"))]);
+        let warnings = coerce_arguments(&mut object, &schema, &[]);
+        assert_eq!(object["p"], json!("fast"));
+        assert_eq!(warnings[0].rule, "enum_case_normalized");
+        assert_eq!(warnings[0].expected, "one of: `fast`, `slow`");
+        assert_eq!(warnings[0].received, "\"FAST\"");
+    }
+}
