@@ -141,7 +141,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Tool calls as a model sent them (name, call id, raw arguments).
     let calls = vec![
-        ToolCallRequest::new("memory.search", "call_1", r#"{"query": "agent state", "limit": 2}"#),
+        ToolCallRequest::new("memory.search", "call_1", r#"{"query": "agent state", "limit": "2"}"#),
         ToolCallRequest::new(
             "set_reminder",
             "call_2",
