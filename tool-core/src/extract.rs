@@ -73,8 +73,19 @@ pub fn extract<'r, A: WireArgs>(
 ) -> Extraction<'r, A> {
     let mut notes = KeyNotes::default();
     if let Some(value) = fast_path::<A>(raw, names, defaults, &mut notes) {
-        let warnings = if notes.is_empty() { Vec::new() } else { notes.warnings(&definition.parameters) };
-        return Extraction { raw, value: Ok(value), warnings, arguments: None };
+        let mut warnings = if notes.is_empty() { Vec::new() } else { notes.warnings(&definition.parameters) };
+        let checks = definition.checks();
+        if !checks.constrained {
+            return Extraction { raw, value: Ok(value), warnings, arguments: None };
+        }
+        // Clean, but the schema declares constraints the types do not: check them on the tree.
+        let Ok(arguments) = serde_json::from_str::<Value>(raw) else {
+            return Extraction { raw, value: Ok(value), warnings, arguments: None };
+        };
+        let (errors, more) = checks.check(&arguments);
+        warnings.extend(more);
+        let value = if errors.is_empty() { Ok(value) } else { Err(ArgumentErrors { errors }) };
+        return Extraction { raw, value, warnings, arguments: Some(arguments) };
     }
     let parameters = &definition.parameters;
     slow_path(raw, definition, |object| A::from_object(object, parameters, defaults))
@@ -115,16 +126,36 @@ pub(crate) fn slow_path<'r, T>(
     read: impl FnOnce(&Map<String, Value>) -> Result<T, Vec<ArgumentError>>,
 ) -> Extraction<'r, T> {
     match parse_object(raw, definition) {
-        Ok((object, warnings)) => {
-            let value = read(&object).map_err(|mut errors| {
+        Ok((object, mut warnings)) => {
+            let typed = read(&object).map_err(|mut errors| {
                 for error in &mut errors {
                     if let Some(expected) = expected_at(&definition.input_schema, &error.pointer) {
                         error.expected = expected;
                     }
                 }
-                ArgumentErrors { errors }
+                errors
             });
-            Extraction { raw, value, warnings, arguments: Some(Value::Object(object)) }
+            let arguments = Value::Object(object);
+            let (violations, more) = definition.checks().check(&arguments);
+            warnings.extend(more);
+            let value = match typed {
+                Ok(value) if violations.is_empty() => Ok(value),
+                Ok(_) => Err(ArgumentErrors { errors: violations }),
+                Err(mut errors) => {
+                    // A constraint broken inside a value the typed read already refused is noise.
+                    let fresh: Vec<ArgumentError> = violations
+                        .into_iter()
+                        .filter(|v| {
+                            !errors
+                                .iter()
+                                .any(|e| v.pointer == e.pointer || v.pointer.starts_with(&format!("{}/", e.pointer)))
+                        })
+                        .collect();
+                    errors.extend(fresh);
+                    Err(ArgumentErrors { errors })
+                }
+            };
+            Extraction { raw, value, warnings, arguments: Some(arguments) }
         }
         Err(error) => {
             Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: Vec::new(), arguments: None }

@@ -46,6 +46,7 @@ mod repair;
 mod schema;
 mod shape;
 mod tool;
+mod validate;
 
 pub use call::{joined_warnings, ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
 pub use catalog::{validate, CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};

@@ -218,9 +218,17 @@ pub struct ToolDefinition {
     pub timeout: Option<std::time::Duration>,
     /// Where the tool was declared.
     pub source: SourceLocation,
+    /// The constraint checks compiled from `input_schema` on first use.
+    #[serde(skip)]
+    pub(crate) checks: crate::validate::LazyChecks,
 }
 
 impl ToolDefinition {
+    /// The compiled constraint checks of the input schema.
+    pub(crate) fn checks(&self) -> &crate::validate::Checks {
+        self.checks.get(&self.input_schema)
+    }
+
     /// The parameter with this wire name.
     pub fn parameter(&self, name: &str) -> Option<&ToolParameter> {
         self.parameters.iter().find(|p| p.name == name)

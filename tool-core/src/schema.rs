@@ -177,6 +177,7 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
         },
         timeout: decl.timeout_ms.map(Duration::from_millis),
         source: SourceLocation { file: decl.file.to_owned(), line: decl.line },
+        checks: Default::default(),
     }
 }
 

@@ -374,6 +374,7 @@ impl DynamicToolBuilder {
                 annotations: Default::default(),
                 timeout: self.timeout,
                 source: self.source,
+                checks: Default::default(),
             },
             handler,
         })

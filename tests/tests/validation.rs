@@ -1,0 +1,92 @@
+//! Strict out: declared constraints (from `#[param]` and from schemars' own attributes) are
+//! enforced after conversion, on the fast path and on the lenient path alike.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tool_core::prelude::*;
+
+/// Who is invited.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Invite {
+    /// Where the invitation goes.
+    #[schemars(email)]
+    email: String,
+    /// The guest's name.
+    #[schemars(length(min = 2))]
+    name: String,
+}
+
+/// Book a room for a meeting.
+#[tool]
+fn schedule(
+    /// How many guests.
+    #[param(range(min = 1, max = 8))]
+    guests: u32,
+    /// The room code.
+    #[param(pattern = "^[A-Z]{3}$")]
+    room: String,
+    /// The invitation.
+    invite: Invite,
+) -> String {
+    format!("{guests} {room} {invite:?}")
+}
+
+fn summary(raw: &str) -> Vec<(String, String, String, Option<String>)> {
+    let extraction = <schedule as DeclaredTool>::extract(raw);
+    extraction.value.unwrap_err().errors.into_iter().map(|e| (e.pointer, e.rule, e.expected, e.received)).collect()
+}
+
+#[test]
+fn valid_arguments_pass_on_the_fast_path() {
+    let e = <schedule as DeclaredTool>::extract(
+        r#"{"guests": 3, "room": "ABC", "invite": {"email": "a@b.io", "name": "Al"}}"#,
+    );
+    assert!(e.warnings.is_empty());
+    assert_eq!(e.value.unwrap().0, 3);
+}
+
+#[test]
+fn clean_json_that_breaks_declared_constraints_is_refused() {
+    assert_eq!(
+        summary(r#"{"guests": 9, "room": "abc", "invite": {"email": "nobody", "name": "A"}}"#),
+        vec![
+            ("/guests".into(), "maximum".into(), "a number ≤ 8".into(), Some("9".into())),
+            ("/room".into(), "pattern".into(), "text matching the pattern `^[A-Z]{3}$`".into(), Some("\"abc\"".into())),
+            ("/invite/email".into(), "format".into(), "an email address".into(), Some("\"nobody\"".into())),
+            ("/invite/name".into(), "min_length".into(), "text of at least 2 characters".into(), Some("\"A\"".into())),
+        ]
+    );
+}
+
+#[test]
+fn constraints_are_checked_after_conversion_on_the_lenient_path() {
+    // "0" is converted to 0 (a warning), and 0 then breaks the declared minimum.
+    let e = <schedule as DeclaredTool>::extract(
+        r#"{"guests": "0", "room": "ABC", "invite": {"email": "a@b.io", "name": "Al"}}"#,
+    );
+    assert_eq!(e.warnings[0].rule, "string_to_integer");
+    let errors = e.value.unwrap_err();
+    assert_eq!(errors.errors.len(), 1);
+    assert_eq!((errors.errors[0].pointer.as_str(), errors.errors[0].rule.as_str()), ("/guests", "minimum"));
+    assert_eq!(
+        errors.model_message("schedule"),
+        "The arguments for `schedule` were not accepted:\n- `guests`: expected a number ≥ 1; got 0.\nSend the corrected arguments to `schedule` again."
+    );
+}
+
+#[tokio::test]
+async fn the_executor_does_not_call_a_tool_whose_arguments_break_constraints() {
+    let executor = Executor::new(ToolCatalog::global().unwrap().clone());
+    let record = executor
+        .execute(ToolCallRequest::new(
+            "schedule",
+            "c1",
+            r#"{"guests": 20, "room": "ABC", "invite": {"email": "a@b.io", "name": "Al"}}"#,
+        ))
+        .await;
+    assert_eq!(record.status, CallStatus::Failed);
+    assert_eq!(record.failure, Some(tool_core::CallFailure::InvalidArguments));
+    assert_eq!(record.request.arguments.as_ref().unwrap()["guests"], json!(20));
+    assert!(record.content.text.contains("- `guests`: expected a number ≤ 8; got 20."), "{}", record.content.text);
+}

@@ -1,0 +1,263 @@
+//! Strict out: after conversion, the declared constraints (bounds, lengths, patterns, formats,
+//! item counts, allowed values) are enforced with the `jsonschema` crate, one validator per
+//! tool, compiled on first use.
+//!
+//! The typed read already enforces types, required parameters and Rust ranges; this module
+//! only adds what the schema declares beyond them, and says it in the model's words.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use jsonschema::error::ValidationErrorKind;
+use serde_json::Value;
+
+use crate::call::{received_text, ArgumentError, ParseWarning};
+
+/// The compiled checks of one tool.
+pub(crate) struct Checks {
+    validator: Option<jsonschema::Validator>,
+    /// Whether the schema declares anything the typed read does not enforce by itself; when it
+    /// does not, clean input skips validation entirely.
+    pub(crate) constrained: bool,
+}
+
+/// A lazily compiled [`Checks`], carried with a definition (ignored by equality and serde).
+#[derive(Clone, Default)]
+pub(crate) struct LazyChecks(Arc<OnceLock<Checks>>);
+
+impl LazyChecks {
+    pub(crate) fn get(&self, input_schema: &Value) -> &Checks {
+        self.0.get_or_init(|| Checks::compile(input_schema))
+    }
+}
+
+impl PartialEq for LazyChecks {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for LazyChecks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LazyChecks")
+    }
+}
+
+impl Checks {
+    fn compile(input_schema: &Value) -> Checks {
+        let constrained = has_constraints(input_schema);
+        let validator = if constrained {
+            jsonschema::options()
+                .should_validate_formats(true)
+                .should_ignore_unknown_formats(true)
+                .build(input_schema)
+                .ok()
+        } else {
+            None
+        };
+        let constrained = constrained && validator.is_some();
+        Checks { validator, constrained }
+    }
+
+    /// The constraint violations in `arguments`, and the warnings for values kept as they are
+    /// (a URI that is not absolute).
+    pub(crate) fn check(&self, arguments: &Value) -> (Vec<ArgumentError>, Vec<ParseWarning>) {
+        let (mut errors, mut warnings) = (Vec::new(), Vec::new());
+        let Some(validator) = &self.validator else { return (errors, warnings) };
+        for error in validator.iter_errors(arguments) {
+            let pointer = error.instance_path().to_string();
+            let received = received_text(error.instance());
+            let kind = error.kind();
+            match kind {
+                // The typed read reports these, with better words.
+                ValidationErrorKind::Required { .. } | ValidationErrorKind::Type { .. } => continue,
+                ValidationErrorKind::Format { format } if format == "uri" || format == "iri" => {
+                    warnings.push(ParseWarning {
+                        pointer,
+                        rule: "uri_not_absolute".into(),
+                        expected: "an absolute URI".into(),
+                        received,
+                        action: "kept the text as it is".into(),
+                    });
+                    continue;
+                }
+                _ => {}
+            }
+            errors.push(ArgumentError {
+                pointer,
+                rule: rule_of(kind.keyword()),
+                expected: expected_of(kind),
+                received: Some(received),
+                detail: error.to_string(),
+            });
+        }
+        (errors, warnings)
+    }
+}
+
+/// `exclusiveMinimum` → `exclusive_minimum`.
+fn rule_of(keyword: &str) -> String {
+    let mut rule = String::with_capacity(keyword.len() + 2);
+    for c in keyword.chars() {
+        if c.is_ascii_uppercase() {
+            rule.push('_');
+            rule.push(c.to_ascii_lowercase());
+        } else {
+            rule.push(c);
+        }
+    }
+    rule
+}
+
+fn expected_of(kind: &ValidationErrorKind) -> String {
+    match kind {
+        ValidationErrorKind::Minimum { limit } => format!("a number ≥ {limit}"),
+        ValidationErrorKind::Maximum { limit } => format!("a number ≤ {limit}"),
+        ValidationErrorKind::ExclusiveMinimum { limit } => format!("a number > {limit}"),
+        ValidationErrorKind::ExclusiveMaximum { limit } => format!("a number < {limit}"),
+        ValidationErrorKind::MultipleOf { multiple_of, .. } => format!("a multiple of {multiple_of}"),
+        ValidationErrorKind::MinLength { limit } => format!("text of at least {limit} characters"),
+        ValidationErrorKind::MaxLength { limit } => format!("text of at most {limit} characters"),
+        ValidationErrorKind::Pattern { pattern } => format!("text matching the pattern `{pattern}`"),
+        ValidationErrorKind::MinItems { limit } => format!("a list of at least {limit} items"),
+        ValidationErrorKind::MaxItems { limit } => format!("a list of at most {limit} items"),
+        ValidationErrorKind::UniqueItems => "a list without duplicate items".to_owned(),
+        ValidationErrorKind::Enum { options } => match options.as_array() {
+            Some(values) => {
+                format!("one of: {}", values.iter().map(|v| format!("`{}`", token(v))).collect::<Vec<_>>().join(", "))
+            }
+            None => format!("one of: {options}"),
+        },
+        ValidationErrorKind::Constant { expected_value } => format!("exactly `{}`", token(expected_value)),
+        ValidationErrorKind::Format { format } => format_noun(format),
+        other => format!("a value satisfying the schema ({other:?})"),
+    }
+}
+
+fn token(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn format_noun(format: &str) -> String {
+    match format {
+        "date-time" => "an RFC 3339 date-time such as `2026-11-21T09:30:00Z`".to_owned(),
+        "date" => "a date such as `2026-11-21`".to_owned(),
+        "time" => "a time such as `09:30:00Z`".to_owned(),
+        "email" => "an email address".to_owned(),
+        "uuid" => "a UUID such as `123e4567-e89b-12d3-a456-426614174000`".to_owned(),
+        "ipv4" => "an IPv4 address".to_owned(),
+        "ipv6" => "an IPv6 address".to_owned(),
+        "hostname" => "a host name".to_owned(),
+        other => format!("a `{other}` value"),
+    }
+}
+
+/// Formats schemars puts on numbers to name the Rust type; they carry no extra constraint.
+fn is_numeric_format(format: &str) -> bool {
+    matches!(
+        format,
+        "int8"
+            | "int16"
+            | "int32"
+            | "int64"
+            | "int128"
+            | "int"
+            | "uint8"
+            | "uint16"
+            | "uint32"
+            | "uint64"
+            | "uint128"
+            | "uint"
+            | "float"
+            | "double"
+    )
+}
+
+/// The bound a Rust integer type has by itself (`u8`: 0..=255), which the typed read enforces.
+fn natural_bound(format: Option<&str>, keyword: &str, limit: &Value) -> bool {
+    let Some(limit) = limit.as_f64() else { return false };
+    let (low, high): (f64, f64) = match format {
+        Some("uint8") => (0.0, 255.0),
+        Some("uint16") => (0.0, 65_535.0),
+        Some("uint32") => (0.0, 4_294_967_295.0),
+        Some("uint64" | "uint128" | "uint") => (0.0, f64::INFINITY),
+        Some("int8") => (-128.0, 127.0),
+        Some("int16") => (-32_768.0, 32_767.0),
+        Some("int32") => (-2_147_483_648.0, 2_147_483_647.0),
+        _ => return false,
+    };
+    (keyword == "minimum" && limit == low) || (keyword == "maximum" && limit == high)
+}
+
+/// Whether any node of the schema declares a constraint beyond types, required and the Rust
+/// types' own ranges.
+fn has_constraints(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            let format = map.get("format").and_then(Value::as_str);
+            let declares = map.iter().any(|(keyword, value)| match keyword.as_str() {
+                "minimum" | "maximum" => !natural_bound(format, keyword, value),
+                "format" => value.as_str().is_some_and(|f| !is_numeric_format(f)),
+                "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" | "minLength" | "maxLength" | "pattern"
+                | "minItems" | "maxItems" | "uniqueItems" | "minProperties" | "maxProperties" => true,
+                _ => false,
+            });
+            declares || map.values().any(has_constraints)
+        }
+        Value::Array(items) => items.iter().any(has_constraints),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rust_type_bounds_and_formats_are_not_constraints() {
+        assert!(!has_constraints(&json!({"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255})));
+        assert!(!has_constraints(&json!({"properties": {"a": {"type": "number", "format": "double"}}})));
+        assert!(has_constraints(&json!({"type": "integer", "format": "uint32", "minimum": 1})));
+        assert!(has_constraints(&json!({"properties": {"t": {"type": "string", "format": "date-time"}}})));
+        assert!(has_constraints(&json!({"$defs": {"X": {"type": "string", "pattern": "^a"}}})));
+    }
+
+    #[test]
+    fn violations_name_the_bound_in_the_models_words() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+                "code": {"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 3},
+                "when": {"type": "string", "format": "date-time"},
+                "link": {"type": "string", "format": "uri"},
+                "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2, "uniqueItems": true}
+            }
+        });
+        let checks = Checks::compile(&schema);
+        assert!(checks.constrained);
+        let (errors, warnings) = checks.check(&json!({
+            "limit": 80, "code": "abcd", "when": "tomorrow", "link": "docs/a.md", "tags": ["a", "a", "b"]
+        }));
+        let summary: Vec<(String, String, String)> =
+            errors.iter().map(|e| (e.pointer.clone(), e.rule.clone(), e.expected.clone())).collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("/limit".into(), "maximum".into(), "a number ≤ 50".into()),
+                ("/code".into(), "max_length".into(), "text of at most 3 characters".into()),
+                ("/code".into(), "pattern".into(), "text matching the pattern `^[A-Z]{3}$`".into()),
+                ("/when".into(), "format".into(), "an RFC 3339 date-time such as `2026-11-21T09:30:00Z`".into()),
+                ("/tags".into(), "max_items".into(), "a list of at most 2 items".into()),
+                ("/tags".into(), "unique_items".into(), "a list without duplicate items".into()),
+            ]
+        );
+        assert_eq!(errors[0].received.as_deref(), Some("80"));
+        assert_eq!(warnings.len(), 1);
+        assert_eq!((warnings[0].pointer.as_str(), warnings[0].rule.as_str()), ("/link", "uri_not_absolute"));
+    }
+}
