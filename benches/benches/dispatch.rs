@@ -134,7 +134,11 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("catalog.get + Tool::bind", |b| {
         b.iter_batched(
             || ToolCallRequest::new("noop", "c1", NOOP_RAW),
-            |mut request| catalog.get(black_box("noop")).map(|tool| tool.bind(&mut request).is_ok()),
+            |mut request| {
+                catalog
+                    .get(black_box("noop"))
+                    .map(|tool| tool.bind(&mut request, tool_core::ExtractionPolicy::LENIENT).is_ok())
+            },
             BatchSize::SmallInput,
         )
     });
@@ -176,7 +180,7 @@ fn extraction(c: &mut Criterion) {
         let tool = catalog.get("search_notes").expect("search_notes is declared");
         b.iter_batched(
             || ToolCallRequest::new("search_notes", "c1", SEARCH_RAW),
-            |mut request| tool.bind(&mut request).is_ok(),
+            |mut request| tool.bind(&mut request, tool_core::ExtractionPolicy::LENIENT).is_ok(),
             BatchSize::SmallInput,
         )
     });

@@ -45,6 +45,7 @@ fn fn_form_derives_name_description_and_parameters() {
                 enum_constraint: None,
                 example: Some(json!("agent state consistency")),
                 default: None,
+                strict: false,
             },
             ToolParameter {
                 name: "limit".into(),
@@ -55,6 +56,7 @@ fn fn_form_derives_name_description_and_parameters() {
                 enum_constraint: None,
                 example: None,
                 default: None,
+                strict: false,
             },
         ]
     );

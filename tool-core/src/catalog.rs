@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 use crate::call::ToolCallRequest;
+use crate::extract::ExtractionPolicy;
 use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition};
 use crate::tool::{DeclaredTool, Invocation, Registration, Tool};
 
@@ -23,6 +24,7 @@ pub struct ToolCatalog {
 struct Inner {
     tools: Vec<Arc<dyn Tool>>,
     by_name: HashMap<String, usize>,
+    policy: ExtractionPolicy,
 }
 
 /// One thing wrong with a catalog's definitions.
@@ -125,9 +127,14 @@ impl ToolCatalog {
         crate::closest_names(name, self.names(), limit, 0.34)
     }
 
-    /// A builder starting from this catalog's tools.
+    /// A builder starting from this catalog's tools and policy.
     pub fn to_builder(&self) -> CatalogBuilder {
-        CatalogBuilder { tools: self.inner.tools.clone() }
+        CatalogBuilder { tools: self.inner.tools.clone(), policy: self.inner.policy }
+    }
+
+    /// How forgiving argument extraction is for calls to these tools.
+    pub fn policy(&self) -> ExtractionPolicy {
+        self.inner.policy
     }
 }
 
@@ -141,6 +148,7 @@ impl fmt::Debug for ToolCatalog {
 #[derive(Default, Clone)]
 pub struct CatalogBuilder {
     tools: Vec<Arc<dyn Tool>>,
+    policy: ExtractionPolicy,
 }
 
 impl CatalogBuilder {
@@ -187,6 +195,12 @@ impl CatalogBuilder {
         self
     }
 
+    /// Makes extraction strict for every tool: repairs and conversions become errors.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.policy = ExtractionPolicy { strict };
+        self
+    }
+
     /// Keeps the tools carrying `tag`.
     pub fn with_tag(self, tag: &str) -> Self {
         self.retain(|d| d.has_tag(tag))
@@ -217,7 +231,7 @@ impl CatalogBuilder {
             by_name.insert(tool.definition().name.clone(), i);
         }
         if problems.is_empty() {
-            Ok(ToolCatalog { inner: Arc::new(Inner { tools: self.tools, by_name }) })
+            Ok(ToolCatalog { inner: Arc::new(Inner { tools: self.tools, by_name, policy: self.policy }) })
         } else {
             Err(CatalogError { problems })
         }
@@ -252,7 +266,7 @@ pub fn validate(tool: &dyn Tool) -> Vec<CatalogProblem> {
     }
     for (i, example) in d.examples.iter().enumerate() {
         let mut request = ToolCallRequest::new(&d.name, format!("example-{i}"), example.to_string());
-        if let Err(errors) = tool.bind(&mut request).map(drop::<Invocation>) {
+        if let Err(errors) = tool.bind(&mut request, ExtractionPolicy::LENIENT).map(drop::<Invocation>) {
             reasons.push(format!("has example {i} that its own arguments refuse: {errors}"));
         }
     }
@@ -270,7 +284,11 @@ impl Tool for StaticRef {
         self.0.definition()
     }
 
-    fn bind(&self, request: &mut ToolCallRequest) -> Result<Invocation, crate::call::ArgumentErrors> {
-        self.0.bind(request)
+    fn bind(
+        &self,
+        request: &mut ToolCallRequest,
+        policy: ExtractionPolicy,
+    ) -> Result<Invocation, crate::call::ArgumentErrors> {
+        self.0.bind(request, policy)
     }
 }

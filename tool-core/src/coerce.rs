@@ -8,34 +8,45 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::call::{pointer_segment, received_text, ParseWarning};
+use crate::call::{pointer_segment, received_text, ArgumentError, ParseWarning};
 use crate::model::ToolParameter;
 use crate::shape::resolve;
 
+/// What conversion did: the warnings for what it changed, and, under the strict policy, the
+/// errors for what it would have changed.
+#[derive(Default)]
+pub(crate) struct Converted {
+    pub warnings: Vec<ParseWarning>,
+    pub refused: Vec<ArgumentError>,
+}
+
 /// Converts the top-level parameters of `object` by their property schemas in `input_schema`.
+/// With `strict`, nothing is changed: each conversion that would have applied is refused (so is
+/// any conversion inside a parameter declared `strict`).
 pub(crate) fn coerce_arguments(
     object: &mut Map<String, Value>,
     input_schema: &Value,
     parameters: &[ToolParameter],
-) -> Vec<ParseWarning> {
+    strict: bool,
+) -> Converted {
     let empty = Map::new();
     let defs = input_schema.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
-    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else { return Vec::new() };
-    let mut coercer = Coercer { defs, path: String::new(), warnings: Vec::new() };
+    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
+        return Converted::default();
+    };
+    let mut coercer = Coercer { defs, path: String::new(), strict, out: Converted::default() };
     coercer.unwrap_wrapper(object, properties);
     for (name, schema) in properties {
         if let Some(value) = object.get_mut(name) {
-            let case_sensitive = parameters
-                .iter()
-                .find(|p| &p.name == name)
-                .and_then(|p| p.enum_constraint.as_ref())
-                .is_some_and(|e| e.case_sensitive);
+            let parameter = parameters.iter().find(|p| &p.name == name);
+            let case_sensitive = parameter.and_then(|p| p.enum_constraint.as_ref()).is_some_and(|e| e.case_sensitive);
+            coercer.strict = strict || parameter.is_some_and(|p| p.strict);
             coercer.enter(name);
             coercer.value(value, schema, case_sensitive);
             coercer.leave();
         }
     }
-    coercer.warnings
+    coercer.out
 }
 
 /// Keys models wrap the real arguments in.
@@ -45,7 +56,9 @@ struct Coercer<'a> {
     defs: &'a Map<String, Value>,
     /// The JSON pointer of the value being converted.
     path: String,
-    warnings: Vec<ParseWarning>,
+    /// Refuse conversions instead of applying them.
+    strict: bool,
+    out: Converted,
 }
 
 /// What a schema declares, once `$ref`s and a `null` alternative are set aside.
@@ -65,14 +78,33 @@ impl<'a> Coercer<'a> {
         self.path.truncate(cut);
     }
 
-    fn warn(&mut self, rule: &str, expected: &str, received: &Value, action: String) {
-        self.warnings.push(ParseWarning {
+    /// Replaces `value` with `new` and records the warning; under the strict policy leaves it
+    /// and records the refusal instead. Returns whether the value was replaced.
+    fn apply(&mut self, value: &mut Value, new: Value, rule: &str, expected: &str, action: &str) -> bool {
+        let received = received_text(value);
+        if self.strict {
+            self.out.refused.push(ArgumentError {
+                pointer: self.path.clone(),
+                rule: rule.to_owned(),
+                expected: expected.to_owned(),
+                received: Some(received),
+                detail: format!(
+                    "refused by the strict policy; lenient extraction would have {action} {}",
+                    received_text(&new)
+                ),
+            });
+            return false;
+        }
+        let action = format!("{action} {}", received_text(&new));
+        *value = new;
+        self.out.warnings.push(ParseWarning {
             pointer: self.path.clone(),
             rule: rule.to_owned(),
             expected: expected.to_owned(),
-            received: received_text(received),
+            received,
             action,
         });
+        true
     }
 
     /// `{"arguments": {...}}` or `{"_": {...}}`: one undeclared key whose object holds only
@@ -98,16 +130,14 @@ impl<'a> Coercer<'a> {
             return;
         }
         let key = key.clone();
-        let received = Value::Object(object.clone());
-        *object = inner_object;
         self.enter(&key);
-        self.warn(
-            "wrapper_unwrapped",
-            WRAPPER_KEYS_HINT,
-            &received,
-            format!("used the object under `{key}` as the arguments"),
-        );
+        let mut whole = Value::Object(std::mem::take(object));
+        let unwrapped = Value::Object(inner_object);
+        self.apply(&mut whole, unwrapped, "wrapper_unwrapped", WRAPPER_KEYS_HINT, "used as the arguments:");
         self.leave();
+        if let Value::Object(map) = whole {
+            *object = map;
+        }
     }
 
     /// Resolves references and a `null` alternative (`type: [T, "null"]`, `anyOf: [X, null]`).
@@ -143,9 +173,7 @@ impl<'a> Coercer<'a> {
         if nullable && kind != Some("string") {
             if let Value::String(text) = value {
                 if is_null_word(text) {
-                    let received = value.clone();
-                    *value = Value::Null;
-                    self.warn("null_literal", "a value or null", &received, "read as null (absent)".into());
+                    self.apply(value, Value::Null, "null_literal", "a value or null", "read as absent:");
                     return;
                 }
             }
@@ -183,8 +211,7 @@ impl<'a> Coercer<'a> {
             _ => None,
         };
         if let Some((b, rule)) = converted {
-            let received = std::mem::replace(value, Value::Bool(b));
-            self.warn(rule, "a boolean", &received, format!("converted to {b}"));
+            self.apply(value, Value::Bool(b), rule, "a boolean", "converted to");
         }
     }
 
@@ -202,15 +229,12 @@ impl<'a> Coercer<'a> {
             _ => return,
         };
         if let Some(exact) = exact_integer(value) {
-            let received = std::mem::replace(value, exact);
-            self.warn(rule.unwrap_or("float_to_integer"), "an integer", &received, format!("converted to {value}"));
+            self.apply(value, exact, rule.unwrap_or("float_to_integer"), "an integer", "converted to");
             return;
         }
-        let truncated = number.trunc();
-        if let Some(integer) = integer_value(truncated) {
-            let received = std::mem::replace(value, integer);
+        if let Some(integer) = integer_value(number.trunc()) {
             let rule = if rule.is_some() { "string_to_integer" } else { "float_truncated" };
-            self.warn(rule, "an integer", &received, format!("truncated to {value}"));
+            self.apply(value, integer, rule, "an integer", "truncated to");
         }
     }
 
@@ -220,8 +244,7 @@ impl<'a> Coercer<'a> {
         let converted =
             integer_value(f).filter(|_| f.fract() == 0.0).or_else(|| Number::from_f64(f).map(Value::Number));
         if let Some(converted) = converted {
-            let received = std::mem::replace(value, converted);
-            self.warn("string_to_number", "a number", &received, format!("converted to {value}"));
+            self.apply(value, converted, "string_to_number", "a number", "converted to");
         }
     }
 
@@ -231,8 +254,7 @@ impl<'a> Coercer<'a> {
             Value::Number(n) => n.to_string(),
             _ => return,
         };
-        let received = std::mem::replace(value, Value::String(text));
-        self.warn("literal_to_string", "a string", &received, format!("kept as the text {value}"));
+        self.apply(value, Value::String(text), "literal_to_string", "a string", "kept as the text");
     }
 
     fn enum_token(&mut self, value: &mut Value, allowed: &[Value], case_sensitive: bool) {
@@ -264,8 +286,7 @@ impl<'a> Coercer<'a> {
             }
             (folded[0], "enum_case_normalized")
         };
-        let received = std::mem::replace(value, found.clone());
-        self.warn(rule, &expected, &received, format!("read as {value}"));
+        self.apply(value, found.clone(), rule, &expected, "read as");
     }
 
     fn array(&mut self, value: &mut Value, schema: &'a Value, case_sensitive: bool) {
@@ -273,17 +294,22 @@ impl<'a> Coercer<'a> {
             Value::Array(_) => {}
             Value::String(text) => match decode_text(text) {
                 Some(decoded @ Value::Array(_)) => {
-                    let received = std::mem::replace(value, decoded);
-                    self.warn(
-                        "json_string_decoded",
-                        "an array",
-                        &received,
-                        "decoded the JSON text inside the string".into(),
-                    );
+                    let action = "decoded the JSON text inside the string:";
+                    if !self.apply(value, decoded, "json_string_decoded", "an array", action) {
+                        return;
+                    }
                 }
-                _ => self.wrap(value),
+                _ => {
+                    if !self.wrap(value) {
+                        return;
+                    }
+                }
             },
-            Value::Object(_) | Value::Number(_) | Value::Bool(_) => self.wrap(value),
+            Value::Object(_) | Value::Number(_) | Value::Bool(_) => {
+                if !self.wrap(value) {
+                    return;
+                }
+            }
             Value::Null => return,
         }
         let Value::Array(items) = value else { return };
@@ -302,23 +328,19 @@ impl<'a> Coercer<'a> {
         }
     }
 
-    fn wrap(&mut self, value: &mut Value) {
-        let received = std::mem::replace(value, Value::Null);
-        *value = Value::Array(vec![received.clone()]);
-        self.warn("scalar_wrapped", "an array", &received, "wrapped in a one-element list".into());
+    fn wrap(&mut self, value: &mut Value) -> bool {
+        let wrapped = Value::Array(vec![value.clone()]);
+        self.apply(value, wrapped, "scalar_wrapped", "an array", "wrapped in a one-element list:")
     }
 
     fn object(&mut self, value: &mut Value, schema: &'a Value) {
         if let Value::String(text) = value {
             match decode_text(text) {
                 Some(decoded @ Value::Object(_)) => {
-                    let received = std::mem::replace(value, decoded);
-                    self.warn(
-                        "json_string_decoded",
-                        "an object",
-                        &received,
-                        "decoded the JSON text inside the string".into(),
-                    );
+                    let action = "decoded the JSON text inside the string:";
+                    if !self.apply(value, decoded, "json_string_decoded", "an object", action) {
+                        return;
+                    }
                 }
                 _ => return,
             }
@@ -461,7 +483,7 @@ mod tests {
     fn convert(property: Value, input: Value) -> (Value, Vec<(String, String)>) {
         let schema = json!({"type": "object", "properties": {"p": property}, "required": ["p"]});
         let mut object = Map::from_iter([("p".to_owned(), input)]);
-        let warnings = coerce_arguments(&mut object, &schema, &[]);
+        let warnings = coerce_arguments(&mut object, &schema, &[], false).warnings;
         (object.remove("p").unwrap_or(Value::Null), warnings.into_iter().map(|w| (w.pointer, w.rule)).collect())
     }
 
@@ -596,9 +618,10 @@ mod tests {
             enum_constraint: Some(crate::EnumConstraint { allowed_values: vec!["low".into()], case_sensitive: true }),
             example: None,
             default: None,
+            strict: false,
         };
         let mut object = Map::from_iter([("p".to_owned(), json!("LOW"))]);
-        assert!(coerce_arguments(&mut object, &schema, &[parameter]).is_empty());
+        assert!(coerce_arguments(&mut object, &schema, &[parameter], false).warnings.is_empty());
         assert_eq!(object["p"], json!("LOW"));
     }
 
@@ -607,13 +630,13 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"path": {"type": "string"}, "n": {"type": "integer"}}});
         for wrapper in ["_", "arguments", "input"] {
             let mut object = Map::from_iter([(wrapper.to_owned(), json!({"path": "a.md", "n": "2"}))]);
-            let warnings = coerce_arguments(&mut object, &schema, &[]);
+            let warnings = coerce_arguments(&mut object, &schema, &[], false).warnings;
             assert_eq!(Value::Object(object), json!({"path": "a.md", "n": 2}));
             let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_str())).collect();
             assert_eq!(rules, vec![(format!("/{wrapper}").as_str(), "wrapper_unwrapped"), ("/n", "string_to_integer")]);
         }
         let mut unrelated = Map::from_iter([("other".to_owned(), json!({"x": 1}))]);
-        assert!(coerce_arguments(&mut unrelated, &schema, &[]).is_empty());
+        assert!(coerce_arguments(&mut unrelated, &schema, &[], false).warnings.is_empty());
         assert_eq!(unrelated["other"], json!({"x": 1}));
     }
 
@@ -625,7 +648,7 @@ mod tests {
             "$defs": {"Mode": {"type": "string", "enum": ["fast", "slow"]}}
         });
         let mut object = Map::from_iter([("p".to_owned(), json!("FAST"))]);
-        let warnings = coerce_arguments(&mut object, &schema, &[]);
+        let warnings = coerce_arguments(&mut object, &schema, &[], false).warnings;
         assert_eq!(object["p"], json!("fast"));
         assert_eq!(warnings[0].rule, "enum_case_normalized");
         assert_eq!(warnings[0].expected, "one of: `fast`, `slow`");

@@ -313,7 +313,7 @@ impl Executor {
                 message,
             )));
         };
-        let bound = tool.bind(&mut request);
+        let bound = tool.bind(&mut request, self.catalog.policy());
         for w in &request.parse_warnings {
             tracing::warn!(target: "tool_parse", tool = %request.tool_name, call_id = %request.call_id, pointer = %w.pointer, rule = %w.rule, received = %w.received, "{}", w.action);
         }

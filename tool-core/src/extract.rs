@@ -70,6 +70,7 @@ pub fn extract<'r, A: WireArgs>(
     definition: &ToolDefinition,
     names: &[&str],
     defaults: &A::Defaults,
+    policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
     let mut notes = KeyNotes::default();
     if let Some(value) = fast_path::<A>(raw, names, defaults, &mut notes) {
@@ -88,7 +89,27 @@ pub fn extract<'r, A: WireArgs>(
         return Extraction { raw, value, warnings, arguments: Some(arguments) };
     }
     let parameters = &definition.parameters;
-    slow_path(raw, definition, |object| A::from_object(object, parameters, defaults))
+    slow_path(raw, definition, policy, |object| A::from_object(object, parameters, defaults))
+}
+
+/// How forgiving extraction is.
+///
+/// Lenient (the default) repairs the arguments text and converts values by their declared
+/// types, with a warning for each change. Strict refuses every repair and conversion as an
+/// error instead, for hosts that want exact arguments. A tool (`#[tool(strict)]`) or a parameter
+/// (`#[param(strict)]`) can be strict on its own; a catalog (`CatalogBuilder::strict`) makes
+/// every tool strict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExtractionPolicy {
+    /// Refuse repairs and conversions.
+    pub strict: bool,
+}
+
+impl ExtractionPolicy {
+    /// Repair and convert, with warnings.
+    pub const LENIENT: ExtractionPolicy = ExtractionPolicy { strict: false };
+    /// Refuse every repair and conversion.
+    pub const STRICT: ExtractionPolicy = ExtractionPolicy { strict: true };
 }
 
 /// What the fast path noticed about the keys: unknown names, and parameters given twice.
@@ -123,10 +144,11 @@ fn fast_path<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, not
 pub(crate) fn slow_path<'r, T>(
     raw: &'r str,
     definition: &ToolDefinition,
+    policy: ExtractionPolicy,
     read: impl FnOnce(&Map<String, Value>) -> Result<T, Vec<ArgumentError>>,
 ) -> Extraction<'r, T> {
-    match parse_object(raw, definition) {
-        Ok((object, mut warnings)) => {
+    match parse_object(raw, definition, policy.strict || definition.strict) {
+        Ok((object, mut warnings, refused)) => {
             let typed = read(&object).map_err(|mut errors| {
                 for error in &mut errors {
                     if let Some(expected) = expected_at(&definition.input_schema, &error.pointer) {
@@ -138,6 +160,18 @@ pub(crate) fn slow_path<'r, T>(
             let arguments = Value::Object(object);
             let (violations, more) = definition.checks().check(&arguments);
             warnings.extend(more);
+            // A refused conversion explains the typed read's error at the same place better.
+            let typed = match typed {
+                Err(errors) if !refused.is_empty() => {
+                    let rest: Vec<ArgumentError> = errors
+                        .into_iter()
+                        .filter(|e| !refused.iter().any(|r| covers(&r.pointer, &e.pointer)))
+                        .collect();
+                    Err(refused.into_iter().chain(rest).collect())
+                }
+                Ok(_) if !refused.is_empty() => Err(refused),
+                other => other,
+            };
             let value = match typed {
                 Ok(value) if violations.is_empty() => Ok(value),
                 Ok(_) => Err(ArgumentErrors { errors: violations }),
@@ -145,11 +179,7 @@ pub(crate) fn slow_path<'r, T>(
                     // A constraint broken inside a value the typed read already refused is noise.
                     let fresh: Vec<ArgumentError> = violations
                         .into_iter()
-                        .filter(|v| {
-                            !errors
-                                .iter()
-                                .any(|e| v.pointer == e.pointer || v.pointer.starts_with(&format!("{}/", e.pointer)))
-                        })
+                        .filter(|v| !errors.iter().any(|e| covers(&e.pointer, &v.pointer)))
                         .collect();
                     errors.extend(fresh);
                     Err(ArgumentErrors { errors })
@@ -202,18 +232,30 @@ fn expected_at(input_schema: &Value, pointer: &str) -> Option<String> {
             .map(|allowed_values| crate::EnumConstraint { allowed_values, case_sensitive: false }),
         example: None,
         default: None,
+        strict: false,
     };
     Some(parameter.expected())
 }
 
 /// The type-independent half of the slow path (compiled once, not per tool): the arguments
 /// object and the warnings about its keys, or why there is no object.
+#[allow(clippy::type_complexity)]
 fn parse_object(
     raw: &str,
     definition: &ToolDefinition,
-) -> Result<(Map<String, Value>, Vec<ParseWarning>), ArgumentError> {
+    strict: bool,
+) -> Result<(Map<String, Value>, Vec<ParseWarning>, Vec<ArgumentError>), ArgumentError> {
     let parameters = &definition.parameters;
     let Repaired { value, warnings: repairs } = repair_arguments(raw)?;
+    if let (true, Some(repair)) = (strict, repairs.first()) {
+        return Err(ArgumentError {
+            pointer: String::new(),
+            rule: repair.rule.clone(),
+            expected: "exact JSON: an object".into(),
+            received: Some(truncate(raw)),
+            detail: format!("refused by the strict policy; lenient extraction would have: {}", repair.action),
+        });
+    }
     // `repair_arguments` gives objects only; this stays as the last line of defence.
     let Value::Object(object) = value else {
         return Err(ArgumentError {
@@ -225,7 +267,8 @@ fn parse_object(
         });
     };
     let mut object = object;
-    let mut warnings = coerce::coerce_arguments(&mut object, &definition.input_schema, parameters);
+    let converted = coerce::coerce_arguments(&mut object, &definition.input_schema, parameters, strict);
+    let mut warnings = converted.warnings;
     // The repairs of the raw text come first.
     warnings.splice(0..0, repairs);
     warnings.extend(
@@ -234,7 +277,12 @@ fn parse_object(
             .filter(|key| !parameters.iter().any(|p| &p.name == *key))
             .map(|key| unknown_parameter(key, parameters)),
     );
-    Ok((object, warnings))
+    Ok((object, warnings, converted.refused))
+}
+
+/// Whether the place `outer` is, or contains, the place `inner`.
+fn covers(outer: &str, inner: &str) -> bool {
+    inner == outer || inner.strip_prefix(outer).is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// The warning for a key no parameter declares, naming the closest declared one.
@@ -412,6 +460,7 @@ pub struct KeySeed<'a>(pub &'a [&'a str]);
 impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
     type Value = Key;
 
+    #[inline]
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
         deserializer.deserialize_str(self)
     }
@@ -424,6 +473,7 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
         f.write_str("a parameter name")
     }
 
+    #[inline]
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
         Ok(match self.0.iter().position(|name| *name == key) {
             Some(i) => Key::Index(i),
@@ -455,6 +505,7 @@ pub fn fill_missing<T: ToolParam>(seen: Option<T>, default: Option<fn() -> T>) -
 /// Stores a value read by the fast path; a key given twice keeps its last value (as a JSON
 /// object does) and is noted.
 #[doc(hidden)]
+#[inline]
 pub fn store<'de, T: ToolParam, M: MapAccess<'de>>(
     slot: &mut Option<T>,
     map: &mut M,

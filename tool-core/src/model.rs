@@ -117,6 +117,9 @@ pub struct ToolParameter {
     /// The value used when the model leaves the parameter out, when one is declared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default: Option<Value>,
+    /// Whether values for it must arrive exactly as declared (no lenient conversions).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
 }
 
 impl ToolParameter {
@@ -216,6 +219,9 @@ pub struct ToolDefinition {
     /// How long a call may run before the executor stops it, if the tool declares a limit.
     #[serde(skip_serializing_if = "Option::is_none", with = "duration_ms")]
     pub timeout: Option<std::time::Duration>,
+    /// Whether its arguments must arrive exactly as declared (no repairs, no conversions).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
     /// Where the tool was declared.
     pub source: SourceLocation,
     /// The constraint checks compiled from `input_schema` on first use.
@@ -289,6 +295,7 @@ mod tests {
             enum_constraint: None,
             example: None,
             default: None,
+            strict: false,
         };
         assert_eq!(p.expected(), "an integer, or null");
         p.cardinality = Cardinality::List;

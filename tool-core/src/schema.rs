@@ -32,6 +32,8 @@ pub struct Declaration {
     pub examples: &'static [&'static str],
     pub annotations: AnnotationsDeclaration,
     pub timeout_ms: Option<u64>,
+    /// `#[tool(strict)]`: no conversions or repairs for this tool.
+    pub strict: bool,
     pub file: &'static str,
     pub line: u32,
 }
@@ -63,6 +65,8 @@ pub struct ParamDeclaration {
     pub constraints: &'static [(&'static str, &'static str)],
     /// Whether enum tokens are matched case-sensitively.
     pub case_sensitive: bool,
+    /// `#[param(strict)]`: no conversions for this parameter.
+    pub strict: bool,
 }
 
 /// The settings every tool schema is generated with: JSON Schema 2020-12, the deserialize
@@ -142,6 +146,7 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
                 .map(|allowed_values| EnumConstraint { allowed_values, case_sensitive: param.case_sensitive }),
             example,
             default,
+            strict: param.strict,
         });
     }
 
@@ -176,6 +181,7 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
             open_world: a.open_world,
         },
         timeout: decl.timeout_ms.map(Duration::from_millis),
+        strict: decl.strict,
         source: SourceLocation { file: decl.file.to_owned(), line: decl.line },
         checks: Default::default(),
     }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::call::{ArgumentError, ArgumentErrors, Extraction, ToolCallRequest};
 use crate::context::ToolContext;
-use crate::extract::{self, WireArgs};
+use crate::extract::{self, ExtractionPolicy, WireArgs};
 use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition, ToolParameter};
 use crate::output::{IntoToolOutput, ToolError, ToolOutput};
 use crate::schema::{self, Declaration, TypeFacts};
@@ -44,9 +44,10 @@ pub trait Tool: Send + Sync + 'static {
     /// The tool's definition, built once.
     fn definition(&self) -> &ToolDefinition;
 
-    /// Extracts the arguments of `request`, recording warnings (and the arguments object, when
-    /// one was built) in it; returns the ready call, or why the arguments were refused.
-    fn bind(&self, request: &mut ToolCallRequest) -> Result<Invocation, ArgumentErrors>;
+    /// Extracts the arguments of `request` under `policy`, recording warnings (and the
+    /// arguments object, when one was built) in it; returns the ready call, or why the arguments
+    /// were refused.
+    fn bind(&self, request: &mut ToolCallRequest, policy: ExtractionPolicy) -> Result<Invocation, ArgumentErrors>;
 }
 
 /// Records an extraction's warnings and arguments in the request, returning its value.
@@ -92,14 +93,23 @@ pub trait DeclaredTool: Sized + 'static {
         Self::tool().definition()
     }
 
-    /// Extracts typed arguments from a raw arguments string, with warnings and errors.
+    /// Extracts typed arguments from a raw arguments string, leniently, with warnings and errors.
     fn extract(raw: &str) -> Extraction<'_, Self::Args> {
-        extract_declared::<Self>(raw, Self::definition())
+        extract_declared::<Self>(raw, Self::definition(), ExtractionPolicy::LENIENT)
+    }
+
+    /// Extracts typed arguments under `policy`.
+    fn extract_with(raw: &str, policy: ExtractionPolicy) -> Extraction<'_, Self::Args> {
+        extract_declared::<Self>(raw, Self::definition(), policy)
     }
 }
 
-fn extract_declared<'r, T: DeclaredTool>(raw: &'r str, definition: &ToolDefinition) -> Extraction<'r, T::Args> {
-    extract::extract::<T::Args>(raw, definition, T::declaration().param_names, &T::defaults())
+fn extract_declared<'r, T: DeclaredTool>(
+    raw: &'r str,
+    definition: &ToolDefinition,
+    policy: ExtractionPolicy,
+) -> Extraction<'r, T::Args> {
+    extract::extract::<T::Args>(raw, definition, T::declaration().param_names, &T::defaults(), policy)
 }
 
 /// The struct form's body: `#[tool] struct CheckAvailability { .. }` plus this impl.
@@ -143,7 +153,7 @@ pub trait ToolRun: Sized + Send + 'static {
 pub struct StaticTool {
     definition: OnceLock<ToolDefinition>,
     build: fn() -> ToolDefinition,
-    bind: fn(&ToolDefinition, &mut ToolCallRequest) -> Result<Invocation, ArgumentErrors>,
+    bind: fn(&ToolDefinition, &mut ToolCallRequest, ExtractionPolicy) -> Result<Invocation, ArgumentErrors>,
 }
 
 impl StaticTool {
@@ -171,8 +181,9 @@ fn build_declared<T: DeclaredTool>() -> ToolDefinition {
 fn bind_declared<T: DeclaredTool>(
     definition: &ToolDefinition,
     request: &mut ToolCallRequest,
+    policy: ExtractionPolicy,
 ) -> Result<Invocation, ArgumentErrors> {
-    let extraction = parts(extract_declared::<T>(&request.raw_arguments, definition));
+    let extraction = parts(extract_declared::<T>(&request.raw_arguments, definition, policy));
     let args = settle(request, extraction)?;
     Ok(Invocation::new(move |ctx| T::invoke(args, ctx)))
 }
@@ -182,8 +193,8 @@ impl Tool for StaticTool {
         self.definition.get_or_init(self.build)
     }
 
-    fn bind(&self, request: &mut ToolCallRequest) -> Result<Invocation, ArgumentErrors> {
-        (self.bind)(self.definition(), request)
+    fn bind(&self, request: &mut ToolCallRequest, policy: ExtractionPolicy) -> Result<Invocation, ArgumentErrors> {
+        (self.bind)(self.definition(), request, policy)
     }
 }
 
@@ -248,6 +259,7 @@ impl DynamicTool {
             ])),
             tags: Vec::new(),
             timeout: None,
+            strict: false,
             handler: None,
             source: SourceLocation { file: "(runtime)".to_owned(), line: 0 },
         }
@@ -259,9 +271,9 @@ impl Tool for DynamicTool {
         &self.definition
     }
 
-    fn bind(&self, request: &mut ToolCallRequest) -> Result<Invocation, ArgumentErrors> {
+    fn bind(&self, request: &mut ToolCallRequest, policy: ExtractionPolicy) -> Result<Invocation, ArgumentErrors> {
         let parameters = &self.definition.parameters;
-        let extraction = extract::slow_path(&request.raw_arguments, &self.definition, |object| {
+        let extraction = extract::slow_path(&request.raw_arguments, &self.definition, policy, |object| {
             let missing: Vec<ArgumentError> = parameters
                 .iter()
                 .filter(|p| p.required && !object.contains_key(&p.name))
@@ -293,6 +305,7 @@ pub struct DynamicToolBuilder {
     input_schema: Value,
     tags: Vec<String>,
     timeout: Option<std::time::Duration>,
+    strict: bool,
     handler: Option<Arc<DynamicHandler>>,
     source: SourceLocation,
 }
@@ -330,6 +343,12 @@ impl DynamicToolBuilder {
     /// A per-call time limit.
     pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// No repairs of its arguments text: it must be exact JSON.
+    pub fn strict(mut self) -> Self {
+        self.strict = true;
         self
     }
 
@@ -373,6 +392,7 @@ impl DynamicToolBuilder {
                 examples: Vec::new(),
                 annotations: Default::default(),
                 timeout: self.timeout,
+                strict: self.strict,
                 source: self.source,
                 checks: Default::default(),
             },
@@ -406,6 +426,7 @@ pub fn parameters_of(schema: &Value) -> Vec<ToolParameter> {
                     .map(|allowed_values| crate::model::EnumConstraint { allowed_values, case_sensitive: false }),
                 example: property.get("examples").and_then(|e| e.get(0)).cloned(),
                 default: property.get("default").cloned(),
+                strict: false,
             }
         })
         .collect()

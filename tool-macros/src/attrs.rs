@@ -19,10 +19,11 @@ pub const TOOL_KEYS: &[&str] = &[
     "annotations",
     "timeout_ms",
     "blocking",
+    "strict",
     "crate",
 ];
 pub const PARAM_KEYS: &[&str] =
-    &["rename", "description", "example", "default", "range", "length", "pattern", "case_sensitive"];
+    &["rename", "description", "example", "default", "range", "length", "pattern", "case_sensitive", "strict"];
 const ANNOTATION_KEYS: &[&str] = &["read_only", "destructive", "idempotent", "open_world", "title"];
 
 /// A key's value with the span of the key, for errors that point at it.
@@ -42,6 +43,7 @@ pub struct ToolAttrs {
     pub annotations: Option<Annotations>,
     pub timeout_ms: Option<LitInt>,
     pub blocking: Option<Span>,
+    pub strict: Option<Span>,
     pub krate: Option<Path>,
 }
 
@@ -65,6 +67,7 @@ pub struct ParamAttrs {
     pub length: Option<WithSpan<Vec<(&'static str, String)>>>,
     pub pattern: Option<WithSpan<LitStr>>,
     pub case_sensitive: Option<Span>,
+    pub strict: Option<Span>,
 }
 
 pub enum DefaultValue {
@@ -259,6 +262,7 @@ impl ToolAttrs {
                 set(&mut self.timeout_ms, lit, meta, "tool")
             }
             "blocking" => set(&mut self.blocking, meta.path.span(), meta, "tool"),
+            "strict" => set(&mut self.strict, meta.path.span(), meta, "tool"),
             "crate" => {
                 let lit = string_value(meta)?;
                 let path: Path = lit.parse()?;
@@ -341,6 +345,7 @@ impl ParamAttrs {
             && self.length.is_none()
             && self.pattern.is_none()
             && self.case_sensitive.is_none()
+            && self.strict.is_none()
     }
 
     fn parse_key(&mut self, meta: &ParseNestedMeta) -> syn::Result<()> {
@@ -394,6 +399,7 @@ impl ParamAttrs {
                 set(&mut self.pattern, WithSpan { value: lit, span }, meta, "param")
             }
             "case_sensitive" => set(&mut self.case_sensitive, span, meta, "param"),
+            "strict" => set(&mut self.strict, span, meta, "param"),
             _ => Err(unknown_key(meta, "param", PARAM_KEYS)),
         }
     }

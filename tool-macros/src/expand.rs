@@ -446,6 +446,7 @@ fn declared_impl(
         None => quote!(::core::option::Option::None),
     };
     let (category, version) = (opt(&attrs.category), opt(&attrs.version));
+    let strict = attrs.strict.is_some();
     let timeout = match &attrs.timeout_ms {
         Some(lit) => quote!(::core::option::Option::Some(#lit)),
         None => quote!(::core::option::Option::None),
@@ -475,6 +476,7 @@ fn declared_impl(
                         examples: &[#(#examples),*],
                         annotations: #annotations,
                         timeout_ms: #timeout,
+                        strict: #strict,
                         file: ::core::file!(),
                         line: ::core::line!(),
                     };
@@ -522,6 +524,7 @@ fn param_declaration(p: &WireParam, krate: &Path) -> TokenStream {
     };
     let constraints = p.attrs.constraints().into_iter().map(|(k, v)| quote!((#k, #v)));
     let case_sensitive = p.attrs.case_sensitive.is_some();
+    let strict = p.attrs.strict.is_some();
     quote! {
         #krate::__private::ParamDeclaration {
             name: #name,
@@ -530,6 +533,7 @@ fn param_declaration(p: &WireParam, krate: &Path) -> TokenStream {
             default: #default,
             constraints: &[#(#constraints),*],
             case_sensitive: #case_sensitive,
+            strict: #strict,
         }
     }
 }
@@ -606,7 +610,7 @@ fn stub_impl(ident: &Ident, krate: &Path) -> TokenStream {
                 fn declaration() -> &'static #krate::__private::Declaration {
                     static DECLARATION: #krate::__private::Declaration = #krate::__private::Declaration {
                         name: ::core::stringify!(#ident), description: #description, description_from_docs: false, parameters: &[], param_names: &[], tags: &[],
-                        category: None, version: None, examples: &[], timeout_ms: None, file: ::core::file!(), line: ::core::line!(),
+                        category: None, version: None, examples: &[], timeout_ms: None, strict: false, file: ::core::file!(), line: ::core::line!(),
                         annotations: #krate::__private::AnnotationsDeclaration { title: None, read_only: None, destructive: None, idempotent: None, open_world: None },
                     };
                     &DECLARATION
