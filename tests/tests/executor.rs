@@ -114,6 +114,10 @@ async fn an_unknown_tool_fails_with_the_closest_names() {
         "There is no tool named `ad`. The closest existing tools are: `add`, `add_blocking`. Call one of them instead."
     );
 
+    // The arguments of a call for an unknown tool are still read, and kept.
+    assert_eq!(record.warnings()[0].rule, "tool_definition_missing");
+    assert_eq!(record.request.arguments, Some(json!({})));
+
     let record = executor().execute(call("add-blocking", "{}")).await;
     assert_eq!(
         record.failure,

@@ -301,6 +301,11 @@ impl Executor {
     /// Looks the tool up and binds the arguments; a failure here is already a record.
     fn prepare(&self, mut request: ToolCallRequest, started: Instant) -> Stage {
         let Some(tool) = self.catalog.get(&request.tool_name) else {
+            // Keep what the model sent readable in the record: a generic lenient parse.
+            let untyped = crate::extract::extract_untyped(&request.raw_arguments);
+            request.parse_warnings.extend(untyped.warnings);
+            request.arguments = untyped.arguments;
+            request.parse_error = untyped.value.err();
             let suggestions: Vec<String> =
                 self.catalog.closest_names(&request.tool_name, 3).into_iter().map(str::to_owned).collect();
             let message = unknown_tool_message(&request.tool_name, &suggestions);

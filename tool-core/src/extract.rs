@@ -92,6 +92,42 @@ pub fn extract<'r, A: WireArgs>(
     slow_path(raw, definition, policy, |object| A::from_object(object, parameters, defaults))
 }
 
+/// Reads arguments for a tool with no definition: the raw text is repaired as for any tool
+/// (no conversions, there are no declared types), with the warning `tool_definition_missing`
+/// first.
+pub fn extract_untyped(raw: &str) -> Extraction<'_, Map<String, Value>> {
+    let missing = ParseWarning {
+        pointer: String::new(),
+        rule: "tool_definition_missing".into(),
+        expected: "a declared tool".into(),
+        received: truncate(raw),
+        action: "read the arguments without a definition: repairs only, no conversions".into(),
+    };
+    match repair_arguments(raw) {
+        Ok(Repaired { value: Value::Object(object), warnings }) => Extraction {
+            raw,
+            value: Ok(object.clone()),
+            warnings: std::iter::once(missing).chain(warnings).collect(),
+            arguments: Some(Value::Object(object)),
+        },
+        Ok(Repaired { value, .. }) => Extraction {
+            raw,
+            value: Err(ArgumentErrors::single(ArgumentError {
+                pointer: String::new(),
+                rule: "not_an_object".into(),
+                expected: "a JSON object".into(),
+                received: Some(received_text(&value)),
+                detail: format!("the arguments are {}, not an object", json_type_name(&value)),
+            })),
+            warnings: vec![missing],
+            arguments: None,
+        },
+        Err(error) => {
+            Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: vec![missing], arguments: None }
+        }
+    }
+}
+
 /// How forgiving extraction is.
 ///
 /// Lenient (the default) repairs the arguments text and converts values by their declared
@@ -439,6 +475,7 @@ impl<'de, A: WireArgs> Visitor<'de> for ArgsVisitor<'_, A> {
         f.write_str("an arguments object")
     }
 
+    #[inline]
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
         A::visit_map(map, self.names, self.defaults, self.notes)
     }
@@ -475,11 +512,38 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
 
     #[inline]
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-        Ok(match self.0.iter().position(|name| *name == key) {
+        Ok(match self.0.iter().position(|name| same_name(name, key)) {
             Some(i) => Key::Index(i),
             None => Key::Unknown(key.to_owned()),
         })
     }
+}
+
+/// Whether `key` is `name`, compared inline: parameter names are short, and a `memcmp` call per
+/// candidate costs more than the comparison itself.
+#[inline]
+fn same_name(name: &str, key: &str) -> bool {
+    let (a, b) = (name.as_bytes(), key.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    // Two overlapping loads cover every byte of a name of 1 to 16 bytes.
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+        _ => a == b,
+    }
+}
+
+/// `N` bytes of `bytes` from `at`, as one comparable value.
+#[inline]
+fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
+    let mut word = [0; N];
+    word.copy_from_slice(&bytes[at..at + N]);
+    word
 }
 
 /// Skips the value of an unknown key, remembering the key.

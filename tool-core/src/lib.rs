@@ -52,7 +52,7 @@ pub use call::{joined_warnings, ArgumentError, ArgumentErrors, Extraction, Parse
 pub use catalog::{validate, CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, State, ToolContext};
 pub use executor::{CallFailure, CallStatus, ExecutionRecord, Executor, ExecutorBuilder};
-pub use extract::{ExtractionPolicy, ToolParam, WireArgs, MAX_PARAMETERS};
+pub use extract::{extract_untyped, ExtractionPolicy, ToolParam, WireArgs, MAX_PARAMETERS};
 pub use model::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
     ValueKind,
