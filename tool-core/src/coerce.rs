@@ -49,7 +49,7 @@ pub(crate) fn coerce_arguments(
     coercer.out
 }
 
-/// Keys models wrap the real arguments in.
+/// What a wrapped arguments object should have been: the expectation of `wrapper_unwrapped`.
 const WRAPPER_KEYS_HINT: &str = "the parameters at the top level";
 
 struct Coercer<'a> {
