@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Prints the medians of the last `cargo bench -p tool-benches --bench dispatch` run as markdown.
+"""Prints the medians of the last `cargo bench -p tool-benches` runs as markdown.
 
 Reads `target/criterion/<group>/<bench>/new/{benchmark,estimates}.json` (criterion's own
 output), divides by the benchmark's element count (a batch of 8 calls reports per call too),
 and adds the ratios the README discusses. Standard library only.
 
 Usage: python3 benches/criterion_table.py [--dir target/criterion]
+       python3 benches/criterion_table.py --extraction   # the `--bench extraction` table
 """
 
 from __future__ import annotations
@@ -66,13 +67,42 @@ def load(directory: Path) -> dict[str, tuple[float, float, float, int]]:
     return results
 
 
+# `benches/extraction.rs`: one group per tool, these functions in each.
+EXTRACTION_GROUPS = ["extract 1 param", "extract 2 params", "extract 5 params", "extract 8 params"]
+EXTRACTION_COLUMNS = [
+    ("extract clean", "`extract`, clean"),
+    ("extract messy", "`extract`, messy"),
+    ("rmcp way", "rmcp way (`Map` then `from_value`)"),
+]
+
+
+def extraction_table(results: dict[str, tuple[float, float, float, int]]) -> None:
+    """Per tool: the limit, then each way of reading as median ns and its ratio to the limit."""
+    header = ["tool", "limit: `from_str::<Args>`, clean"] + [label for _, label in EXTRACTION_COLUMNS]
+    print("| " + " | ".join(header) + " |")
+    print("| --- |" + " ---: |" * (len(header) - 1))
+    for group in EXTRACTION_GROUPS:
+        limit = results.get(f"{group}/limit")
+        if limit is None:
+            continue
+        cells = [group.removeprefix("extract "), f"{limit[0]:.0f} ns"]
+        for function, _ in EXTRACTION_COLUMNS:
+            found = results.get(f"{group}/{function}")
+            cells.append(f"{found[0]:.0f} ns ({found[0] / limit[0]:.2f}x)" if found else "-")
+        print("| " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", type=Path, default=ROOT / "target" / "criterion")
+    parser.add_argument("--extraction", action="store_true", help="only the extraction benchmark's table")
     args = parser.parse_args()
     results = load(args.dir)
     if not results:
         sys.exit(f"no criterion results under {args.dir}: run the benchmark first")
+    if args.extraction:
+        extraction_table(results)
+        return
     print("| benchmark | median per iteration | 95% CI of the median | median per call |")
     print("| --- | ---: | ---: | ---: |")
     for full_id, (median, low, high, elements) in results.items():

@@ -1,0 +1,58 @@
+//! Runs one extraction of `benches/extraction.rs` in a loop, for profilers: instruction counts
+//! under callgrind are stable on a loaded machine where criterion's times are not.
+//!
+//! ```sh
+//! cargo build --profile bench -p tool-benches --example extract_loop
+//! valgrind --tool=callgrind --toggle-collect='extract_loop::run*' \
+//!     target/release/examples/extract_loop 5 clean 10000
+//! ```
+//!
+//! Arguments: the tool (`1`, `2`, `5` or `8` parameters), the case (`limit`, `clean`, `messy`,
+//! `rmcp`) and the number of calls. Every call goes through `run`, which is never inlined, so
+//! callgrind's inclusive cost of `run` divided by the calls is the cost of one call.
+
+use std::hint::black_box;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tool_core::prelude::*;
+
+#[path = "../benches/extraction/tools.rs"]
+mod tools;
+
+use tools::*;
+
+#[inline(never)]
+fn run<T: DeclaredTool, L: DeserializeOwned>(case: &str, clean: &str, messy: &str) -> bool {
+    match case {
+        "limit" => serde_json::from_str::<L>(black_box(clean)).is_ok(),
+        "clean" => T::extract(black_box(clean)).value.is_ok(),
+        "messy" => T::extract(black_box(messy)).value.is_ok(),
+        "rmcp" => serde_json::from_str::<Map<String, Value>>(black_box(clean))
+            .and_then(|map| serde_json::from_value::<L>(Value::Object(map)))
+            .is_ok(),
+        other => panic!("unknown case `{other}`: limit, clean, messy or rmcp"),
+    }
+}
+
+fn repeat<T: DeclaredTool, L: DeserializeOwned>(case: &str, calls: u64, clean: &str, messy: &str) {
+    let _ = T::definition(); // built once, before the loop
+    for _ in 0..calls {
+        assert!(run::<T, L>(case, clean, messy));
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [tool, case, calls] = args.as_slice() else {
+        panic!("usage: extract_loop <1|2|5|8> <limit|clean|messy|rmcp> <calls>");
+    };
+    let calls: u64 = calls.parse().expect("the number of calls");
+    match tool.as_str() {
+        "1" => repeat::<get_issue, GetIssueArgs>(case, calls, GET_ISSUE_CLEAN, GET_ISSUE_MESSY),
+        "2" => repeat::<read_file, ReadFileArgs>(case, calls, READ_FILE_CLEAN, READ_FILE_MESSY),
+        "5" => repeat::<search_notes, SearchNotesArgs>(case, calls, SEARCH_NOTES_CLEAN, SEARCH_NOTES_MESSY),
+        "8" => repeat::<create_shipment, CreateShipmentArgs>(case, calls, CREATE_SHIPMENT_CLEAN, CREATE_SHIPMENT_MESSY),
+        other => panic!("unknown tool `{other}`: 1, 2, 5 or 8 parameters"),
+    }
+}
