@@ -169,8 +169,16 @@ impl<'a> Coercer<'a> {
     fn value(&mut self, value: &mut Value, schema: &'a Value, case_sensitive: bool) {
         let Declared { schema, nullable } = self.declared(schema);
         let kind = primary_type(schema);
+        let tokens = enum_tokens(schema, self.defs);
 
-        if nullable && kind != Some("string") {
+        // A null word means "absent" where the declared type could not hold it as a value: any
+        // non-string, and enum tokens none of which is that word.
+        let holds_text = match (&tokens, value.as_str()) {
+            (Some(allowed), Some(word)) => allowed.iter().any(|a| token_text(a).eq_ignore_ascii_case(word.trim())),
+            (Some(_), None) => false,
+            (None, _) => kind == Some("string"),
+        };
+        if nullable && !holds_text {
             if let Value::String(text) = value {
                 if is_null_word(text) {
                     self.apply(value, Value::Null, "null_literal", "a value or null", "read as absent:");
@@ -181,7 +189,7 @@ impl<'a> Coercer<'a> {
         if value.is_null() {
             return;
         }
-        if let Some(allowed) = enum_tokens(schema, self.defs) {
+        if let Some(allowed) = tokens {
             self.enum_token(value, &allowed, case_sensitive);
             return;
         }
@@ -550,6 +558,14 @@ mod tests {
         let opt_str = json!({"type": ["string", "null"]});
         assert_eq!(convert(opt_str, json!("None")), (json!("None"), vec![]));
         assert_eq!(convert(json!({"type": "integer"}), json!("None")), (json!("None"), vec![]), "not optional");
+    }
+
+    #[test]
+    fn null_words_mean_absent_for_optional_enums_unless_a_token_is_that_word() {
+        let opt_enum = json!({"anyOf": [{"type": "string", "enum": ["low", "high"]}, {"type": "null"}]});
+        assert_eq!(convert(opt_enum, json!("None")), (Value::Null, rule("null_literal")));
+        let with_none = json!({"anyOf": [{"type": "string", "enum": ["none", "all"]}, {"type": "null"}]});
+        assert_eq!(convert(with_none, json!("None")), (json!("none"), rule("enum_case_normalized")));
     }
 
     #[test]

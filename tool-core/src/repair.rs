@@ -130,7 +130,8 @@ pub(crate) struct Repaired {
 /// holding an object is decoded; and whatever [`parse_lenient`] accepts is read.
 pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     if let Ok(value) = serde_json::from_str::<Value>(raw) {
-        return finish(raw, value, Vec::new(), Vec::new());
+        // A JSON object keeps the last of duplicate keys silently; say so.
+        return finish(raw, value, duplicate_key_warnings(raw), Vec::new());
     }
     if raw.trim().is_empty() {
         let warning = warning(raw, "empty_arguments", "read as an empty object `{}`".to_owned());
@@ -1123,5 +1124,115 @@ mod tests {
         }
         let Ok(repaired) = repair_arguments(&inputs[0]) else { panic!("not repaired") };
         assert_eq!(repaired.value["items"].as_array().map(Vec::len), Some(body.len() / item.len()));
+    }
+}
+
+/// A warning for each key that appears twice in one object of `text` (at any depth): the
+/// parsed value keeps the last one, and the model should know the first was dropped.
+fn duplicate_key_warnings(text: &str) -> Vec<ParseWarning> {
+    let mut found = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let _ = serde::de::DeserializeSeed::deserialize(KeyWalk { path: &mut String::new(), found: &mut found }, &mut de);
+    found
+}
+
+/// Walks a JSON text, recording duplicate keys with their pointers.
+struct KeyWalk<'a> {
+    path: &'a mut String,
+    found: &'a mut Vec<ParseWarning>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeyWalk<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeyWalk<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        let mut seen: Vec<String> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let before = self.path.len();
+            self.path.push('/');
+            self.path.push_str(&crate::call::pointer_segment(&key));
+            if seen.contains(&key) {
+                let (rule, expected) = if before == 0 {
+                    ("duplicate_parameter", "each parameter once")
+                } else {
+                    ("duplicate_key", "each key once")
+                };
+                self.found.push(ParseWarning {
+                    pointer: self.path.clone(),
+                    rule: rule.into(),
+                    expected: expected.into(),
+                    received: format!("`{key}` more than once"),
+                    action: "kept the last value".into(),
+                });
+            } else {
+                seen.push(key);
+            }
+            map.next_value_seed(KeyWalk { path: self.path, found: self.found })?;
+            self.path.truncate(before);
+        }
+        Ok(())
+    }
+
+    fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
+        let mut index = 0usize;
+        loop {
+            let before = self.path.len();
+            self.path.push_str(&format!("/{index}"));
+            let more = seq.next_element_seed(KeyWalk { path: self.path, found: self.found })?;
+            self.path.truncate(before);
+            if more.is_none() {
+                return Ok(());
+            }
+            index += 1;
+        }
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod duplicate_tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_keys_are_reported_at_any_depth() {
+        let warnings = duplicate_key_warnings(
+            r#"{"limit": 2, "limit": "3", "origin": {"x": 1, "x": 2, "y": 0}, "list": [{"a": 1, "a": 1}]}"#,
+        );
+        let found: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_str())).collect();
+        assert_eq!(
+            found,
+            vec![("/limit", "duplicate_parameter"), ("/origin/x", "duplicate_key"), ("/list/0/a", "duplicate_key")]
+        );
+        assert!(duplicate_key_warnings(r#"{"a": {"a": 1}, "b": [1, 2]}"#).is_empty());
     }
 }
