@@ -310,3 +310,27 @@ fn arguments_for_a_tool_with_no_definition_are_still_read_leniently() {
     assert_eq!(warnings(&broken), vec![at("", "tool_definition_missing")]);
     assert_eq!(errors(broken), vec![at("", "truncated_json")]);
 }
+
+/// Adjust settings; every parameter is optional.
+#[tool]
+fn adjust(verbose: Option<bool>, limit: Option<u32>, #[param(default = 1)] level: u32) -> String {
+    format!("{verbose:?} {limit:?} {level}")
+}
+
+#[test]
+fn a_wrapper_key_is_unwrapped_even_when_every_parameter_is_optional() {
+    let e = <adjust as DeclaredTool>::extract(r#"{"arguments": {"limit": 3, "level": 2}}"#);
+    assert_eq!(warnings(&e), vec![at("/arguments", "wrapper_unwrapped")]);
+    assert_eq!(e.value.unwrap(), (None, Some(3), 2));
+    // A lone unknown key whose content does not fit stays an unknown key.
+    let e = <adjust as DeclaredTool>::extract(r#"{"verbosity": true}"#);
+    assert_eq!(warnings(&e), vec![at("/verbosity", "unknown_parameter")]);
+    assert_eq!(e.value.unwrap(), (None, None, 1));
+}
+
+#[test]
+fn a_parameter_sent_twice_is_reported_on_the_lenient_path_too() {
+    let e = <adjust as DeclaredTool>::extract(r#"{"limit": 2, "limit": "3"}"#);
+    assert_eq!(warnings(&e), vec![at("/limit", "duplicate_parameter"), at("/limit", "string_to_integer")]);
+    assert_eq!(e.value.unwrap(), (None, Some(3), 1));
+}

@@ -80,7 +80,12 @@ pub fn extract<'r, A: WireArgs>(
         if notes.is_empty() && !definition.checks().constrained {
             return Extraction { raw, value: Ok(value), warnings: Vec::new(), arguments: None };
         }
-        return fast_path_noted(raw, value, &notes, definition);
+        // A lone unknown key may wrap the real arguments (`{"arguments": {...}}`): with every
+        // parameter optional, the fast path reads that as "nothing given"; the lenient path
+        // unwraps it when its content fits.
+        if !(notes.unknown.len() == 1 && notes.duplicates.is_empty() && is_single_key_object(raw)) {
+            return fast_path_noted(raw, value, &notes, definition);
+        }
     }
     lenient_path(raw, definition, defaults, policy)
 }
@@ -89,6 +94,11 @@ pub fn extract<'r, A: WireArgs>(
 /// (like [`lenient_path`]), so that the common case's frame stays small.
 #[cold]
 #[inline(never)]
+/// Whether `raw` is an object with exactly one key (only asked on an uncommon path).
+fn is_single_key_object(raw: &str) -> bool {
+    serde_json::from_str::<Map<String, Value>>(raw).is_ok_and(|object| object.len() == 1)
+}
+
 fn fast_path_noted<'r, A: WireArgs>(
     raw: &'r str,
     value: A,
