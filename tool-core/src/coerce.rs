@@ -10,7 +10,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::call::{pointer_segment, received_text, ArgumentError, ParseWarning};
 use crate::model::ToolParameter;
-use crate::shape::resolve;
+use crate::shape::{is_null_schema, primary_type, resolve};
 
 /// What conversion did: the warnings for what it changed, and, under the strict policy, the
 /// errors for what it would have changed.
@@ -366,26 +366,6 @@ impl<'a> Coercer<'a> {
             }
         }
     }
-}
-
-fn primary_type(schema: &Value) -> Option<&str> {
-    match schema.get("type")? {
-        Value::String(t) => Some(t),
-        Value::Array(types) => {
-            let mut non_null = types.iter().filter_map(Value::as_str).filter(|t| *t != "null");
-            let first = non_null.next();
-            if non_null.next().is_some() {
-                None
-            } else {
-                first
-            }
-        }
-        _ => None,
-    }
-}
-
-fn is_null_schema(schema: &Value) -> bool {
-    schema.get("type").is_some_and(|t| t == "null") || schema.get("const").is_some_and(Value::is_null)
 }
 
 /// The allowed tokens of an `enum`, a `const`, or `oneOf`/`anyOf` branches that are each one.

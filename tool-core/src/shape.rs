@@ -112,7 +112,7 @@ fn explicit_kind(schema: &Value) -> Option<ValueKind> {
 }
 
 /// The single non-null `type` of a schema.
-fn primary_type(schema: &Value) -> Option<&str> {
+pub(crate) fn primary_type(schema: &Value) -> Option<&str> {
     match schema.get("type")? {
         Value::String(t) => Some(t),
         Value::Array(types) => {
@@ -181,7 +181,7 @@ fn strip_null<'a>(schema: &'a Value, defs: &'a Map<String, Value>) -> (&'a Value
     (schema, false)
 }
 
-fn is_null_schema(schema: &Value) -> bool {
+pub(crate) fn is_null_schema(schema: &Value) -> bool {
     schema.get("type").is_some_and(|t| t == "null") || schema.get("const").is_some_and(Value::is_null)
 }
 
