@@ -644,10 +644,17 @@ pub fn store<'de, T: ToolParam, M: MapAccess<'de>>(
     notes: &mut KeyNotes,
 ) -> Result<(), M::Error> {
     if slot.is_some() {
-        notes.duplicates.push(index);
+        note_duplicate(notes, index);
     }
     *slot = Some(map.next_value()?);
     Ok(())
+}
+
+/// Notes a key given twice; out of line, so that `store` stays small enough to inline.
+#[cold]
+#[inline(never)]
+fn note_duplicate(notes: &mut KeyNotes, index: usize) {
+    notes.duplicates.push(index);
 }
 
 macro_rules! wire_args {
