@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Arguments: the tool (`1`, `2`, `5` or `8` parameters), the case (`limit`, `clean`, `messy`,
-//! `rmcp`) and the number of calls. Every call goes through `run`, which is never inlined, so
+//! `refused`, `rmcp`) and the number of calls. Every call goes through `run`, which is never inlined, so
 //! callgrind's inclusive cost of `run` divided by the calls is the cost of one call.
 
 use std::hint::black_box;
@@ -28,10 +28,12 @@ fn run<T: DeclaredTool, L: DeserializeOwned>(case: &str, clean: &str, messy: &st
         "limit" => serde_json::from_str::<L>(black_box(clean)).is_ok(),
         "clean" => T::extract(black_box(clean)).value.is_ok(),
         "messy" => T::extract(black_box(messy)).value.is_ok(),
+        // What the strict read costs when it refuses the messy text (a floor for any retry).
+        "refused" => serde_json::from_str::<L>(black_box(messy)).is_err(),
         "rmcp" => serde_json::from_str::<Map<String, Value>>(black_box(clean))
             .and_then(|map| serde_json::from_value::<L>(Value::Object(map)))
             .is_ok(),
-        other => panic!("unknown case `{other}`: limit, clean, messy or rmcp"),
+        other => panic!("unknown case `{other}`: limit, clean, messy, refused or rmcp"),
     }
 }
 
@@ -45,7 +47,7 @@ fn repeat<T: DeclaredTool, L: DeserializeOwned>(case: &str, calls: u64, clean: &
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [tool, case, calls] = args.as_slice() else {
-        panic!("usage: extract_loop <1|2|5|8> <limit|clean|messy|rmcp> <calls>");
+        panic!("usage: extract_loop <1|2|5|8> <limit|clean|messy|refused|rmcp> <calls>");
     };
     let calls: u64 = calls.parse().expect("the number of calls");
     match tool.as_str() {

@@ -294,11 +294,17 @@ fn text_that_looks_like_a_boolean_stays_text_for_a_string_parameter() {
 }
 
 #[test]
-fn the_converted_arguments_object_is_kept_beside_the_raw_text() {
+fn a_conversion_keeps_the_raw_text_and_its_warning_says_what_the_value_became() {
     let raw = r#"{"maxResults":"5"}"#;
     let e = <web_search as DeclaredTool>::extract(raw);
     assert_eq!(e.raw, raw);
-    assert_eq!(e.arguments, Some(json!({"maxResults": 5})));
+    let w = &e.warnings[0];
+    assert_eq!(
+        (w.pointer.as_str(), w.rule.as_str(), w.expected.as_str(), w.received.as_str(), w.action.as_str()),
+        ("/maxResults", "string_to_integer", "an integer", "\"5\"", "converted to 5")
+    );
+    // Read in one pass: no tree was built, the warnings are the whole account.
+    assert_eq!(e.arguments, None);
 }
 
 #[test]

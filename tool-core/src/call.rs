@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 /// How long a received value may be in messages before it is cut.
-const RECEIVED_MAX_CHARS: usize = 120;
+pub(crate) const RECEIVED_MAX_CHARS: usize = 120;
 
 /// One tool call from the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,7 +21,9 @@ pub struct ToolCallRequest {
     /// The arguments exactly as the model sent them.
     pub raw_arguments: String,
     /// The arguments object the tool's values were read from, when extraction had to build one
-    /// (it repaired or reported something). `None` when the raw text was read as it is.
+    /// (it repaired the text, checked declared constraints, or reported errors). `None` when
+    /// the values were read straight from the raw text; conversions made on the way are in
+    /// `parse_warnings`, each with its place and the value it became.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Value>,
     /// Why the arguments could not be used, when they could not.
@@ -176,7 +178,8 @@ pub struct Extraction<'r, T> {
     pub value: Result<T, ArgumentErrors>,
     /// What extraction noticed or changed.
     pub warnings: Vec<ParseWarning>,
-    /// The arguments object the value was read from, when extraction had to build one.
+    /// The arguments object the value was read from, when extraction had to build one (see
+    /// [`ToolCallRequest::arguments`]).
     pub arguments: Option<Value>,
 }
 

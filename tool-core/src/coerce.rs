@@ -4,13 +4,17 @@
 //!
 //! It only rewrites values it can convert exactly as the rules say; anything else is left as
 //! it arrived, for the typed read to refuse with a precise error. It never drops data silently
-//! and never runs the tool.
+//! and never runs the tool. The schema is read through its compiled [`Plan`]; the tree path
+//! converts whole objects ([`coerce_arguments`]), the single pass one value at a time
+//! ([`convert_node`]), by the same code.
+
+use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
 
-use crate::call::{pointer_segment, received_text, ArgumentError, ParseWarning};
+use crate::call::{truncate, ArgumentError, ParseWarning, RECEIVED_MAX_CHARS};
 use crate::model::ToolParameter;
-use crate::shape::{is_null_schema, primary_type, resolve};
+use crate::plan::{Children, Kind, NodeId, Plan, Tokens};
 
 /// What conversion did: the warnings for what it changed, and, under the strict policy, the
 /// errors for what it would have changed.
@@ -20,32 +24,44 @@ pub(crate) struct Converted {
     pub refused: Vec<ArgumentError>,
 }
 
-/// Converts the top-level parameters of `object` by their property schemas in `input_schema`.
-/// With `strict`, nothing is changed: each conversion that would have applied is refused (so is
-/// any conversion inside a parameter declared `strict`).
+/// Converts the top-level parameters of `object` by the compiled schema, in the order they
+/// arrived. With `strict`, nothing is changed: each conversion that would have applied is
+/// refused (so is any conversion inside a parameter declared `strict`).
 pub(crate) fn coerce_arguments(
     object: &mut Map<String, Value>,
-    input_schema: &Value,
+    plan: &Plan,
     parameters: &[ToolParameter],
     strict: bool,
 ) -> Converted {
-    let empty = Map::new();
-    let defs = input_schema.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
-    let Some(properties) = input_schema.get("properties").and_then(Value::as_object) else {
-        return Converted::default();
-    };
-    let mut coercer = Coercer { defs, path: String::new(), strict, out: Converted::default() };
-    coercer.unwrap_wrapper(object, properties);
-    for (name, schema) in properties {
-        if let Some(value) = object.get_mut(name) {
-            let parameter = parameters.iter().find(|p| &p.name == name);
+    let mut coercer = Coercer { plan, path: String::new(), strict, out: Converted::default() };
+    coercer.unwrap_wrapper(object);
+    let declared: Vec<(String, NodeId)> =
+        object.keys().filter_map(|name| plan.parameter(name).map(|id| (name.clone(), id))).collect();
+    for (name, node) in declared {
+        if let Some(value) = object.get_mut(&name) {
+            let parameter = parameters.iter().find(|p| p.name == name);
             let case_sensitive = parameter.and_then(|p| p.enum_constraint.as_ref()).is_some_and(|e| e.case_sensitive);
             coercer.strict = strict || parameter.is_some_and(|p| p.strict);
-            coercer.enter(name);
-            coercer.value(value, schema, case_sensitive);
+            coercer.enter(&name);
+            coercer.value(value, node, case_sensitive);
             coercer.leave();
         }
     }
+    coercer.out
+}
+
+/// Converts one value the single pass met at `pointer` (schema node `node`), exactly as
+/// [`coerce_arguments`] converts it in the tree.
+pub(crate) fn convert_node(
+    plan: &Plan,
+    node: NodeId,
+    pointer: String,
+    value: &mut Value,
+    strict: bool,
+    case_sensitive: bool,
+) -> Converted {
+    let mut coercer = Coercer { plan, path: pointer, strict, out: Converted::default() };
+    coercer.value(value, node, case_sensitive);
     coercer.out
 }
 
@@ -53,7 +69,7 @@ pub(crate) fn coerce_arguments(
 const WRAPPER_KEYS_HINT: &str = "the parameters at the top level";
 
 struct Coercer<'a> {
-    defs: &'a Map<String, Value>,
+    plan: &'a Plan,
     /// The JSON pointer of the value being converted.
     path: String,
     /// Refuse conversions instead of applying them.
@@ -61,16 +77,32 @@ struct Coercer<'a> {
     out: Converted,
 }
 
-/// What a schema declares, once `$ref`s and a `null` alternative are set aside.
-struct Declared<'a> {
-    schema: &'a Value,
-    nullable: bool,
+/// Appends one JSON pointer segment, escaped, to `path`.
+pub(crate) fn push_segment(path: &mut String, segment: &str) {
+    path.push('/');
+    for c in segment.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
+    }
+}
+
+/// Appends a value as JSON text, cut when long, as `received_text` cuts it.
+fn push_json(out: &mut String, value: &Value) {
+    let start = out.len();
+    let _ = write!(out, "{value}");
+    if out.len() - start > RECEIVED_MAX_CHARS {
+        let cut = truncate(&out[start..]);
+        out.truncate(start);
+        out.push_str(&cut);
+    }
 }
 
 impl<'a> Coercer<'a> {
     fn enter(&mut self, segment: &str) {
-        self.path.push('/');
-        self.path.push_str(&pointer_segment(segment));
+        push_segment(&mut self.path, segment);
     }
 
     fn leave(&mut self) {
@@ -81,21 +113,20 @@ impl<'a> Coercer<'a> {
     /// Replaces `value` with `new` and records the warning; under the strict policy leaves it
     /// and records the refusal instead. Returns whether the value was replaced.
     fn apply(&mut self, value: &mut Value, new: Value, rule: &str, expected: &str, action: &str) -> bool {
-        let received = received_text(value);
+        let mut received = String::new();
+        push_json(&mut received, value);
+        let mut action = format!("{action} ");
+        push_json(&mut action, &new);
         if self.strict {
             self.out.refused.push(ArgumentError {
                 pointer: self.path.clone(),
                 rule: rule.to_owned(),
                 expected: expected.to_owned(),
                 received: Some(received),
-                detail: format!(
-                    "refused by the strict policy; lenient extraction would have {action} {}",
-                    received_text(&new)
-                ),
+                detail: format!("refused by the strict policy; lenient extraction would have {action}"),
             });
             return false;
         }
-        let action = format!("{action} {}", received_text(&new));
         *value = new;
         self.out.warnings.push(ParseWarning {
             pointer: self.path.clone(),
@@ -109,12 +140,12 @@ impl<'a> Coercer<'a> {
 
     /// `{"arguments": {...}}` or `{"_": {...}}`: one undeclared key whose object holds only
     /// declared parameters is the real arguments object.
-    fn unwrap_wrapper(&mut self, object: &mut Map<String, Value>, properties: &Map<String, Value>) {
+    fn unwrap_wrapper(&mut self, object: &mut Map<String, Value>) {
         if object.len() != 1 {
             return;
         }
         let Some((key, inner)) = object.iter().next() else { return };
-        if properties.contains_key(key) {
+        if self.plan.declares(key) {
             return;
         }
         let inner_object = match inner {
@@ -126,7 +157,7 @@ impl<'a> Coercer<'a> {
             _ => None,
         };
         let Some(inner_object) = inner_object else { return };
-        if inner_object.is_empty() || !inner_object.keys().all(|k| properties.contains_key(k)) {
+        if inner_object.is_empty() || !inner_object.keys().all(|k| self.plan.declares(k)) {
             return;
         }
         let key = key.clone();
@@ -140,47 +171,19 @@ impl<'a> Coercer<'a> {
         }
     }
 
-    /// Resolves references and a `null` alternative (`type: [T, "null"]`, `anyOf: [X, null]`).
-    fn declared(&self, schema: &'a Value) -> Declared<'a> {
-        let schema = resolve(schema, self.defs);
-        if let Some(Value::Array(types)) = schema.get("type") {
-            if types.iter().any(|t| t == "null") {
-                return Declared { schema, nullable: true };
-            }
-        }
-        for key in ["anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = schema.get(key) {
-                let non_null: Vec<&Value> =
-                    branches.iter().filter(|b| !is_null_schema(resolve(b, self.defs))).collect();
-                if non_null.len() + 1 == branches.len() && non_null.len() == 1 {
-                    let inner = self.declared(non_null[0]);
-                    return Declared { schema: inner.schema, nullable: true };
-                }
-            }
-        }
-        if let Some(Value::Array(all)) = schema.get("allOf") {
-            if all.len() == 1 {
-                return self.declared(&all[0]);
-            }
-        }
-        Declared { schema, nullable: false }
-    }
-
-    fn value(&mut self, value: &mut Value, schema: &'a Value, case_sensitive: bool) {
-        let Declared { schema, nullable } = self.declared(schema);
-        let kind = primary_type(schema);
-        let tokens = enum_tokens(schema, self.defs);
+    fn value(&mut self, value: &mut Value, id: NodeId, case_sensitive: bool) {
+        let plan = self.plan;
+        let node = plan.node(id);
 
         // A null word means "absent" where the declared type could not hold it as a value: any
         // non-string, and enum tokens none of which is that word.
-        let holds_text = match (&tokens, value.as_str()) {
-            (Some(allowed), Some(word)) => allowed.iter().any(|a| token_text(a).eq_ignore_ascii_case(word.trim())),
-            (Some(_), None) => false,
-            (None, _) => kind == Some("string"),
-        };
-        if nullable && !holds_text {
+        if node.nullable {
             if let Value::String(text) = value {
-                if is_null_word(text) {
+                let holds_text = match &node.tokens {
+                    Some(tokens) => tokens.texts.iter().any(|a| a.eq_ignore_ascii_case(text.trim())),
+                    None => node.kind == Kind::String,
+                };
+                if !holds_text && is_null_word(text) {
                     self.apply(value, Value::Null, "null_literal", "a value or null", "read as absent:");
                     return;
                 }
@@ -189,28 +192,33 @@ impl<'a> Coercer<'a> {
         if value.is_null() {
             return;
         }
-        if let Some(allowed) = tokens {
-            self.enum_token(value, &allowed, case_sensitive);
+        if let Some(tokens) = &node.tokens {
+            self.enum_token(value, tokens, case_sensitive);
             return;
         }
-        match kind {
-            Some("boolean") => self.boolean(value),
-            Some("integer") => self.integer(value),
-            Some("number") => self.number(value),
-            Some("string") => self.string(value),
-            Some("array") => self.array(value, schema, case_sensitive),
-            Some("object") => self.object(value, schema),
-            _ => {}
+        match node.kind {
+            Kind::Boolean => self.boolean(value),
+            Kind::Integer => self.integer(value),
+            Kind::Number => self.number(value),
+            Kind::String => self.string(value),
+            Kind::Array => self.array(value, &node.children, case_sensitive),
+            Kind::Object => self.object(value, &node.children),
+            Kind::Other => {}
         }
     }
 
     fn boolean(&mut self, value: &mut Value) {
         let converted = match value {
-            Value::String(text) => match text.trim().to_ascii_lowercase().as_str() {
-                "true" => Some((true, "string_to_boolean")),
-                "false" => Some((false, "string_to_boolean")),
-                _ => None,
-            },
+            Value::String(text) => {
+                let word = text.trim();
+                if word.eq_ignore_ascii_case("true") {
+                    Some((true, "string_to_boolean"))
+                } else if word.eq_ignore_ascii_case("false") {
+                    Some((false, "string_to_boolean"))
+                } else {
+                    None
+                }
+            }
             Value::Number(n) => match n.as_f64() {
                 Some(0.0) => Some((false, "number_to_boolean")),
                 Some(1.0) => Some((true, "number_to_boolean")),
@@ -265,8 +273,8 @@ impl<'a> Coercer<'a> {
         self.apply(value, Value::String(text), "literal_to_string", "a string", "kept as the text");
     }
 
-    fn enum_token(&mut self, value: &mut Value, allowed: &[Value], case_sensitive: bool) {
-        if allowed.contains(value) {
+    fn enum_token(&mut self, value: &mut Value, tokens: &Tokens, case_sensitive: bool) {
+        if tokens.values.contains(value) {
             return;
         }
         let as_text = match value {
@@ -275,29 +283,26 @@ impl<'a> Coercer<'a> {
             Value::Bool(b) => b.to_string(),
             _ => return,
         };
-        let expected = format!(
-            "one of: {}",
-            allowed.iter().map(|v| format!("`{}`", token_text(v))).collect::<Vec<_>>().join(", ")
-        );
         // The same token as text (a number sent as a string or the reverse), or the one token
         // differing only in case.
-        let exact: Vec<&Value> = allowed.iter().filter(|a| token_text(a) == as_text).collect();
+        let exact: Vec<usize> = (0..tokens.texts.len()).filter(|&i| tokens.texts[i] == as_text).collect();
         let (found, rule) = if exact.len() == 1 {
             (exact[0], "enum_token_retyped")
         } else if case_sensitive {
             return;
         } else {
-            let folded: Vec<&Value> =
-                allowed.iter().filter(|a| token_text(a).to_lowercase() == as_text.to_lowercase()).collect();
-            if folded.len() != 1 {
+            let folded = as_text.to_lowercase();
+            let matches: Vec<usize> =
+                (0..tokens.texts.len()).filter(|&i| tokens.texts[i].to_lowercase() == folded).collect();
+            if matches.len() != 1 {
                 return;
             }
-            (folded[0], "enum_case_normalized")
+            (matches[0], "enum_case_normalized")
         };
-        self.apply(value, found.clone(), rule, &expected, "read as");
+        self.apply(value, tokens.values[found].clone(), rule, &tokens.expected, "read as");
     }
 
-    fn array(&mut self, value: &mut Value, schema: &'a Value, case_sensitive: bool) {
+    fn array(&mut self, value: &mut Value, children: &Children, case_sensitive: bool) {
         match value {
             Value::Array(_) => {}
             Value::String(text) => match decode_text(text) {
@@ -321,18 +326,21 @@ impl<'a> Coercer<'a> {
             Value::Null => return,
         }
         let Value::Array(items) = value else { return };
-        if let Some(prefix) = schema.get("prefixItems").and_then(Value::as_array) {
-            for (i, (item, item_schema)) in items.iter_mut().zip(prefix).enumerate() {
-                self.enter(&i.to_string());
-                self.value(item, item_schema, case_sensitive);
-                self.leave();
-            }
-        } else if let Some(item_schema) = schema.get("items") {
-            for (i, item) in items.iter_mut().enumerate() {
-                self.enter(&i.to_string());
-                self.value(item, item_schema, case_sensitive);
-                self.leave();
-            }
+        let mut index = String::new();
+        for (i, item) in items.iter_mut().enumerate() {
+            let item_node = match children {
+                Children::Items(id) => *id,
+                Children::Prefix(ids) => match ids.get(i) {
+                    Some(id) => *id,
+                    None => break,
+                },
+                _ => break,
+            };
+            index.clear();
+            let _ = write!(index, "{i}");
+            self.enter(&index);
+            self.value(item, item_node, case_sensitive);
+            self.leave();
         }
     }
 
@@ -341,7 +349,7 @@ impl<'a> Coercer<'a> {
         self.apply(value, wrapped, "scalar_wrapped", "an array", "wrapped in a one-element list:")
     }
 
-    fn object(&mut self, value: &mut Value, schema: &'a Value) {
+    fn object(&mut self, value: &mut Value, children: &Children) {
         if let Value::String(text) = value {
             match decode_text(text) {
                 Some(decoded @ Value::Object(_)) => {
@@ -354,44 +362,15 @@ impl<'a> Coercer<'a> {
             }
         }
         let Value::Object(map) = value else { return };
-        let properties = schema.get("properties").and_then(Value::as_object);
-        let additional = schema.get("additionalProperties").filter(|a| a.is_object());
-        let keys: Vec<String> = map.keys().cloned().collect();
-        for key in keys {
-            let field_schema = properties.and_then(|p| p.get(&key)).or(additional);
-            if let (Some(field_schema), Some(field)) = (field_schema, map.get_mut(&key)) {
-                self.enter(&key);
-                self.value(field, field_schema, false);
+        let Children::Fields { properties, additional } = children else { return };
+        for (key, field) in map.iter_mut() {
+            let node = properties.iter().find(|(name, _)| name == key).map(|(_, id)| *id).or(*additional);
+            if let Some(node) = node {
+                self.enter(key);
+                self.value(field, node, false);
                 self.leave();
             }
         }
-    }
-}
-
-/// The allowed tokens of an `enum`, a `const`, or `oneOf`/`anyOf` branches that are each one.
-fn enum_tokens(schema: &Value, defs: &Map<String, Value>) -> Option<Vec<Value>> {
-    if let Some(Value::Array(values)) = schema.get("enum") {
-        return Some(values.iter().filter(|v| !v.is_null()).cloned().collect());
-    }
-    if let Some(c) = schema.get("const") {
-        return Some(vec![c.clone()]);
-    }
-    let branches = schema.get("oneOf").or_else(|| schema.get("anyOf"))?.as_array()?;
-    let mut tokens = Vec::new();
-    for branch in branches {
-        let branch = resolve(branch, defs);
-        if is_null_schema(branch) {
-            continue;
-        }
-        tokens.extend(enum_tokens(branch, defs)?);
-    }
-    (!tokens.is_empty()).then_some(tokens)
-}
-
-fn token_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 
@@ -471,7 +450,7 @@ mod tests {
     fn convert(property: Value, input: Value) -> (Value, Vec<(String, String)>) {
         let schema = json!({"type": "object", "properties": {"p": property}, "required": ["p"]});
         let mut object = Map::from_iter([("p".to_owned(), input)]);
-        let warnings = coerce_arguments(&mut object, &schema, &[], false).warnings;
+        let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
         (object.remove("p").unwrap_or(Value::Null), warnings.into_iter().map(|w| (w.pointer, w.rule)).collect())
     }
 
@@ -617,7 +596,7 @@ mod tests {
             strict: false,
         };
         let mut object = Map::from_iter([("p".to_owned(), json!("LOW"))]);
-        assert!(coerce_arguments(&mut object, &schema, &[parameter], false).warnings.is_empty());
+        assert!(coerce_arguments(&mut object, &Plan::compile(&schema), &[parameter], false).warnings.is_empty());
         assert_eq!(object["p"], json!("LOW"));
     }
 
@@ -626,13 +605,13 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"path": {"type": "string"}, "n": {"type": "integer"}}});
         for wrapper in ["_", "arguments", "input"] {
             let mut object = Map::from_iter([(wrapper.to_owned(), json!({"path": "a.md", "n": "2"}))]);
-            let warnings = coerce_arguments(&mut object, &schema, &[], false).warnings;
+            let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
             assert_eq!(Value::Object(object), json!({"path": "a.md", "n": 2}));
             let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_str())).collect();
             assert_eq!(rules, vec![(format!("/{wrapper}").as_str(), "wrapper_unwrapped"), ("/n", "string_to_integer")]);
         }
         let mut unrelated = Map::from_iter([("other".to_owned(), json!({"x": 1}))]);
-        assert!(coerce_arguments(&mut unrelated, &schema, &[], false).warnings.is_empty());
+        assert!(coerce_arguments(&mut unrelated, &Plan::compile(&schema), &[], false).warnings.is_empty());
         assert_eq!(unrelated["other"], json!({"x": 1}));
     }
 
@@ -644,10 +623,36 @@ mod tests {
             "$defs": {"Mode": {"type": "string", "enum": ["fast", "slow"]}}
         });
         let mut object = Map::from_iter([("p".to_owned(), json!("FAST"))]);
-        let warnings = coerce_arguments(&mut object, &schema, &[], false).warnings;
+        let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
         assert_eq!(object["p"], json!("fast"));
         assert_eq!(warnings[0].rule, "enum_case_normalized");
         assert_eq!(warnings[0].expected, "one of: `fast`, `slow`");
         assert_eq!(warnings[0].received, "\"FAST\"");
+    }
+
+    #[test]
+    fn recursive_types_convert_at_every_depth() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"p": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {
+                "type": "object",
+                "properties": {"n": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}
+            }}
+        });
+        let mut object =
+            Map::from_iter([("p".to_owned(), json!({"n": "1", "kids": [{"n": "2", "kids": "[{\"n\": 3.0}]"}]}))]);
+        let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
+        assert_eq!(object["p"], json!({"n": 1, "kids": [{"n": 2, "kids": [{"n": 3}]}]}));
+        let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_str())).collect();
+        assert_eq!(
+            rules,
+            vec![
+                ("/p/n", "string_to_integer"),
+                ("/p/kids/0/n", "string_to_integer"),
+                ("/p/kids/0/kids", "json_string_decoded"),
+                ("/p/kids/0/kids/0/n", "float_to_integer"),
+            ]
+        );
     }
 }

@@ -2,9 +2,11 @@
 //!
 //! A tool's wire parameters are a tuple of types (`(String, Option<u32>)`), read by
 //! [`WireArgs`], which is implemented here for tuples once, so the `#[tool]` macro generates no
-//! deserializer per tool. The fast path deserializes straight from the raw string, as a
-//! `#[derive(Deserialize)]` struct would. Only when that fails does the slow path build a JSON
-//! tree and report every problem, per field, with the value that arrived.
+//! deserializer per tool. The single pass deserializes straight from the raw string, as a
+//! `#[derive(Deserialize)]` struct would, converting values that arrived in the wrong form as
+//! it goes (`lenient.rs`). Only when it cannot settle the call does the tree path build a JSON
+//! tree, repair and convert it, and report every problem, per field, with the value that
+//! arrived.
 //!
 //! This module must not execute anything or know about providers.
 
@@ -17,6 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::call::{pointer_segment, received_text, truncate, ArgumentError, ArgumentErrors, Extraction, ParseWarning};
 use crate::coerce;
+use crate::lenient::{ParamSeed, Pass};
 use crate::model::{ToolDefinition, ToolParameter};
 use crate::repair::{repair_arguments, Repaired};
 
@@ -48,13 +51,14 @@ pub trait WireArgs: Sized + Send + 'static {
     /// Per parameter, whether a default is declared.
     fn has_default(defaults: &Self::Defaults) -> Vec<bool>;
 
-    /// Fast path: reads the arguments object straight from a deserializer. `Ok(None)` when a
-    /// required parameter is missing.
+    /// The single pass: reads the arguments object straight from a deserializer, converting
+    /// what arrived in the wrong form as it goes. `Ok(None)` when a required parameter is missing.
     fn visit_map<'de, A: MapAccess<'de>>(
         map: A,
         names: &[&str],
         defaults: &Self::Defaults,
         notes: &mut KeyNotes,
+        pass: &Pass<'_>,
     ) -> Result<Option<Self>, A::Error>;
 
     /// Slow path: reads the parameters from a JSON object, reporting every problem.
@@ -66,6 +70,9 @@ pub trait WireArgs: Sized + Send + 'static {
 }
 
 /// Extracts typed arguments from `raw` for the tool `definition` describes.
+///
+/// One pass over the text reads the typed values and converts what arrived in the wrong form;
+/// only what it cannot settle goes through the tree path (which reports every problem).
 pub fn extract<'r, A: WireArgs>(
     raw: &'r str,
     definition: &ToolDefinition,
@@ -74,53 +81,64 @@ pub fn extract<'r, A: WireArgs>(
     policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
     let mut notes = KeyNotes::default();
-    if let Some(value) = fast_path::<A>(raw, names, defaults, &mut notes) {
+    let pass = Pass::new(definition, policy.strict || definition.strict);
+    if let Some(value) = single_pass::<A>(raw, names, defaults, &mut notes, &pass) {
         // The common case, built in place: a `Vec` put on the stack and copied out in one wider
         // load stalls store forwarding, a measurable part of the call for small tools.
-        if notes.is_empty() && !definition.checks().constrained {
+        if notes.is_empty() && pass.converted_nothing() && !definition.checks().constrained {
             return Extraction { raw, value: Ok(value), warnings: Vec::new(), arguments: None };
         }
-        // A lone unknown key may wrap the real arguments (`{"arguments": {...}}`): with every
-        // parameter optional, the fast path reads that as "nothing given"; the lenient path
-        // unwraps it when its content fits.
-        if !(notes.unknown.len() == 1 && notes.duplicates.is_empty() && is_single_key_object(raw)) {
-            return fast_path_noted(raw, value, &notes, definition);
+        if let Some(done) = single_pass_noted(raw, value, &notes, pass, definition) {
+            return done;
         }
     }
     lenient_path(raw, definition, defaults, policy)
 }
 
-/// The fast path's value when keys were noted or the schema declares constraints. Out of line
-/// (like [`lenient_path`]), so that the common case's frame stays small.
-#[cold]
-#[inline(never)]
 /// Whether `raw` is an object with exactly one key (only asked on an uncommon path).
 fn is_single_key_object(raw: &str) -> bool {
     serde_json::from_str::<Map<String, Value>>(raw).is_ok_and(|object| object.len() == 1)
 }
 
-fn fast_path_noted<'r, A: WireArgs>(
+/// The single pass's value when it converted something, noted keys, or the schema declares
+/// constraints; `None` when the tree path must decide instead. Out of line (like
+/// [`lenient_path`]), so that the common case's frame stays small.
+#[cold]
+#[inline(never)]
+fn single_pass_noted<'r, A>(
     raw: &'r str,
     value: A,
     notes: &KeyNotes,
+    pass: Pass<'_>,
     definition: &ToolDefinition,
-) -> Extraction<'r, A> {
-    let mut warnings = if notes.is_empty() { Vec::new() } else { notes.warnings(&definition.parameters) };
+) -> Option<Extraction<'r, A>> {
+    // A key given twice is reported where the tree finds it, with the repairs; a lone unknown
+    // key may wrap the real arguments (`{"arguments": {...}}`), which only the tree unwraps.
+    if !notes.duplicates.is_empty() || (notes.unknown.len() == 1 && is_single_key_object(raw)) {
+        return None;
+    }
+    let converted_nothing = pass.converted_nothing();
+    let mut warnings = pass.into_warnings();
+    warnings.extend(notes.warnings(&definition.parameters));
     let checks = definition.checks();
     if !checks.constrained {
-        return Extraction { raw, value: Ok(value), warnings, arguments: None };
+        return Some(Extraction { raw, value: Ok(value), warnings, arguments: None });
     }
-    // Clean, but the schema declares constraints the types do not: check them on the tree.
-    let Ok(arguments) = serde_json::from_str::<Value>(raw) else {
-        return Extraction { raw, value: Ok(value), warnings, arguments: None };
-    };
+    // The constraints are checked on the converted tree, which only the tree path builds; a
+    // violation is also left to it (it may convert what the single pass took as it was).
+    if !converted_nothing {
+        return None;
+    }
+    let arguments = serde_json::from_str::<Value>(raw).ok()?;
     let (errors, more) = checks.check(&arguments);
+    if !errors.is_empty() {
+        return None;
+    }
     warnings.extend(more);
-    let value = if errors.is_empty() { Ok(value) } else { Err(ArgumentErrors { errors }) };
-    Extraction { raw, value, warnings, arguments: Some(arguments) }
+    Some(Extraction { raw, value: Ok(value), warnings, arguments: Some(arguments) })
 }
 
-/// When the fast path did not apply: the slow path, out of line.
+/// When the single pass could not settle the call: the tree path, out of line.
 #[cold]
 #[inline(never)]
 fn lenient_path<'r, A: WireArgs>(
@@ -189,7 +207,7 @@ impl ExtractionPolicy {
     pub const STRICT: ExtractionPolicy = ExtractionPolicy { strict: true };
 }
 
-/// What the fast path noticed about the keys: unknown names, and parameters given twice.
+/// What the single pass noticed about the keys: unknown names, and parameters given twice.
 #[doc(hidden)]
 #[derive(Default)]
 pub struct KeyNotes {
@@ -209,9 +227,15 @@ impl KeyNotes {
     }
 }
 
-fn fast_path<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, notes: &mut KeyNotes) -> Option<A> {
+fn single_pass<A: WireArgs>(
+    raw: &str,
+    names: &[&str],
+    defaults: &A::Defaults,
+    notes: &mut KeyNotes,
+    pass: &Pass<'_>,
+) -> Option<A> {
     let mut de = serde_json::Deserializer::from_str(raw);
-    let read = de::Deserializer::deserialize_map(&mut de, ArgsVisitor::<A> { names, defaults, notes });
+    let read = de::Deserializer::deserialize_map(&mut de, ArgsVisitor::<A> { names, defaults, notes, pass });
     // The trailing text is checked before the value moves: moving it straight after the call
     // reads it back while its stores are still in flight (a store-forwarding stall per 16 bytes).
     de.end().ok()?;
@@ -346,7 +370,7 @@ fn parse_object(
         });
     };
     let mut object = object;
-    let converted = coerce::coerce_arguments(&mut object, &definition.input_schema, parameters, strict);
+    let converted = coerce::coerce_arguments(&mut object, &definition.checks().plan, parameters, strict);
     let mut warnings = converted.warnings;
     // The repairs of the raw text come first.
     warnings.splice(0..0, repairs);
@@ -505,13 +529,14 @@ impl<'de> de::Deserializer<'de> for MissingField {
     }
 }
 
-struct ArgsVisitor<'a, A: WireArgs> {
+struct ArgsVisitor<'a, 'c, A: WireArgs> {
     names: &'a [&'a str],
     defaults: &'a A::Defaults,
     notes: &'a mut KeyNotes,
+    pass: &'a Pass<'c>,
 }
 
-impl<'de, A: WireArgs> Visitor<'de> for ArgsVisitor<'_, A> {
+impl<'de, A: WireArgs> Visitor<'de> for ArgsVisitor<'_, '_, A> {
     type Value = Option<A>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -520,7 +545,7 @@ impl<'de, A: WireArgs> Visitor<'de> for ArgsVisitor<'_, A> {
 
     #[inline]
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        A::visit_map(map, self.names, self.defaults, self.notes)
+        A::visit_map(map, self.names, self.defaults, self.notes, self.pass)
     }
 }
 
@@ -621,7 +646,7 @@ fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
     word
 }
 
-/// Fills a parameter the fast path did not see: its default, `None` for options, or nothing.
+/// Fills a parameter the single pass did not see: its default, `None` for options, or nothing.
 #[doc(hidden)]
 pub fn fill_missing<T: ToolParam>(seen: Option<T>, default: Option<fn() -> T>) -> Option<T> {
     match seen {
@@ -633,7 +658,7 @@ pub fn fill_missing<T: ToolParam>(seen: Option<T>, default: Option<fn() -> T>) -
     }
 }
 
-/// Stores a value read by the fast path; a key given twice keeps its last value (as a JSON
+/// Stores a value read by the single pass; a key given twice keeps its last value (as a JSON
 /// object does) and is noted.
 #[doc(hidden)]
 #[inline]
@@ -642,11 +667,12 @@ pub fn store<'de, T: ToolParam, M: MapAccess<'de>>(
     map: &mut M,
     index: usize,
     notes: &mut KeyNotes,
+    pass: &Pass<'_>,
 ) -> Result<(), M::Error> {
     if slot.is_some() {
         note_duplicate(notes, index);
     }
-    *slot = Some(map.next_value()?);
+    *slot = Some(map.next_value_seed(ParamSeed::new(index, pass))?);
     Ok(())
 }
 
@@ -680,14 +706,15 @@ macro_rules! wire_args {
                 mut map: M,
                 _names: &[&str],
                 _defaults: &Self::Defaults,
-                notes: &mut KeyNotes,
+                                notes: &mut KeyNotes,
+                                _pass: &Pass<'_>,
             ) -> Result<Option<Self>, M::Error> {
                 $(let mut $v: Option<$T> = None;)*
                 let mut expected: Key = 0;
                 while let Some(key) = map.next_key_seed(KeySeed::<Self> { names: _names, unknown: &mut notes.unknown, expected, tuple: PhantomData })? {
                     expected = key.wrapping_add(1);
                     match key {
-                        $($idx => store(&mut $v, &mut map, $idx, notes)?,)*
+                        $($idx => store(&mut $v, &mut map, $idx, notes, _pass)?,)*
                         // Unknown (already noted), or beyond the tuple (`names` too long).
                         _ => { map.next_value::<IgnoredAny>()?; }
                     }

@@ -13,12 +13,15 @@ use serde_json::Value;
 
 use crate::call::{received_text, ArgumentError, ParseWarning};
 
-/// The compiled checks of one tool.
+/// What is compiled once per tool from its input schema: the constraint checks and the
+/// conversion plan.
 pub(crate) struct Checks {
     validator: Option<jsonschema::Validator>,
     /// Whether the schema declares anything the typed read does not enforce by itself; when it
     /// does not, clean input skips validation entirely.
     pub(crate) constrained: bool,
+    /// The schema compiled for conversion.
+    pub(crate) plan: crate::plan::Plan,
 }
 
 /// A lazily compiled [`Checks`], carried with a definition (ignored by equality and serde).
@@ -56,7 +59,7 @@ impl Checks {
             None
         };
         let constrained = constrained && validator.is_some();
-        Checks { validator, constrained }
+        Checks { validator, constrained, plan: crate::plan::Plan::compile(input_schema) }
     }
 
     /// The constraint violations in `arguments`, and the warnings for values kept as they are

@@ -1,0 +1,832 @@
+//! The single pass: typed arguments read straight from the raw text, lenient where the model
+//! was sloppy.
+//!
+//! Every parameter is deserialized through [`Lenient`], a thin wrapper around serde_json's
+//! deserializer. While what arrives is what the type asks for, the wrapper only hands it on, so
+//! clean input costs about what a `#[derive(Deserialize)]` struct costs. Where it is not (`"42"`
+//! for a `u32`, a list sent as JSON text, an enum token in the wrong case), the value is
+//! converted by the tree path's own code ([`coerce::convert_node`]: the same schema node, the
+//! same rules, the same warnings) and handed to the type.
+//!
+//! Whatever the single pass cannot settle makes it fail: a repair of the raw text, a null word
+//! inside an option, a value that stays wrong after conversion. Extraction then starts again on
+//! the tree path, which reports every problem. The single pass is only ever a faster way to the
+//! result the tree path gives.
+
+use std::cell::RefCell;
+use std::fmt::{self, Write as _};
+use std::marker::PhantomData;
+
+use serde::de::value::{
+    BorrowedStrDeserializer, MapAccessDeserializer, SeqAccessDeserializer, StrDeserializer, StringDeserializer,
+};
+use serde::de::{
+    self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess, Visitor,
+};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::call::ParseWarning;
+use crate::coerce::{self, push_segment};
+use crate::model::ToolDefinition;
+use crate::plan::NodeId;
+
+/// What the single pass shares over one extraction: the definition it converts by, and the
+/// warnings for what it converted.
+#[doc(hidden)]
+pub struct Pass<'c> {
+    definition: &'c ToolDefinition,
+    strict: bool,
+    warnings: RefCell<Vec<ParseWarning>>,
+}
+
+impl<'c> Pass<'c> {
+    pub(crate) fn new(definition: &'c ToolDefinition, strict: bool) -> Self {
+        Pass { definition, strict, warnings: RefCell::new(Vec::new()) }
+    }
+
+    /// Whether nothing was converted.
+    pub(crate) fn converted_nothing(&self) -> bool {
+        self.warnings.borrow().is_empty()
+    }
+
+    pub(crate) fn into_warnings(self) -> Vec<ParseWarning> {
+        self.warnings.into_inner()
+    }
+
+    /// Converts `value`, met at `place` with the wrong kind, as the tree path would. `None` when
+    /// the single pass must give up: the strict policy refused, or the conversion means
+    /// "absent", which only the tree path can express inside an option.
+    #[cold]
+    #[inline(never)]
+    fn convert(&self, place: &Place<'_>, mut value: Value) -> Option<Value> {
+        let mut pointer = String::new();
+        let Some((node, only_indices)) = self.locate(place, &mut pointer) else { return Some(value) };
+        let parameter = &self.definition.parameters[place.param];
+        // As in the tree, a parameter's case sensitivity reaches its list elements, not the
+        // fields of objects inside it.
+        let case_sensitive = only_indices && parameter.enum_constraint.as_ref().is_some_and(|e| e.case_sensitive);
+        let strict = self.strict || parameter.strict;
+        let plan = &self.definition.checks().plan;
+        let converted = coerce::convert_node(plan, node, pointer, &mut value, strict, case_sensitive);
+        if !converted.refused.is_empty() || (value.is_null() && !converted.warnings.is_empty()) {
+            return None;
+        }
+        self.warnings.borrow_mut().extend(converted.warnings);
+        Some(value)
+    }
+
+    /// Whether a value read without a type hint at `place` could need converting.
+    #[cold]
+    #[inline(never)]
+    fn converts(&self, place: &Place<'_>) -> bool {
+        let mut pointer = String::new();
+        self.locate(place, &mut pointer).is_some_and(|(node, _)| self.definition.checks().plan.node(node).converts())
+    }
+
+    /// The schema node of the value at `place`, where the tree's conversion descends to it,
+    /// with its JSON pointer written to `pointer`; and whether the steps below the parameter
+    /// are all list indices.
+    fn locate(&self, place: &Place<'_>, pointer: &mut String) -> Option<(NodeId, bool)> {
+        let plan = &self.definition.checks().plan;
+        let Some(step) = place.up else {
+            let parameter = self.definition.parameters.get(place.param)?;
+            push_segment(pointer, &parameter.name);
+            return Some((plan.parameter(&parameter.name)?, true));
+        };
+        let (parent, only_indices) = self.locate(&step.parent, pointer)?;
+        match step.segment {
+            Segment::Key(key) => {
+                push_segment(pointer, key);
+                Some((plan.node(parent).field(key)?, false))
+            }
+            Segment::Index(index) => {
+                let _ = write!(pointer, "/{index}");
+                Some((plan.node(parent).element(index)?, only_indices))
+            }
+        }
+    }
+}
+
+/// Where a value is: the parameter, then the steps down to it (a linked list on the stack, so
+/// that going down costs nothing until a conversion needs the path).
+#[derive(Clone, Copy)]
+struct Place<'p> {
+    param: usize,
+    up: Option<&'p Step<'p>>,
+}
+
+struct Step<'p> {
+    parent: Place<'p>,
+    segment: Segment<'p>,
+}
+
+/// One step from a parameter's value to a value inside it.
+#[derive(Clone, Copy)]
+enum Segment<'a> {
+    /// A field of an object, a map's key, or an enum variant's name.
+    Key(&'a str),
+    /// An element of a list.
+    Index(usize),
+}
+
+/// The error that hands the call over to the tree path (its text is never shown).
+fn give_up<E: de::Error>() -> E {
+    E::custom("left to the tree path")
+}
+
+/// Reads one parameter through [`Lenient`].
+#[doc(hidden)]
+pub struct ParamSeed<'p, T> {
+    param: usize,
+    pass: &'p Pass<'p>,
+    value: PhantomData<fn() -> T>,
+}
+
+impl<'p, T> ParamSeed<'p, T> {
+    pub(crate) fn new(param: usize, pass: &'p Pass<'p>) -> Self {
+        ParamSeed { param, pass, value: PhantomData }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ParamSeed<'_, T> {
+    type Value = T;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<T, D::Error> {
+        T::deserialize(Lenient { de, place: Place { param: self.param, up: None }, pass: self.pass })
+    }
+}
+
+/// Any seed, reading through [`Lenient`] at a place.
+struct Wrapped<'p, S> {
+    seed: S,
+    place: Place<'p>,
+    pass: &'p Pass<'p>,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Wrapped<'_, S> {
+    type Value = S::Value;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
+        self.seed.deserialize(Lenient { de, place: self.place, pass: self.pass })
+    }
+}
+
+/// What the type asked for, so that a converted value is handed over the same way.
+#[derive(Clone, Copy)]
+enum Hint {
+    Bool,
+    Integer,
+    Float,
+    Text,
+    Seq,
+    Tuple(usize),
+    TupleStruct(&'static str, usize),
+    Map,
+    Struct(&'static str, &'static [&'static str]),
+    Unit,
+    UnitStruct(&'static str),
+}
+
+impl Hint {
+    /// Hands a converted value to the type's visitor.
+    fn feed<'de, V: Visitor<'de>, E: de::Error>(self, value: Value, v: V) -> Result<V::Value, E> {
+        match self {
+            Hint::Tuple(len) => value.deserialize_tuple(len, v),
+            Hint::TupleStruct(name, len) => value.deserialize_tuple_struct(name, len, v),
+            Hint::Struct(name, fields) => value.deserialize_struct(name, fields, v),
+            Hint::Unit => value.deserialize_unit(v),
+            Hint::UnitStruct(name) => value.deserialize_unit_struct(name, v),
+            Hint::Bool | Hint::Integer | Hint::Float | Hint::Text | Hint::Seq | Hint::Map => value.deserialize_any(v),
+        }
+        .map_err(E::custom)
+    }
+
+    fn takes_seq(self) -> bool {
+        matches!(self, Hint::Seq | Hint::Tuple(_) | Hint::TupleStruct(..) | Hint::Struct(..))
+    }
+
+    fn takes_map(self) -> bool {
+        matches!(self, Hint::Map | Hint::Struct(..))
+    }
+}
+
+/// The deserializer every parameter value is read through.
+struct Lenient<'p, D> {
+    de: D,
+    place: Place<'p>,
+    pass: &'p Pass<'p>,
+}
+
+impl<'p, 'de, D: Deserializer<'de>> Lenient<'p, D> {
+    #[inline]
+    fn dispatch<V: Visitor<'de>>(self, hint: Hint, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_any(Dispatch { v, hint, place: self.place, pass: self.pass })
+    }
+}
+
+macro_rules! dispatch_as {
+    ($($method:ident => $hint:expr),* $(,)?) => {
+        $(
+            #[inline]
+            fn $method<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+                self.dispatch($hint, v)
+            }
+        )*
+    };
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
+    type Error = D::Error;
+
+    /// No hint (`serde_json::Value`, untagged enums, flattened fields): handed on untouched
+    /// where the schema declares nothing to convert, else read whole and converted.
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        if !self.pass.converts(&self.place) {
+            return self.de.deserialize_any(v);
+        }
+        let value = Value::deserialize(self.de)?;
+        match self.pass.convert(&self.place, value) {
+            Some(value) => value.deserialize_any(v).map_err(de::Error::custom),
+            None => Err(give_up()),
+        }
+    }
+
+    dispatch_as! {
+        deserialize_bool => Hint::Bool,
+        deserialize_i8 => Hint::Integer,
+        deserialize_i16 => Hint::Integer,
+        deserialize_i32 => Hint::Integer,
+        deserialize_i64 => Hint::Integer,
+        deserialize_i128 => Hint::Integer,
+        deserialize_u8 => Hint::Integer,
+        deserialize_u16 => Hint::Integer,
+        deserialize_u32 => Hint::Integer,
+        deserialize_u64 => Hint::Integer,
+        deserialize_u128 => Hint::Integer,
+        deserialize_f32 => Hint::Float,
+        deserialize_f64 => Hint::Float,
+        deserialize_char => Hint::Text,
+        deserialize_str => Hint::Text,
+        deserialize_string => Hint::Text,
+        deserialize_identifier => Hint::Text,
+        deserialize_unit => Hint::Unit,
+        deserialize_seq => Hint::Seq,
+        deserialize_map => Hint::Map,
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_bytes(v)
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_byte_buf(v)
+    }
+
+    #[inline]
+    fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_option(OptionVisitor { v, place: self.place, pass: self.pass })
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, name: &'static str, v: V) -> Result<V::Value, D::Error> {
+        self.dispatch(Hint::UnitStruct(name), v)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, v: V) -> Result<V::Value, D::Error> {
+        // serde_json's `RawValue` asks by this name for the text itself.
+        if name.starts_with("$serde_json::") {
+            return self.de.deserialize_newtype_struct(name, v);
+        }
+        v.visit_newtype_struct(self)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, D::Error> {
+        self.dispatch(Hint::Tuple(len), v)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        self.dispatch(Hint::TupleStruct(name, len), v)
+    }
+
+    #[inline]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        self.dispatch(Hint::Struct(name, fields), v)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, D::Error> {
+        self.de.deserialize_enum(name, variants, EnumVisitor { v, variants, place: self.place, pass: self.pass })
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_ignored_any(v)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.de.is_human_readable()
+    }
+}
+
+/// Receives what arrived and either hands it on (it is what the type asked for) or converts it.
+struct Dispatch<'p, V> {
+    v: V,
+    hint: Hint,
+    place: Place<'p>,
+    pass: &'p Pass<'p>,
+}
+
+impl<'de, V: Visitor<'de>> Dispatch<'_, V> {
+    fn mismatch<E: de::Error>(self, value: Value) -> Result<V::Value, E> {
+        match self.pass.convert(&self.place, value) {
+            Some(value) => self.hint.feed(value, self.v),
+            None => Err(give_up()),
+        }
+    }
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.v.expecting(f)
+    }
+
+    #[inline]
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<V::Value, E> {
+        match self.hint {
+            Hint::Bool => self.v.visit_bool(b),
+            _ => self.mismatch(Value::Bool(b)),
+        }
+    }
+
+    #[inline]
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<V::Value, E> {
+        match self.hint {
+            Hint::Integer | Hint::Float => self.v.visit_i64(n),
+            _ => self.mismatch(Value::from(n)),
+        }
+    }
+
+    #[inline]
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<V::Value, E> {
+        match self.hint {
+            Hint::Integer | Hint::Float => self.v.visit_u64(n),
+            _ => self.mismatch(Value::from(n)),
+        }
+    }
+
+    #[inline]
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<V::Value, E> {
+        match self.hint {
+            Hint::Float => self.v.visit_f64(n),
+            _ => self.mismatch(Value::from(n)),
+        }
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
+        match self.hint {
+            Hint::Text => self.v.visit_str(s),
+            _ => self.mismatch(Value::String(s.to_owned())),
+        }
+    }
+
+    #[inline]
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
+        match self.hint {
+            Hint::Text => self.v.visit_borrowed_str(s),
+            _ => self.mismatch(Value::String(s.to_owned())),
+        }
+    }
+
+    #[inline]
+    fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
+        match self.hint {
+            Hint::Text => self.v.visit_string(s),
+            _ => self.mismatch(Value::String(s)),
+        }
+    }
+
+    // `null` is never converted (except in options, which do not come here): the type decides.
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.v.visit_unit()
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        self.v.visit_none()
+    }
+
+    #[inline]
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        if self.hint.takes_seq() {
+            return self.v.visit_seq(SeqWrap { seq, place: self.place, pass: self.pass, index: 0 });
+        }
+        let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
+        self.mismatch(value)
+    }
+
+    #[inline]
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        if self.hint.takes_map() {
+            return self.v.visit_map(MapWrap { map, place: self.place, pass: self.pass, key: KeyText::default() });
+        }
+        let value = Value::deserialize(MapAccessDeserializer::new(map))?;
+        self.mismatch(value)
+    }
+}
+
+/// `Option<T>`: `null` is `None`; anything else goes on to `T` through [`Lenient`].
+struct OptionVisitor<'p, V> {
+    v: V,
+    place: Place<'p>,
+    pass: &'p Pass<'p>,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for OptionVisitor<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.v.expecting(f)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        self.v.visit_none()
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.v.visit_none()
+    }
+
+    #[inline]
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        self.v.visit_some(Lenient { de, place: self.place, pass: self.pass })
+    }
+}
+
+/// A list's elements, each read through [`Lenient`] at its index.
+struct SeqWrap<'p, A> {
+    seq: A,
+    place: Place<'p>,
+    pass: &'p Pass<'p>,
+    index: usize,
+}
+
+impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for SeqWrap<'_, A> {
+    type Error = A::Error;
+
+    #[inline]
+    fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>, A::Error> {
+        let step = Step { parent: self.place, segment: Segment::Index(self.index) };
+        self.index += 1;
+        let place = Place { param: self.place.param, up: Some(&step) };
+        self.seq.next_element_seed(Wrapped { seed, place, pass: self.pass })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.seq.size_hint()
+    }
+}
+
+/// The text of the key being read, kept for the path of its value.
+enum KeyText<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Default for KeyText<'_> {
+    fn default() -> Self {
+        KeyText::Borrowed("")
+    }
+}
+
+impl KeyText<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            KeyText::Borrowed(text) => text,
+            KeyText::Owned(text) => text,
+        }
+    }
+}
+
+/// An object's or map's entries: each key is noted, each value read through [`Lenient`] under it.
+struct MapWrap<'p, 'de, A> {
+    map: A,
+    place: Place<'p>,
+    pass: &'p Pass<'p>,
+    key: KeyText<'de>,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for MapWrap<'_, 'de, A> {
+    type Error = A::Error;
+
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
+        self.map.next_key_seed(KeyCapture { seed, slot: &mut self.key })
+    }
+
+    #[inline]
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+        let step = Step { parent: self.place, segment: Segment::Key(self.key.as_str()) };
+        let place = Place { param: self.place.param, up: Some(&step) };
+        self.map.next_value_seed(Wrapped { seed, place, pass: self.pass })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.map.size_hint()
+    }
+}
+
+/// Reads a key with the seed the type gave, noting its text on the way.
+struct KeyCapture<'k, 'de, S> {
+    seed: S,
+    slot: &'k mut KeyText<'de>,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeyCapture<'_, 'de, S> {
+    type Value = S::Value;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
+        self.seed.deserialize(KeyDeserializer { de, slot: self.slot })
+    }
+}
+
+struct KeyDeserializer<'k, 'de, D> {
+    de: D,
+    slot: &'k mut KeyText<'de>,
+}
+
+macro_rules! forward_key {
+    ($($method:ident($($arg:ident: $ty:ty),*)),* $(,)?) => {
+        $(
+            #[inline]
+            fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* v: V) -> Result<V::Value, D::Error> {
+                self.de.$method($($arg,)* KeyVisitor { v, slot: self.slot })
+            }
+        )*
+    };
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<'_, 'de, D> {
+    type Error = D::Error;
+
+    forward_key! {
+        deserialize_any(), deserialize_bool(), deserialize_i8(), deserialize_i16(), deserialize_i32(),
+        deserialize_i64(), deserialize_i128(), deserialize_u8(), deserialize_u16(), deserialize_u32(),
+        deserialize_u64(), deserialize_u128(), deserialize_f32(), deserialize_f64(), deserialize_char(),
+        deserialize_str(), deserialize_string(), deserialize_bytes(), deserialize_byte_buf(),
+        deserialize_option(), deserialize_unit(), deserialize_unit_struct(name: &'static str),
+        deserialize_newtype_struct(name: &'static str), deserialize_seq(), deserialize_tuple(len: usize),
+        deserialize_tuple_struct(name: &'static str, len: usize), deserialize_map(),
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]),
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]),
+        deserialize_identifier(), deserialize_ignored_any(),
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.de.is_human_readable()
+    }
+}
+
+struct KeyVisitor<'k, 'de, V> {
+    v: V,
+    slot: &'k mut KeyText<'de>,
+}
+
+macro_rules! note_key {
+    ($($method:ident($ty:ty)),* $(,)?) => {
+        $(
+            fn $method<E: de::Error>(self, n: $ty) -> Result<V::Value, E> {
+                *self.slot = KeyText::Owned(n.to_string());
+                self.v.$method(n)
+            }
+        )*
+    };
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, 'de, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.v.expecting(f)
+    }
+
+    #[inline]
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
+        *self.slot = KeyText::Borrowed(s);
+        self.v.visit_borrowed_str(s)
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
+        *self.slot = KeyText::Owned(s.to_owned());
+        self.v.visit_str(s)
+    }
+
+    fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
+        *self.slot = KeyText::Owned(s.clone());
+        self.v.visit_string(s)
+    }
+
+    note_key! {
+        visit_bool(bool), visit_i8(i8), visit_i16(i16), visit_i32(i32), visit_i64(i64), visit_i128(i128),
+        visit_u8(u8), visit_u16(u16), visit_u32(u32), visit_u64(u64), visit_u128(u128), visit_f32(f32),
+        visit_f64(f64), visit_char(char),
+    }
+
+    fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<V::Value, E> {
+        self.v.visit_bytes(b)
+    }
+
+    fn visit_borrowed_bytes<E: de::Error>(self, b: &'de [u8]) -> Result<V::Value, E> {
+        self.v.visit_borrowed_bytes(b)
+    }
+
+    fn visit_byte_buf<E: de::Error>(self, b: Vec<u8>) -> Result<V::Value, E> {
+        self.v.visit_byte_buf(b)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        self.v.visit_none()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        self.v.visit_some(de)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.v.visit_unit()
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        self.v.visit_newtype_struct(de)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        self.v.visit_seq(seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.v.visit_map(map)
+    }
+
+    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
+        self.v.visit_enum(data)
+    }
+}
+
+/// An enum: its token is checked against the variants (and converted like any token when it
+/// differs), its content read through [`Lenient`] under the variant's name.
+struct EnumVisitor<'p, V> {
+    v: V,
+    variants: &'static [&'static str],
+    place: Place<'p>,
+    pass: &'p Pass<'p>,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for EnumVisitor<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.v.expecting(f)
+    }
+
+    #[inline]
+    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
+        self.v.visit_enum(EnumWrap { data, variants: self.variants, place: self.place, pass: self.pass })
+    }
+}
+
+struct EnumWrap<'p, A> {
+    data: A,
+    variants: &'static [&'static str],
+    place: Place<'p>,
+    pass: &'p Pass<'p>,
+}
+
+impl<'p, 'de, A: EnumAccess<'de>> EnumAccess<'de> for EnumWrap<'p, A> {
+    type Error = A::Error;
+    type Variant = VariantWrap<'p, 'de, A::Variant>;
+
+    #[inline]
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self::Variant), A::Error> {
+        let EnumWrap { data, variants, place, pass } = self;
+        let mut name = KeyText::default();
+        let capture = VariantCapture { seed, variants, place, pass, slot: &mut name };
+        let (value, variant) = data.variant_seed(capture)?;
+        Ok((value, VariantWrap { variant, place, pass, name }))
+    }
+}
+
+struct VariantCapture<'k, 'p, 'de, S> {
+    seed: S,
+    variants: &'static [&'static str],
+    place: Place<'p>,
+    pass: &'p Pass<'p>,
+    slot: &'k mut KeyText<'de>,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for VariantCapture<'_, '_, 'de, S> {
+    type Value = S::Value;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
+        de.deserialize_identifier(self)
+    }
+}
+
+impl<'de, S: DeserializeSeed<'de>> VariantCapture<'_, '_, 'de, S> {
+    /// A token that names no variant: converted as the tree converts it (case, retyping).
+    fn convert<E: de::Error>(self, token: &str) -> Result<S::Value, E> {
+        match self.pass.convert(&self.place, Value::String(token.to_owned())) {
+            Some(Value::String(converted)) => {
+                *self.slot = KeyText::Owned(converted.clone());
+                self.seed.deserialize(StringDeserializer::<E>::new(converted))
+            }
+            _ => Err(give_up()),
+        }
+    }
+}
+
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for VariantCapture<'_, '_, 'de, S> {
+    type Value = S::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a variant name")
+    }
+
+    #[inline]
+    fn visit_borrowed_str<E: de::Error>(self, token: &'de str) -> Result<S::Value, E> {
+        if self.variants.contains(&token) {
+            *self.slot = KeyText::Borrowed(token);
+            return self.seed.deserialize(BorrowedStrDeserializer::<E>::new(token));
+        }
+        self.convert(token)
+    }
+
+    fn visit_str<E: de::Error>(self, token: &str) -> Result<S::Value, E> {
+        if self.variants.contains(&token) {
+            *self.slot = KeyText::Owned(token.to_owned());
+            return self.seed.deserialize(StrDeserializer::<E>::new(token));
+        }
+        self.convert(token)
+    }
+
+    fn visit_string<E: de::Error>(self, token: String) -> Result<S::Value, E> {
+        self.visit_str(&token)
+    }
+
+    fn visit_u64<E: de::Error>(self, index: u64) -> Result<S::Value, E> {
+        *self.slot = KeyText::Owned(index.to_string());
+        self.seed.deserialize(index.into_deserializer())
+    }
+}
+
+/// A variant's content, read through [`Lenient`] under the variant's name.
+struct VariantWrap<'p, 'de, A> {
+    variant: A,
+    place: Place<'p>,
+    pass: &'p Pass<'p>,
+    name: KeyText<'de>,
+}
+
+impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for VariantWrap<'_, 'de, A> {
+    type Error = A::Error;
+
+    fn unit_variant(self) -> Result<(), A::Error> {
+        self.variant.unit_variant()
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, A::Error> {
+        let step = Step { parent: self.place, segment: Segment::Key(self.name.as_str()) };
+        let place = Place { param: self.place.param, up: Some(&step) };
+        self.variant.newtype_variant_seed(Wrapped { seed, place, pass: self.pass })
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, A::Error> {
+        let step = Step { parent: self.place, segment: Segment::Key(self.name.as_str()) };
+        let place = Place { param: self.place.param, up: Some(&step) };
+        self.variant.tuple_variant(len, Dispatch { v, hint: Hint::Tuple(len), place, pass: self.pass })
+    }
+
+    fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], v: V) -> Result<V::Value, A::Error> {
+        let step = Step { parent: self.place, segment: Segment::Key(self.name.as_str()) };
+        let place = Place { param: self.place.param, up: Some(&step) };
+        self.variant.struct_variant(fields, Dispatch { v, hint: Hint::Struct("", fields), place, pass: self.pass })
+    }
+}
