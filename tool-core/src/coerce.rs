@@ -80,6 +80,10 @@ struct Coercer<'a> {
 /// Appends one JSON pointer segment, escaped, to `path`.
 pub(crate) fn push_segment(path: &mut String, segment: &str) {
     path.push('/');
+    if !segment.contains(['~', '/']) {
+        path.push_str(segment);
+        return;
+    }
     for c in segment.chars() {
         match c {
             '~' => path.push_str("~0"),
@@ -92,12 +96,49 @@ pub(crate) fn push_segment(path: &mut String, segment: &str) {
 /// Appends a value as JSON text, cut when long, as `received_text` cuts it.
 fn push_json(out: &mut String, value: &Value) {
     let start = out.len();
-    let _ = write!(out, "{value}");
+    match value {
+        // Scalars written directly: this is on the path of every conversion.
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::String(text) => push_json_string(out, text),
+        composite => {
+            let _ = write!(out, "{composite}");
+        }
+    }
     if out.len() - start > RECEIVED_MAX_CHARS {
         let cut = truncate(&out[start..]);
         out.truncate(start);
         out.push_str(&cut);
     }
+}
+
+/// Appends `text` as a JSON string literal, escaped as serde_json escapes it.
+fn push_json_string(out: &mut String, text: &str) {
+    out.reserve(text.len() + 2);
+    out.push('"');
+    if !text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(text);
+    } else {
+        for c in text.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{08}' => out.push_str("\\b"),
+                '\u{0c}' => out.push_str("\\f"),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+    }
+    out.push('"');
 }
 
 impl<'a> Coercer<'a> {
@@ -113,10 +154,13 @@ impl<'a> Coercer<'a> {
     /// Replaces `value` with `new` and records the warning; under the strict policy leaves it
     /// and records the refusal instead. Returns whether the value was replaced.
     fn apply(&mut self, value: &mut Value, new: Value, rule: &str, expected: &str, action: &str) -> bool {
-        let mut received = String::new();
+        let mut received = String::with_capacity(16);
         push_json(&mut received, value);
-        let mut action = format!("{action} ");
-        push_json(&mut action, &new);
+        let mut words = String::with_capacity(action.len() + 17);
+        words.push_str(action);
+        words.push(' ');
+        push_json(&mut words, &new);
+        let action = words;
         if self.strict {
             self.out.refused.push(ArgumentError {
                 pointer: self.path.clone(),
@@ -628,6 +672,22 @@ mod tests {
         assert_eq!(warnings[0].rule, "enum_case_normalized");
         assert_eq!(warnings[0].expected, "one of: `fast`, `slow`");
         assert_eq!(warnings[0].received, "\"FAST\"");
+    }
+
+    #[test]
+    fn received_text_is_written_as_serde_json_writes_it() {
+        let texts = ["plain", "quote \" and \\ slash", "tab\tnew\nline\r", "\u{1}\u{1f}\u{7f}", "é 店 🦀", ""];
+        let mut values: Vec<Value> = texts.iter().map(|t| json!(t)).collect();
+        values.extend([json!(null), json!(true), json!(false), json!(-3), json!(2.5), json!(1e300), json!([1, "a"])]);
+        for value in values {
+            let mut out = String::new();
+            push_json(&mut out, &value);
+            assert_eq!(out, value.to_string());
+        }
+        let long = json!("x".repeat(300));
+        let mut out = String::new();
+        push_json(&mut out, &long);
+        assert_eq!(out, crate::call::received_text(&long));
     }
 
     #[test]

@@ -141,7 +141,7 @@ fn single_pass_noted<'r, A>(
 /// When the single pass could not settle the call: the tree path, out of line.
 #[cold]
 #[inline(never)]
-fn lenient_path<'r, A: WireArgs>(
+pub(crate) fn lenient_path<'r, A: WireArgs>(
     raw: &'r str,
     definition: &ToolDefinition,
     defaults: &A::Defaults,

@@ -102,6 +102,13 @@ pub trait DeclaredTool: Sized + 'static {
     fn extract_with(raw: &str, policy: ExtractionPolicy) -> Extraction<'_, Self::Args> {
         extract_declared::<Self>(raw, Self::definition(), policy)
     }
+
+    /// Extracts through the tree path alone, without the single pass: the reference the single
+    /// pass must agree with (for tests).
+    #[doc(hidden)]
+    fn extract_by_tree(raw: &str) -> Extraction<'_, Self::Args> {
+        extract::lenient_path::<Self::Args>(raw, Self::definition(), &Self::defaults(), ExtractionPolicy::LENIENT)
+    }
 }
 
 fn extract_declared<'r, T: DeclaredTool>(
