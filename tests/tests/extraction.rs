@@ -43,7 +43,7 @@ fn unknown_keys_are_dropped_with_a_warning_naming_the_closest_parameter() {
     assert_eq!(extraction.value.unwrap().1, 2);
     let warning = &extraction.warnings[0];
     assert_eq!(
-        (warning.pointer.as_str(), warning.rule.as_str(), warning.received.as_str(), warning.action.as_str()),
+        (warning.pointer.as_str(), warning.rule.as_ref(), warning.received.as_str(), warning.action.as_str()),
         ("/seat", "unknown_parameter", "seat", "ignored; did you mean `seats`?")
     );
     assert_eq!(warning.expected, "one of the declared parameters: name, seats, notes, tags");
@@ -91,7 +91,7 @@ fn a_key_given_twice_keeps_the_last_value_with_a_warning() {
     assert_eq!(extraction.value.unwrap().0, "Bob");
     let warning = &extraction.warnings[0];
     assert_eq!(
-        (warning.pointer.as_str(), warning.rule.as_str(), warning.received.as_str(), warning.action.as_str()),
+        (warning.pointer.as_str(), warning.rule.as_ref(), warning.received.as_str(), warning.action.as_str()),
         ("/name", "duplicate_parameter", "`name` more than once", "kept the last value")
     );
 }

@@ -11,7 +11,7 @@ use tool_core::Extraction;
 
 /// (pointer, rule) of each warning.
 fn warnings<T>(extraction: &Extraction<'_, T>) -> Vec<(String, String)> {
-    extraction.warnings.iter().map(|w| (w.pointer.clone(), w.rule.clone())).collect()
+    extraction.warnings.iter().map(|w| (w.pointer.clone(), w.rule.to_string())).collect()
 }
 
 /// (pointer, rule) of each error.
@@ -300,7 +300,7 @@ fn a_conversion_keeps_the_raw_text_and_its_warning_says_what_the_value_became() 
     assert_eq!(e.raw, raw);
     let w = &e.warnings[0];
     assert_eq!(
-        (w.pointer.as_str(), w.rule.as_str(), w.expected.as_str(), w.received.as_str(), w.action.as_str()),
+        (w.pointer.as_str(), w.rule.as_ref(), w.expected.as_ref(), w.received.as_str(), w.action.as_str()),
         ("/maxResults", "string_to_integer", "an integer", "\"5\"", "converted to 5")
     );
     // Read in one pass: no tree was built, the warnings are the whole account.

@@ -3,6 +3,7 @@
 //! Nothing the model sent is lost: the raw arguments stay verbatim beside the parsed ones, and
 //! every deviation is a structured [`ParseWarning`] or [`ArgumentError`].
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
@@ -63,10 +64,10 @@ pub fn joined_warnings(warnings: &[ParseWarning]) -> Option<String> {
 pub struct ParseWarning {
     /// JSON pointer of the place in the arguments (`""` is the whole object).
     pub pointer: String,
-    /// A stable snake_case rule id, e.g. `unknown_parameter`.
-    pub rule: String,
-    /// What the declaration expected there.
-    pub expected: String,
+    /// A stable snake_case rule id, e.g. `unknown_parameter` (borrowed: rule ids are fixed).
+    pub rule: Cow<'static, str>,
+    /// What the declaration expected there (borrowed when it is fixed text).
+    pub expected: Cow<'static, str>,
     /// What arrived (cut when long).
     pub received: String,
     /// What extraction did about it.

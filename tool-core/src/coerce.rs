@@ -8,6 +8,7 @@
 //! converts whole objects ([`coerce_arguments`]), the single pass one value at a time
 //! ([`convert_node`]), by the same code.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
@@ -51,16 +52,17 @@ pub(crate) fn coerce_arguments(
 }
 
 /// Converts one value the single pass met at `pointer` (schema node `node`), exactly as
-/// [`coerce_arguments`] converts it in the tree.
+/// [`coerce_arguments`] converts it in the tree; the warnings are appended to `warnings`.
 pub(crate) fn convert_node(
     plan: &Plan,
     node: NodeId,
     pointer: String,
     value: &mut Value,
-    strict: bool,
-    case_sensitive: bool,
+    (strict, case_sensitive): (bool, bool),
+    warnings: Vec<ParseWarning>,
 ) -> Converted {
-    let mut coercer = Coercer { plan, path: pointer, strict, out: Converted::default() };
+    let out = Converted { warnings, refused: Vec::new() };
+    let mut coercer = Coercer { plan, path: pointer, strict, out };
     coercer.value(value, node, case_sensitive);
     coercer.out
 }
@@ -153,7 +155,15 @@ impl<'a> Coercer<'a> {
 
     /// Replaces `value` with `new` and records the warning; under the strict policy leaves it
     /// and records the refusal instead. Returns whether the value was replaced.
-    fn apply(&mut self, value: &mut Value, new: Value, rule: &str, expected: &str, action: &str) -> bool {
+    fn apply(
+        &mut self,
+        value: &mut Value,
+        new: Value,
+        rule: &'static str,
+        expected: impl Into<Cow<'static, str>>,
+        action: &str,
+    ) -> bool {
+        let expected = expected.into();
         let mut received = String::with_capacity(16);
         push_json(&mut received, value);
         let mut words = String::with_capacity(action.len() + 17);
@@ -165,7 +175,7 @@ impl<'a> Coercer<'a> {
             self.out.refused.push(ArgumentError {
                 pointer: self.path.clone(),
                 rule: rule.to_owned(),
-                expected: expected.to_owned(),
+                expected: expected.into_owned(),
                 received: Some(received),
                 detail: format!("refused by the strict policy; lenient extraction would have {action}"),
             });
@@ -174,8 +184,8 @@ impl<'a> Coercer<'a> {
         *value = new;
         self.out.warnings.push(ParseWarning {
             pointer: self.path.clone(),
-            rule: rule.to_owned(),
-            expected: expected.to_owned(),
+            rule: Cow::Borrowed(rule),
+            expected,
             received,
             action,
         });
@@ -343,7 +353,7 @@ impl<'a> Coercer<'a> {
             }
             (matches[0], "enum_case_normalized")
         };
-        self.apply(value, tokens.values[found].clone(), rule, &tokens.expected, "read as");
+        self.apply(value, tokens.values[found].clone(), rule, tokens.expected.clone(), "read as");
     }
 
     fn array(&mut self, value: &mut Value, children: &Children, case_sensitive: bool) {
@@ -495,7 +505,10 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"p": property}, "required": ["p"]});
         let mut object = Map::from_iter([("p".to_owned(), input)]);
         let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
-        (object.remove("p").unwrap_or(Value::Null), warnings.into_iter().map(|w| (w.pointer, w.rule)).collect())
+        (
+            object.remove("p").unwrap_or(Value::Null),
+            warnings.into_iter().map(|w| (w.pointer, w.rule.into_owned())).collect(),
+        )
     }
 
     fn rule(rule: &str) -> Vec<(String, String)> {
@@ -651,7 +664,7 @@ mod tests {
             let mut object = Map::from_iter([(wrapper.to_owned(), json!({"path": "a.md", "n": "2"}))]);
             let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
             assert_eq!(Value::Object(object), json!({"path": "a.md", "n": 2}));
-            let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_str())).collect();
+            let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_ref())).collect();
             assert_eq!(rules, vec![(format!("/{wrapper}").as_str(), "wrapper_unwrapped"), ("/n", "string_to_integer")]);
         }
         let mut unrelated = Map::from_iter([("other".to_owned(), json!({"x": 1}))]);
@@ -704,7 +717,7 @@ mod tests {
             Map::from_iter([("p".to_owned(), json!({"n": "1", "kids": [{"n": "2", "kids": "[{\"n\": 3.0}]"}]}))]);
         let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
         assert_eq!(object["p"], json!({"n": 1, "kids": [{"n": 2, "kids": [{"n": 3}]}]}));
-        let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_str())).collect();
+        let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_ref())).collect();
         assert_eq!(
             rules,
             vec![

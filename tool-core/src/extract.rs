@@ -353,7 +353,7 @@ fn parse_object(
     if let (true, Some(repair)) = (strict, repairs.first()) {
         return Err(ArgumentError {
             pointer: String::new(),
-            rule: repair.rule.clone(),
+            rule: repair.rule.to_string(),
             expected: "exact JSON: an object".into(),
             received: Some(truncate(raw)),
             detail: format!("refused by the strict policy; lenient extraction would have: {}", repair.action),
@@ -403,7 +403,7 @@ fn unknown_parameter(key: &str, parameters: &[ToolParameter]) -> ParseWarning {
     ParseWarning {
         pointer: format!("/{}", pointer_segment(key)),
         rule: "unknown_parameter".into(),
-        expected,
+        expected: expected.into(),
         received: truncate(key),
         action,
     }

@@ -68,11 +68,14 @@ impl<'c> Pass<'c> {
         let case_sensitive = only_indices && parameter.enum_constraint.as_ref().is_some_and(|e| e.case_sensitive);
         let strict = self.strict || parameter.strict;
         let plan = &self.definition.checks().plan;
-        let converted = coerce::convert_node(plan, node, pointer, &mut value, strict, case_sensitive);
-        if !converted.refused.is_empty() || (value.is_null() && !converted.warnings.is_empty()) {
+        let mut warnings = self.warnings.borrow_mut();
+        let before = warnings.len();
+        let taken = std::mem::take(&mut *warnings);
+        let converted = coerce::convert_node(plan, node, pointer, &mut value, (strict, case_sensitive), taken);
+        *warnings = converted.warnings;
+        if !converted.refused.is_empty() || (value.is_null() && warnings.len() > before) {
             return None;
         }
-        self.warnings.borrow_mut().extend(converted.warnings);
         Some(value)
     }
 

@@ -256,7 +256,7 @@ fn finish(
     Ok(Repaired { value, warnings })
 }
 
-fn warning(raw: &str, rule: &str, action: String) -> ParseWarning {
+fn warning(raw: &str, rule: &'static str, action: String) -> ParseWarning {
     ParseWarning {
         pointer: String::new(),
         rule: rule.into(),
@@ -703,7 +703,7 @@ mod tests {
     fn outcome(raw: &str) -> Result<Read, Refused> {
         match repair_arguments(raw) {
             Ok(Repaired { value, warnings }) => {
-                Ok((value, warnings.into_iter().map(|w| (w.pointer, w.rule)).collect()))
+                Ok((value, warnings.into_iter().map(|w| (w.pointer, w.rule.into_owned())).collect()))
             }
             Err(e) => {
                 assert_eq!((e.pointer.as_str(), e.expected.as_str()), ("", EXPECTED), "{raw}");
@@ -1228,7 +1228,7 @@ mod duplicate_tests {
         let warnings = duplicate_key_warnings(
             r#"{"limit": 2, "limit": "3", "origin": {"x": 1, "x": 2, "y": 0}, "list": [{"a": 1, "a": 1}]}"#,
         );
-        let found: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_str())).collect();
+        let found: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_ref())).collect();
         assert_eq!(
             found,
             vec![("/limit", "duplicate_parameter"), ("/origin/x", "duplicate_key"), ("/list/0/a", "duplicate_key")]

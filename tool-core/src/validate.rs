@@ -261,6 +261,6 @@ mod tests {
         );
         assert_eq!(errors[0].received.as_deref(), Some("80"));
         assert_eq!(warnings.len(), 1);
-        assert_eq!((warnings[0].pointer.as_str(), warnings[0].rule.as_str()), ("/link", "uri_not_absolute"));
+        assert_eq!((warnings[0].pointer.as_str(), warnings[0].rule.as_ref()), ("/link", "uri_not_absolute"));
     }
 }
