@@ -34,7 +34,7 @@ pub(crate) fn coerce_arguments(
     parameters: &[ToolParameter],
     strict: bool,
 ) -> Converted {
-    let mut coercer = Coercer { plan, path: String::new(), strict, out: Converted::default() };
+    let mut coercer = Coercer { plan, path: String::new(), strict, out: Converted::default(), last_use: false };
     coercer.unwrap_wrapper(object);
     let declared: Vec<(String, NodeId)> =
         object.keys().filter_map(|name| plan.parameter(name).map(|id| (name.clone(), id))).collect();
@@ -62,7 +62,9 @@ pub(crate) fn convert_node(
     warnings: Vec<ParseWarning>,
 ) -> Converted {
     let out = Converted { warnings, refused: Vec::new() };
-    let mut coercer = Coercer { plan, path: pointer, strict, out };
+    // A value of a scalar node makes at most one warning, the last use of the path.
+    let last_use = !matches!(plan.node(node).kind, Kind::Array | Kind::Object);
+    let mut coercer = Coercer { plan, path: pointer, strict, out, last_use };
     coercer.value(value, node, case_sensitive);
     coercer.out
 }
@@ -77,12 +79,14 @@ struct Coercer<'a> {
     /// Refuse conversions instead of applying them.
     strict: bool,
     out: Converted,
+    /// The next warning is the path's last use: it takes the path instead of copying it.
+    last_use: bool,
 }
 
 /// Appends one JSON pointer segment, escaped, to `path`.
 pub(crate) fn push_segment(path: &mut String, segment: &str) {
     path.push('/');
-    if !segment.contains(['~', '/']) {
+    if !segment.bytes().any(|b| b == b'~' || b == b'/') {
         path.push_str(segment);
         return;
     }
@@ -102,19 +106,41 @@ fn push_json(out: &mut String, value: &Value) {
         // Scalars written directly: this is on the path of every conversion.
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            let _ = write!(out, "{n}");
-        }
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => push_integer(out, u, false),
+            (None, Some(i)) => push_integer(out, i.unsigned_abs(), i < 0),
+            _ => {
+                let _ = write!(out, "{n}");
+            }
+        },
         Value::String(text) => push_json_string(out, text),
-        composite => {
-            let _ = write!(out, "{composite}");
-        }
+        // serde_json's own writer: faster than its `Display` through `fmt`.
+        composite => out.push_str(&serde_json::to_string(composite).unwrap_or_default()),
     }
     if out.len() - start > RECEIVED_MAX_CHARS {
         let cut = truncate(&out[start..]);
         out.truncate(start);
         out.push_str(&cut);
     }
+}
+
+/// Appends an integer's decimal digits (what `Display` writes, without the `fmt` machinery).
+fn push_integer(out: &mut String, magnitude: u64, negative: bool) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = magnitude;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if negative {
+        out.push('-');
+    }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// Appends `text` as a JSON string literal, escaped as serde_json escapes it.
@@ -182,13 +208,8 @@ impl<'a> Coercer<'a> {
             return false;
         }
         *value = new;
-        self.out.warnings.push(ParseWarning {
-            pointer: self.path.clone(),
-            rule: Cow::Borrowed(rule),
-            expected,
-            received,
-            action,
-        });
+        let pointer = if self.last_use { std::mem::take(&mut self.path) } else { self.path.clone() };
+        self.out.warnings.push(ParseWarning { pointer, rule: Cow::Borrowed(rule), expected, received, action });
         true
     }
 
@@ -286,6 +307,19 @@ impl<'a> Coercer<'a> {
     }
 
     fn integer(&mut self, value: &mut Value) {
+        // The common case first: integer text (`"42"`, `" +7 "`), read without a float detour.
+        if let Value::String(text) = value {
+            let trimmed = text.trim();
+            let unsigned = trimmed.strip_prefix('+').unwrap_or(trimmed);
+            let exact = match unsigned.parse::<i64>() {
+                Ok(i) => Some(Value::from(i)),
+                Err(_) => unsigned.parse::<u64>().ok().map(Value::from),
+            };
+            if let Some(exact) = exact {
+                self.apply(value, exact, "string_to_integer", "an integer", "converted to");
+                return;
+            }
+        }
         let (number, rule) = match value {
             Value::Number(n) if n.is_i64() || n.is_u64() => return,
             Value::Number(n) => match n.as_f64() {
@@ -692,6 +726,7 @@ mod tests {
         let texts = ["plain", "quote \" and \\ slash", "tab\tnew\nline\r", "\u{1}\u{1f}\u{7f}", "é 店 🦀", ""];
         let mut values: Vec<Value> = texts.iter().map(|t| json!(t)).collect();
         values.extend([json!(null), json!(true), json!(false), json!(-3), json!(2.5), json!(1e300), json!([1, "a"])]);
+        values.extend([json!(0), json!(u64::MAX), json!(i64::MIN), json!(-1), json!(4211)]);
         for value in values {
             let mut out = String::new();
             push_json(&mut out, &value);

@@ -119,7 +119,9 @@ fn single_pass_noted<'r, A>(
     }
     let converted_nothing = pass.converted_nothing();
     let mut warnings = pass.into_warnings();
-    warnings.extend(notes.warnings(&definition.parameters));
+    if !notes.is_empty() {
+        warnings.extend(notes.warnings(&definition.parameters));
+    }
     let checks = definition.checks();
     if !checks.constrained {
         return Some(Extraction { raw, value: Ok(value), warnings, arguments: None });

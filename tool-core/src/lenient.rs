@@ -60,7 +60,7 @@ impl<'c> Pass<'c> {
     #[cold]
     #[inline(never)]
     fn convert(&self, place: &Place<'_>, mut value: Value) -> Option<Value> {
-        let mut pointer = String::new();
+        let mut pointer = String::with_capacity(32);
         let Some((node, only_indices)) = self.locate(place, &mut pointer) else { return Some(value) };
         let parameter = &self.definition.parameters[place.param];
         // As in the tree, a parameter's case sensitivity reaches its list elements, not the
