@@ -22,6 +22,7 @@ use crate::coerce;
 use crate::lenient::{ParamSeed, Pass};
 use crate::model::{ToolDefinition, ToolParameter};
 use crate::repair::{repair_arguments, Repaired};
+use crate::validate::Checks;
 
 /// A type that can be a tool parameter: deserializable from owned JSON, described by a JSON
 /// Schema, and sendable to the task that runs the tool.
@@ -81,14 +82,15 @@ pub fn extract<'r, A: WireArgs>(
     policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
     let mut notes = KeyNotes::default();
-    let pass = Pass::new(definition, policy.strict || definition.strict);
+    let checks = definition.checks();
+    let pass = Pass::new(definition, &checks.plan, policy.strict || definition.strict);
     if let Some(value) = single_pass::<A>(raw, names, defaults, &mut notes, &pass) {
         // The common case, built in place: a `Vec` put on the stack and copied out in one wider
         // load stalls store forwarding, a measurable part of the call for small tools.
-        if notes.is_empty() && pass.converted_nothing() && !definition.checks().constrained {
+        if notes.is_empty() && pass.converted_nothing() && !checks.constrained {
             return Extraction { raw, value: Ok(value), warnings: Vec::new(), arguments: None };
         }
-        if let Some(done) = single_pass_noted(raw, value, &notes, pass, definition) {
+        if let Some(done) = single_pass_noted(raw, value, &notes, pass, definition, checks) {
             return done;
         }
     }
@@ -111,18 +113,18 @@ fn single_pass_noted<'r, A>(
     notes: &KeyNotes,
     pass: Pass<'_>,
     definition: &ToolDefinition,
+    checks: &Checks,
 ) -> Option<Extraction<'r, A>> {
     // A key given twice is reported where the tree finds it, with the repairs; a lone unknown
     // key may wrap the real arguments (`{"arguments": {...}}`), which only the tree unwraps.
     if !notes.duplicates.is_empty() || (notes.unknown.len() == 1 && is_single_key_object(raw)) {
         return None;
     }
-    let converted_nothing = pass.converted_nothing();
     let mut warnings = pass.into_warnings();
+    let converted_nothing = warnings.is_empty();
     if !notes.is_empty() {
         warnings.extend(notes.warnings(&definition.parameters));
     }
-    let checks = definition.checks();
     if !checks.constrained {
         return Some(Extraction { raw, value: Ok(value), warnings, arguments: None });
     }
@@ -165,23 +167,11 @@ pub fn extract_untyped(raw: &str) -> Extraction<'_, Map<String, Value>> {
         action: "read the arguments without a definition: repairs only, no conversions".into(),
     };
     match repair_arguments(raw) {
-        Ok(Repaired { value: Value::Object(object), warnings }) => Extraction {
+        Ok(Repaired { value: object, warnings }) => Extraction {
             raw,
             value: Ok(object.clone()),
             warnings: std::iter::once(missing).chain(warnings).collect(),
             arguments: Some(Value::Object(object)),
-        },
-        Ok(Repaired { value, .. }) => Extraction {
-            raw,
-            value: Err(ArgumentErrors::single(ArgumentError {
-                pointer: String::new(),
-                rule: "not_an_object".into(),
-                expected: "a JSON object".into(),
-                received: Some(received_text(&value)),
-                detail: format!("the arguments are {}, not an object", json_type_name(&value)),
-            })),
-            warnings: vec![missing],
-            arguments: None,
         },
         Err(error) => {
             Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: vec![missing], arguments: None }
@@ -351,7 +341,7 @@ fn parse_object(
     strict: bool,
 ) -> Result<(Map<String, Value>, Vec<ParseWarning>, Vec<ArgumentError>), ArgumentError> {
     let parameters = &definition.parameters;
-    let Repaired { value, warnings: repairs } = repair_arguments(raw)?;
+    let Repaired { value: mut object, warnings: repairs } = repair_arguments(raw)?;
     if let (true, Some(repair)) = (strict, repairs.first()) {
         return Err(ArgumentError {
             pointer: String::new(),
@@ -361,17 +351,7 @@ fn parse_object(
             detail: format!("refused by the strict policy; lenient extraction would have: {}", repair.action),
         });
     }
-    // `repair_arguments` gives objects only; this stays as the last line of defence.
-    let Value::Object(object) = value else {
-        return Err(ArgumentError {
-            pointer: String::new(),
-            rule: "not_an_object".into(),
-            expected: "a JSON object".into(),
-            received: Some(received_text(&value)),
-            detail: format!("the arguments are {}, not an object", json_type_name(&value)),
-        });
-    };
-    let mut object = object;
+
     let converted = coerce::coerce_arguments(&mut object, &definition.checks().plan, parameters, strict);
     let mut warnings = converted.warnings;
     // The repairs of the raw text come first.
@@ -490,17 +470,6 @@ fn serde_rule(detail: &str) -> &'static str {
         "invalid_length"
     } else {
         "invalid_value"
-    }
-}
-
-fn json_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -29,20 +29,21 @@ use serde_json::Value;
 use crate::call::ParseWarning;
 use crate::coerce::{self, push_segment};
 use crate::model::ToolDefinition;
-use crate::plan::NodeId;
+use crate::plan::{NodeId, Plan};
 
 /// What the single pass shares over one extraction: the definition it converts by, and the
 /// warnings for what it converted.
 #[doc(hidden)]
 pub struct Pass<'c> {
     definition: &'c ToolDefinition,
+    plan: &'c Plan,
     strict: bool,
     warnings: RefCell<Vec<ParseWarning>>,
 }
 
 impl<'c> Pass<'c> {
-    pub(crate) fn new(definition: &'c ToolDefinition, strict: bool) -> Self {
-        Pass { definition, strict, warnings: RefCell::new(Vec::new()) }
+    pub(crate) fn new(definition: &'c ToolDefinition, plan: &'c Plan, strict: bool) -> Self {
+        Pass { definition, plan, strict, warnings: RefCell::new(Vec::new()) }
     }
 
     /// Whether nothing was converted.
@@ -67,7 +68,7 @@ impl<'c> Pass<'c> {
         // fields of objects inside it.
         let case_sensitive = only_indices && parameter.enum_constraint.as_ref().is_some_and(|e| e.case_sensitive);
         let strict = self.strict || parameter.strict;
-        let plan = &self.definition.checks().plan;
+        let plan = self.plan;
         let mut warnings = self.warnings.borrow_mut();
         let before = warnings.len();
         let taken = std::mem::take(&mut *warnings);
@@ -84,14 +85,14 @@ impl<'c> Pass<'c> {
     #[inline(never)]
     fn converts(&self, place: &Place<'_>) -> bool {
         let mut pointer = String::new();
-        self.locate(place, &mut pointer).is_some_and(|(node, _)| self.definition.checks().plan.node(node).converts())
+        self.locate(place, &mut pointer).is_some_and(|(node, _)| self.plan.node(node).converts())
     }
 
     /// The schema node of the value at `place`, where the tree's conversion descends to it,
     /// with its JSON pointer written to `pointer`; and whether the steps below the parameter
     /// are all list indices.
     fn locate(&self, place: &Place<'_>, pointer: &mut String) -> Option<(NodeId, bool)> {
-        let plan = &self.definition.checks().plan;
+        let plan = self.plan;
         let Some(step) = place.up else {
             let parameter = self.definition.parameters.get(place.param)?;
             push_segment(pointer, &parameter.name);

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::shape::{is_null_schema, primary_type, resolve};
+use crate::shape::{enum_tokens, is_null_schema, primary_type, resolve, token_text};
 
 /// The index of a node in its [`Plan`].
 pub(crate) type NodeId = u32;
@@ -198,32 +198,5 @@ impl<'a> Compiler<'a> {
             }
         }
         (schema, false)
-    }
-}
-
-/// The allowed tokens of an `enum`, a `const`, or `oneOf`/`anyOf` branches that are each one.
-fn enum_tokens(schema: &Value, defs: &Map<String, Value>) -> Option<Vec<Value>> {
-    if let Some(Value::Array(values)) = schema.get("enum") {
-        return Some(values.iter().filter(|v| !v.is_null()).cloned().collect());
-    }
-    if let Some(c) = schema.get("const") {
-        return Some(vec![c.clone()]);
-    }
-    let branches = schema.get("oneOf").or_else(|| schema.get("anyOf"))?.as_array()?;
-    let mut tokens = Vec::new();
-    for branch in branches {
-        let branch = resolve(branch, defs);
-        if is_null_schema(branch) {
-            continue;
-        }
-        tokens.extend(enum_tokens(branch, defs)?);
-    }
-    (!tokens.is_empty()).then_some(tokens)
-}
-
-fn token_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }

@@ -114,8 +114,8 @@ pub(crate) fn parse_lenient(text: &str) -> Result<Lenient, LenientError> {
 /// The arguments as a JSON value, and one warning per repair.
 #[derive(Debug)]
 pub(crate) struct Repaired {
-    /// The arguments (an object).
-    pub value: Value,
+    /// The arguments object.
+    pub value: Map<String, Value>,
     /// One warning per repair, outermost first.
     pub warnings: Vec<ParseWarning>,
 }
@@ -135,7 +135,7 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     }
     if raw.trim().is_empty() {
         let warning = warning(raw, "empty_arguments", "read as an empty object `{}`".to_owned());
-        return Ok(Repaired { value: Value::Object(Map::new()), warnings: vec![warning] });
+        return Ok(Repaired { value: Map::new(), warnings: vec![warning] });
     }
 
     let mut parser = Parser::new(raw);
@@ -216,11 +216,11 @@ fn finish(
     mut leniencies: Vec<Leniency>,
 ) -> Result<Repaired, ArgumentError> {
     let value = match value {
-        Value::Object(_) => value,
+        Value::Object(object) => object,
         Value::String(text) => {
             let inner = text.trim();
             match parse_lenient(inner) {
-                Ok(Lenient { value: object @ Value::Object(_), leniencies: inner_leniencies }) => {
+                Ok(Lenient { value: Value::Object(object), leniencies: inner_leniencies }) => {
                     let action = "decoded the JSON string the arguments were sent as, and read the object inside";
                     warnings.push(warning(raw, "double_encoded_arguments", action.into()));
                     for leniency in inner_leniencies {
@@ -703,7 +703,7 @@ mod tests {
     fn outcome(raw: &str) -> Result<Read, Refused> {
         match repair_arguments(raw) {
             Ok(Repaired { value, warnings }) => {
-                Ok((value, warnings.into_iter().map(|w| (w.pointer, w.rule.into_owned())).collect()))
+                Ok((Value::Object(value), warnings.into_iter().map(|w| (w.pointer, w.rule.into_owned())).collect()))
             }
             Err(e) => {
                 assert_eq!((e.pointer.as_str(), e.expected.as_str()), ("", EXPECTED), "{raw}");
@@ -983,7 +983,7 @@ mod tests {
             ("None", "null", "the arguments are null, not an object"),
         ] {
             assert_eq!(
-                repair_arguments(raw).map(|r| r.value),
+                repair_arguments(raw).map(|r| Value::Object(r.value)),
                 Err(ArgumentError {
                     pointer: String::new(),
                     rule: "not_an_object".into(),

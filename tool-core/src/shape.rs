@@ -130,25 +130,31 @@ pub(crate) fn primary_type(schema: &Value) -> Option<&str> {
 
 /// `enum: [...]`, or `oneOf`/`anyOf` branches that are each one constant.
 fn enum_values(schema: &Value, defs: &Map<String, Value>) -> Option<Vec<String>> {
+    enum_tokens(schema, defs).map(|tokens| tokens.iter().map(token_text).collect())
+}
+
+/// The allowed tokens of an `enum`, a `const`, or `oneOf`/`anyOf` branches that are each one.
+pub(crate) fn enum_tokens(schema: &Value, defs: &Map<String, Value>) -> Option<Vec<Value>> {
     if let Some(Value::Array(values)) = schema.get("enum") {
-        return Some(values.iter().filter(|v| !v.is_null()).map(token_text).collect());
+        return Some(values.iter().filter(|v| !v.is_null()).cloned().collect());
     }
     if let Some(c) = schema.get("const") {
-        return Some(vec![token_text(c)]);
+        return Some(vec![c.clone()]);
     }
     let branches = schema.get("oneOf").or_else(|| schema.get("anyOf"))?.as_array()?;
-    let mut values = Vec::new();
+    let mut tokens = Vec::new();
     for branch in branches {
         let branch = resolve(branch, defs);
         if is_null_schema(branch) {
             continue;
         }
-        values.extend(enum_values(branch, defs)?);
+        tokens.extend(enum_tokens(branch, defs)?);
     }
-    (!values.is_empty()).then_some(values)
+    (!tokens.is_empty()).then_some(tokens)
 }
 
-fn token_text(value: &Value) -> String {
+/// A token as the model writes it: a string token's own text, any other token as JSON.
+pub(crate) fn token_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -12,6 +12,7 @@ use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
 use crate::call::{received_text, ArgumentError, ParseWarning};
+use crate::shape::token_text;
 
 /// What is compiled once per tool from its input schema: the constraint checks and the
 /// conversion plan.
@@ -127,20 +128,16 @@ fn expected_of(kind: &ValidationErrorKind) -> String {
         ValidationErrorKind::UniqueItems => "a list without duplicate items".to_owned(),
         ValidationErrorKind::Enum { options } => match options.as_array() {
             Some(values) => {
-                format!("one of: {}", values.iter().map(|v| format!("`{}`", token(v))).collect::<Vec<_>>().join(", "))
+                format!(
+                    "one of: {}",
+                    values.iter().map(|v| format!("`{}`", token_text(v))).collect::<Vec<_>>().join(", ")
+                )
             }
             None => format!("one of: {options}"),
         },
-        ValidationErrorKind::Constant { expected_value } => format!("exactly `{}`", token(expected_value)),
+        ValidationErrorKind::Constant { expected_value } => format!("exactly `{}`", token_text(expected_value)),
         ValidationErrorKind::Format { format } => format_noun(format),
         other => format!("a value satisfying the schema ({other:?})"),
-    }
-}
-
-fn token(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 
