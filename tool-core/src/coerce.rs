@@ -124,23 +124,20 @@ fn push_json(out: &mut String, value: &Value) {
     }
 }
 
-/// Appends an integer's decimal digits (what `Display` writes, without the `fmt` machinery).
+/// Appends an integer's decimal digits, as `Display` (and serde_json) writes them.
 fn push_integer(out: &mut String, magnitude: u64, negative: bool) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = magnitude;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
     if negative {
         out.push('-');
     }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+    out.push_str(itoa::Buffer::new().format(magnitude));
+}
+
+/// `str::trim`, with the common case (nothing to trim) decided from the two end bytes.
+fn trim(text: &str) -> &str {
+    match (text.as_bytes().first(), text.as_bytes().last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim(),
+    }
 }
 
 /// Appends `text` as a JSON string literal, escaped as serde_json escapes it.
@@ -255,7 +252,7 @@ impl<'a> Coercer<'a> {
         if node.nullable {
             if let Value::String(text) = value {
                 let holds_text = match &node.tokens {
-                    Some(tokens) => tokens.texts.iter().any(|a| a.eq_ignore_ascii_case(text.trim())),
+                    Some(tokens) => tokens.texts.iter().any(|a| a.eq_ignore_ascii_case(trim(text))),
                     None => node.kind == Kind::String,
                 };
                 if !holds_text && is_null_word(text) {
@@ -285,7 +282,7 @@ impl<'a> Coercer<'a> {
     fn boolean(&mut self, value: &mut Value) {
         let converted = match value {
             Value::String(text) => {
-                let word = text.trim();
+                let word = trim(text);
                 if word.eq_ignore_ascii_case("true") {
                     Some((true, "string_to_boolean"))
                 } else if word.eq_ignore_ascii_case("false") {
@@ -309,7 +306,7 @@ impl<'a> Coercer<'a> {
     fn integer(&mut self, value: &mut Value) {
         // The common case first: integer text (`"42"`, `" +7 "`), read without a float detour.
         if let Value::String(text) = value {
-            let trimmed = text.trim();
+            let trimmed = trim(text);
             let unsigned = trimmed.strip_prefix('+').unwrap_or(trimmed);
             let exact = match unsigned.parse::<i64>() {
                 Ok(i) => Some(Value::from(i)),
@@ -366,7 +363,7 @@ impl<'a> Coercer<'a> {
             return;
         }
         let as_text = match value {
-            Value::String(s) => s.trim().to_owned(),
+            Value::String(s) => trim(s).to_owned(),
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
             _ => return,
@@ -464,12 +461,12 @@ impl<'a> Coercer<'a> {
 
 /// `null`, `None`, `nil` or an empty string, standing for "no value".
 fn is_null_word(text: &str) -> bool {
-    matches!(text.trim().to_ascii_lowercase().as_str(), "" | "null" | "none" | "nil")
+    matches!(trim(text).to_ascii_lowercase().as_str(), "" | "null" | "none" | "nil")
 }
 
 /// A number written as text: `42`, ` 42 `, `+7`, `1e3`, `-2.5`. Infinities and NaN are not numbers.
 fn parse_number_text(text: &str) -> Option<f64> {
-    let trimmed = text.trim();
+    let trimmed = trim(text);
     let unsigned = trimmed.strip_prefix('+').unwrap_or(trimmed);
     if unsigned.is_empty()
         || !unsigned.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'-' | b'+'))
@@ -483,7 +480,7 @@ fn parse_number_text(text: &str) -> Option<f64> {
 fn exact_integer(value: &Value) -> Option<Value> {
     match value {
         Value::String(text) => {
-            let trimmed = text.trim();
+            let trimmed = trim(text);
             let unsigned = trimmed.strip_prefix('+').unwrap_or(trimmed);
             if let Ok(i) = unsigned.parse::<i64>() {
                 return Some(Value::from(i));
@@ -518,7 +515,7 @@ fn integer_value(f: f64) -> Option<Value> {
 
 /// JSON text inside a string (also Python-literal style), parsed once more.
 fn decode_text(text: &str) -> Option<Value> {
-    let trimmed = text.trim();
+    let trimmed = trim(text);
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
         return None;
     }

@@ -71,7 +71,11 @@ impl<'c> Pass<'c> {
         let plan = self.plan;
         let mut warnings = self.warnings.borrow_mut();
         let before = warnings.len();
-        let taken = std::mem::take(&mut *warnings);
+        let mut taken = std::mem::take(&mut *warnings);
+        if taken.capacity() == 0 {
+            // Allocated straight away: cheaper than the first push growing it.
+            taken = Vec::with_capacity(4);
+        }
         let converted = coerce::convert_node(plan, node, pointer, &mut value, (strict, case_sensitive), taken);
         *warnings = converted.warnings;
         if !converted.refused.is_empty() || (value.is_null() && warnings.len() > before) {
@@ -356,11 +360,21 @@ struct Dispatch<'p, V> {
 }
 
 impl<'de, V: Visitor<'de>> Dispatch<'_, V> {
+    // Every mismatch is out of line, its value built there: the forwarding arms stay small
+    // enough to inline into the type's own code, as a derived `Deserialize` reads.
+    #[cold]
+    #[inline(never)]
     fn mismatch<E: de::Error>(self, value: Value) -> Result<V::Value, E> {
         match self.pass.convert(&self.place, value) {
             Some(value) => self.hint.feed(value, self.v),
             None => Err(give_up()),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mismatch_text<E: de::Error>(self, text: &str) -> Result<V::Value, E> {
+        self.mismatch(Value::String(text.to_owned()))
     }
 }
 
@@ -407,7 +421,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
         match self.hint {
             Hint::Text => self.v.visit_str(s),
-            _ => self.mismatch(Value::String(s.to_owned())),
+            _ => self.mismatch_text(s),
         }
     }
 
@@ -415,7 +429,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
         match self.hint {
             Hint::Text => self.v.visit_borrowed_str(s),
-            _ => self.mismatch(Value::String(s.to_owned())),
+            _ => self.mismatch_text(s),
         }
     }
 
