@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// How long a received value may be in messages before it is cut.
 pub(crate) const RECEIVED_MAX_CHARS: usize = 120;
@@ -33,6 +33,11 @@ pub struct ToolCallRequest {
     /// What extraction noticed or changed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub parse_warnings: Vec<ParseWarning>,
+    /// What the provider attached to the call that must go back with its result unchanged
+    /// (Gemini's `thoughtSignature`, the Responses API's item `id`), keyed by the provider's
+    /// own field name.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub provider_data: Map<String, Value>,
 }
 
 impl ToolCallRequest {
@@ -45,6 +50,7 @@ impl ToolCallRequest {
             arguments: None,
             parse_error: None,
             parse_warnings: Vec::new(),
+            provider_data: Map::new(),
         }
     }
 

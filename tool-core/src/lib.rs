@@ -44,6 +44,7 @@ mod lenient;
 mod model;
 mod output;
 mod plan;
+pub mod providers;
 mod repair;
 mod schema;
 mod shape;

@@ -1,0 +1,37 @@
+//! Every provider's dialect: tool definitions out, tool calls in, results back.
+//!
+//! - [`export`] turns tool definitions into the exact request fragment of OpenAI (Chat
+//!   Completions and Responses, strict or not), Anthropic, Gemini (`parameters` or
+//!   `parametersJsonSchema`), MCP `tools/list`, or plain JSON Schema 2020-12, with a
+//!   per-tool [`ConversionReport`] of what the dialect could not say and a [`NameMap`] for the
+//!   names it refuses.
+//! - [`calls`] parses each provider's response into [`ToolCallRequest`](crate::ToolCallRequest)s
+//!   (names mapped back, ids, raw arguments verbatim); [`stream`] does the same one streamed
+//!   event at a time.
+//! - [`results`] renders [`ExecutionRecord`](crate::ExecutionRecord)s as each provider's
+//!   tool-result message.
+//! - [`check`] holds the providers' rules (PROVIDERS.md: O1-O9, A1-A4, G1-G3, MCP) as checkers
+//!   over exported definitions.
+
+pub mod calls;
+pub mod check;
+pub mod names;
+pub mod results;
+pub mod stream;
+
+pub use names::NameMap;
+
+/// A provider whose calls we parse and whose result messages we render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// OpenAI Chat Completions.
+    OpenAiChat,
+    /// OpenAI Responses API.
+    OpenAiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini (Gemini API and Vertex AI).
+    Gemini,
+    /// Model Context Protocol (`tools/call`).
+    Mcp,
+}
