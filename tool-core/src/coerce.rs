@@ -36,6 +36,13 @@ pub(crate) fn coerce_arguments(
 ) -> Converted {
     let mut coercer = Coercer { plan, path: String::new(), strict, out: Converted::default(), last_use: false };
     coercer.unwrap_wrapper(object);
+    if let Children::Fields { properties, .. } = &plan.node(Plan::ROOT).children {
+        let optional = |key: &str| {
+            properties.iter().find(|(name, ..)| name == key).filter(|(.., required)| !required).map(|(_, id, _)| *id)
+        };
+        let strict_of = |key: &str| strict || parameters.iter().any(|p| p.name == key && p.strict);
+        coercer.nulls_as_absent(object, optional, strict_of);
+    }
     let declared: Vec<(String, NodeId)> =
         object.keys().filter_map(|name| plan.parameter(name).map(|id| (name.clone(), id))).collect();
     for (name, node) in declared {
@@ -448,13 +455,65 @@ impl<'a> Coercer<'a> {
         }
         let Value::Object(map) = value else { return };
         let Children::Fields { properties, additional } = children else { return };
+        let optional = |key: &str| {
+            properties.iter().find(|(name, ..)| name == key).filter(|(.., required)| !required).map(|(_, id, _)| *id)
+        };
+        let strict = self.strict;
+        self.nulls_as_absent(map, optional, |_| strict);
         for (key, field) in map.iter_mut() {
-            let node = properties.iter().find(|(name, _)| name == key).map(|(_, id)| *id).or(*additional);
+            let node = properties.iter().find(|(name, ..)| name == key).map(|(_, id, _)| *id).or(*additional);
             if let Some(node) = node {
                 self.enter(key);
                 self.value(field, node, false);
                 self.leave();
             }
+        }
+    }
+}
+
+impl Coercer<'_> {
+    /// `null` for an optional field whose type has no null (a defaulted parameter, a
+    /// `#[serde(default)]` field): the field is read as absent, so its default applies. OpenAI's
+    /// strict mode makes every field required and the optional ones nullable, so this is how
+    /// such a model leaves a field out.
+    fn nulls_as_absent(
+        &mut self,
+        map: &mut Map<String, Value>,
+        optional: impl Fn(&str) -> Option<NodeId>,
+        strict_of: impl Fn(&str) -> bool,
+    ) {
+        let plan = self.plan;
+        let absent: Vec<String> = map
+            .iter()
+            .filter(|(key, value)| {
+                value.is_null()
+                    && optional(key).is_some_and(|id| !plan.node(id).nullable && plan.node(id).kind != Kind::Other)
+            })
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in absent {
+            self.enter(&key);
+            let received = "null".to_owned();
+            let action = "removed the field: it is optional, so it is read as absent and its default applies";
+            if strict_of(&key) {
+                self.out.refused.push(ArgumentError {
+                    pointer: self.path.clone(),
+                    rule: "null_as_absent".to_owned(),
+                    expected: "a value, or the field left out".to_owned(),
+                    received: Some(received),
+                    detail: format!("refused by the strict policy; lenient extraction would have {action}"),
+                });
+            } else {
+                map.remove(&key);
+                self.out.warnings.push(ParseWarning {
+                    pointer: self.path.clone(),
+                    rule: Cow::Borrowed("null_as_absent"),
+                    expected: Cow::Borrowed("a value, or the field left out"),
+                    received,
+                    action: action.to_owned(),
+                });
+            }
+            self.leave();
         }
     }
 }

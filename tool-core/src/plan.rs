@@ -49,8 +49,9 @@ pub(crate) enum Children {
     Items(NodeId),
     /// A tuple's elements, by position (elements beyond them are not converted).
     Prefix(Vec<NodeId>),
-    /// An object's declared fields, and the node of any other field (maps).
-    Fields { properties: Vec<(String, NodeId)>, additional: Option<NodeId> },
+    /// An object's declared fields (name, node, whether required), and the node of any other
+    /// field (maps).
+    Fields { properties: Vec<(String, NodeId, bool)>, additional: Option<NodeId> },
 }
 
 /// One schema node, compiled.
@@ -67,7 +68,7 @@ impl Node {
     pub(crate) fn field(&self, key: &str) -> Option<NodeId> {
         match &self.children {
             Children::Fields { properties, additional } if self.kind == Kind::Object && self.tokens.is_none() => {
-                properties.iter().find(|(name, _)| name == key).map(|(_, id)| *id).or(*additional)
+                properties.iter().find(|(name, ..)| name == key).map(|(_, id, _)| *id).or(*additional)
             }
             _ => None,
         }
@@ -120,7 +121,7 @@ impl Plan {
 
     /// The names the arguments object declares.
     pub(crate) fn declares(&self, name: &str) -> bool {
-        matches!(&self.node(Self::ROOT).children, Children::Fields { properties, .. } if properties.iter().any(|(n, _)| n == name))
+        matches!(&self.node(Self::ROOT).children, Children::Fields { properties, .. } if properties.iter().any(|(n, ..)| n == name))
     }
 }
 
@@ -162,8 +163,15 @@ impl<'a> Compiler<'a> {
                 (None, None) => Children::None,
             },
             Kind::Object => {
+                let required: Vec<&str> = match declared.get("required").and_then(Value::as_array) {
+                    Some(names) => names.iter().filter_map(Value::as_str).collect(),
+                    None => Vec::new(),
+                };
                 let properties = match declared.get("properties").and_then(Value::as_object) {
-                    Some(properties) => properties.iter().map(|(name, s)| (name.clone(), self.node(s))).collect(),
+                    Some(properties) => properties
+                        .iter()
+                        .map(|(name, s)| (name.clone(), self.node(s), required.contains(&name.as_str())))
+                        .collect(),
                     None => Vec::new(),
                 };
                 let additional = declared.get("additionalProperties").filter(|a| a.is_object()).map(|a| self.node(a));

@@ -15,10 +15,12 @@
 
 pub mod calls;
 pub mod check;
+mod export;
 pub mod names;
 pub mod results;
 pub mod stream;
 
+pub use export::{export, ConversionNote, ConversionReport, ExportError, ExportProblem, Exported, NoteAction};
 pub use names::NameMap;
 
 /// A provider whose calls we parse and whose result messages we render.

@@ -1,0 +1,315 @@
+//! Tool definitions out: every dialect's exact output for a set of tools that covers nested
+//! structs, enums, options of scalars, enums and structs, lists of structs, maps, integer and
+//! float widths, a tagged enum, a tuple, a recursive type, constraints, a tool without
+//! parameters and a dotted name (insta snapshots), and the rules behind them (exact values).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tool_core::prelude::*;
+use tool_core::providers::{export, Dialect, ExportProblem, NoteAction};
+
+/// Where a parcel goes.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Address {
+    /// Recipient's name.
+    pub name: String,
+    /// Street and number.
+    pub street: String,
+    /// Apartment, floor.
+    pub line2: Option<String>,
+    /// Postal code.
+    pub postcode: Option<u32>,
+}
+
+/// One line of the parcel.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Item {
+    /// Stock-keeping unit.
+    pub sku: String,
+    /// How many.
+    pub quantity: u32,
+    /// Weight of one, in kilograms.
+    pub weight_kg: f64,
+}
+
+/// Delivery speed.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Service {
+    Standard,
+    Express,
+}
+
+/// Books a shipment.
+#[tool(name = "shipment.create", annotations(destructive, title = "Create shipment"))]
+#[allow(clippy::too_many_arguments)]
+fn create_shipment(
+    /// Who receives it.
+    recipient: Address,
+    /// Where to send it back if undeliverable.
+    return_to: Option<Address>,
+    /// What is in the parcel.
+    items: Vec<Item>,
+    /// How fast.
+    service: Service,
+    /// A faster service if available.
+    upgrade: Option<Service>,
+    /// Free-form labels.
+    metadata: BTreeMap<String, String>,
+    /// Declared value, for insurance.
+    insured_value: Option<f64>,
+    /// Sender's account.
+    account: i64,
+    /// The sender's reference.
+    #[param(pattern = "^PO-[0-9]+$", length(min = 4, max = 12))]
+    reference: String,
+    /// Parcels in the shipment.
+    #[param(range(min = 1, max = 20), default = 1)]
+    parcels: u32,
+) -> String {
+    let _ = (recipient, return_to, items, service, upgrade, metadata, insured_value, account, reference, parcels);
+    String::new()
+}
+
+/// A shape to draw.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Shape {
+    /// A circle.
+    Circle {
+        /// Radius.
+        radius: f64,
+    },
+    /// A square.
+    Square {
+        /// Side length.
+        side: f64,
+    },
+}
+
+/// Draws a shape at a point.
+#[tool(name = "canvas_draw")]
+fn canvas_draw(
+    /// What to draw.
+    shape: Shape,
+    /// Where: x and y.
+    at: (i32, i32),
+    /// Opacity, above 0.
+    #[param(range(min = 0.0, max = 1.0))]
+    opacity: Option<f32>,
+    /// Layer number.
+    layer: Option<u8>,
+) -> String {
+    let _ = (shape, at, opacity, layer);
+    String::new()
+}
+
+/// A folder and what is in it.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Folder {
+    /// Its name.
+    pub name: String,
+    /// The folders inside.
+    pub children: Vec<Folder>,
+}
+
+/// Creates a tree of folders.
+#[tool(name = "folders.create")]
+fn create_folders(
+    /// The top folder.
+    root: Folder,
+) -> String {
+    let _ = root;
+    String::new()
+}
+
+/// The current time.
+#[tool(name = "clock.now", annotations(read_only, idempotent))]
+fn clock_now() -> String {
+    String::new()
+}
+
+const TOOLS: [&str; 4] = ["shipment.create", "canvas_draw", "folders.create", "clock.now"];
+
+const DIALECTS: [(&str, Dialect); 10] = [
+    ("openai_chat", Dialect::OpenAiChat { strict: false }),
+    ("openai_chat_strict", Dialect::OpenAiChat { strict: true }),
+    ("openai_responses", Dialect::OpenAiResponses { strict: false }),
+    ("openai_responses_strict", Dialect::OpenAiResponses { strict: true }),
+    ("anthropic", Dialect::Anthropic { strict: false }),
+    ("anthropic_strict", Dialect::Anthropic { strict: true }),
+    ("gemini", Dialect::Gemini),
+    ("gemini_json_schema", Dialect::GeminiJsonSchema),
+    ("mcp", Dialect::Mcp),
+    ("json_schema", Dialect::JsonSchema),
+];
+
+fn definition(name: &str) -> &'static ToolDefinition {
+    ToolCatalog::global().unwrap().definition(name).unwrap()
+}
+
+/// Each tool alone in `dialect`: its wire form and report, or the export error.
+fn exported_alone(dialect: Dialect) -> Value {
+    let mut out = serde_json::Map::new();
+    for name in TOOLS {
+        let entry = match export(dialect, [definition(name)]) {
+            Ok(exported) => json!({
+                "tool": exported.tools[0],
+                "report": exported.reports.first().map(|r| &r.notes),
+            }),
+            Err(error) => json!({"error": error.to_string()}),
+        };
+        out.insert(name.to_owned(), entry);
+    }
+    Value::Object(out)
+}
+
+#[test]
+fn every_dialect_matches_its_snapshot() {
+    for (label, dialect) in DIALECTS {
+        insta::assert_json_snapshot!(label, exported_alone(dialect));
+    }
+}
+
+#[test]
+fn a_dotted_name_goes_out_with_an_underscore_and_maps_back() {
+    let exported = export(Dialect::OpenAiChat { strict: false }, [definition("shipment.create")]).unwrap();
+    assert_eq!(exported.tools[0]["function"]["name"], "shipment_create");
+    assert_eq!(exported.names.tool_name("shipment_create"), "shipment.create");
+    assert_eq!(exported.names.wire_name("shipment.create"), "shipment_create");
+    let gemini = export(Dialect::Gemini, [definition("shipment.create")]).unwrap();
+    assert_eq!(gemini.tools[0]["name"], "shipment.create");
+    assert!(gemini.names.is_empty());
+}
+
+#[test]
+fn a_mapped_name_meeting_another_tool_is_an_error_naming_both() {
+    let gcd = |name: &str| {
+        DynamicTool::builder(name)
+            .description("Greatest common divisor.")
+            .input_schema(json!({"type": "object", "properties": {}}))
+            .handler(|_, _| async { ToolOutput::text("") })
+            .build()
+            .unwrap()
+    };
+    let (dotted, plain) = (gcd("math.gcd"), gcd("math_gcd"));
+    let error = export(Dialect::Anthropic { strict: false }, [dotted.definition(), plain.definition()]).unwrap_err();
+    assert_eq!(
+        error.problems,
+        vec![ExportProblem::NameCollision {
+            first: "math.gcd".into(),
+            second: "math_gcd".into(),
+            wire: "math_gcd".into(),
+            dialect: "Anthropic",
+        }]
+    );
+    assert_eq!(
+        error.to_string(),
+        "the tools cannot be exported: tools `math.gcd` and `math_gcd` would both be sent as `math_gcd` to Anthropic; rename one"
+    );
+    // MCP accepts the dot: no collision.
+    assert!(export(Dialect::Mcp, [dotted.definition(), plain.definition()]).is_ok());
+}
+
+#[test]
+fn openai_strict_makes_every_property_required_and_the_optional_ones_nullable() {
+    let exported = export(Dialect::OpenAiChat { strict: true }, [definition("canvas_draw")]).unwrap();
+    let parameters = &exported.tools[0]["function"]["parameters"];
+    assert_eq!(parameters["required"], json!(["shape", "at", "opacity", "layer"]));
+    assert_eq!(parameters["additionalProperties"], json!(false));
+    // `Option<u8>`: already nullable (a type list); its width said as bounds.
+    assert_eq!(
+        parameters["properties"]["layer"],
+        json!({"type": ["integer", "null"], "minimum": 0, "maximum": 255, "description": "Layer number."})
+    );
+    assert_eq!(exported.tools[0]["function"]["strict"], json!(true));
+}
+
+#[test]
+fn openai_strict_sends_a_map_as_json_text_and_reports_it() {
+    let exported = export(Dialect::OpenAiChat { strict: true }, [definition("shipment.create")]).unwrap();
+    let metadata = &exported.tools[0]["function"]["parameters"]["properties"]["metadata"];
+    assert_eq!(
+        metadata,
+        &json!({"description": "Free-form labels. (a JSON object as text, mapping names to strings)", "type": "string"})
+    );
+    let note = exported.reports[0].notes.iter().find(|n| n.keyword == "additionalProperties").unwrap();
+    assert_eq!(note.pointer, "/properties/metadata");
+    assert_eq!(note.action, NoteAction::Rewritten);
+}
+
+#[tokio::test]
+async fn a_map_sent_as_json_text_reaches_the_tool_as_a_map() {
+    // What a strict-mode model sends for the map above, and for the nullable optional fields.
+    let executor = Executor::new(ToolCatalog::global().unwrap().clone());
+    let raw = r#"{"recipient": {"name": "Ada", "street": "1 Main St", "line2": null, "postcode": null},
+        "return_to": null, "items": [], "service": "express", "upgrade": null,
+        "metadata": "{\"order\": \"A-1\"}", "insured_value": null, "account": 7, "reference": "PO-12",
+        "parcels": null}"#;
+    let record = executor.execute(ToolCallRequest::new("shipment.create", "call_1", raw)).await;
+    assert_eq!(record.status, CallStatus::Success, "{}", record.content.text);
+    let rules: Vec<(&str, &str)> = record.warnings().iter().map(|w| (w.pointer.as_str(), w.rule.as_ref())).collect();
+    assert_eq!(rules, vec![("/parcels", "null_as_absent"), ("/metadata", "json_string_decoded")]);
+}
+
+#[test]
+fn gemini_inlines_references_says_null_as_nullable_and_cuts_recursion_in_words() {
+    let exported = export(Dialect::Gemini, [definition("folders.create")]).unwrap();
+    let root = &exported.tools[0]["parameters"]["properties"]["root"];
+    assert_eq!(root["type"], "object");
+    assert_eq!(root["description"], "The top folder.");
+    let children = &root["properties"]["children"];
+    assert_eq!(
+        children["items"],
+        json!({
+            "type": "object",
+            "description": "A folder and what is in it. (a `Folder`, with the same fields as the enclosing `Folder`)",
+        })
+    );
+    let gemini = export(Dialect::Gemini, [definition("shipment.create")]).unwrap();
+    let postcode = &gemini.tools[0]["parameters"]["properties"]["recipient"]["properties"]["postcode"];
+    assert_eq!(postcode, &json!({"type": "integer", "nullable": true, "minimum": 0, "description": "Postal code."}));
+}
+
+#[test]
+fn anthropic_strict_refuses_a_recursive_type_by_name() {
+    let error = export(Dialect::Anthropic { strict: true }, [definition("folders.create")]).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the tools cannot be exported: tool `folders.create`: the recursive type `Folder` at `/$defs/Folder` cannot be expressed in Anthropic (strict)"
+    );
+}
+
+#[test]
+fn a_tool_without_parameters_gets_each_providers_empty_form() {
+    let clock = definition("clock.now");
+    let openai = export(Dialect::OpenAiChat { strict: true }, [clock]).unwrap();
+    assert_eq!(
+        openai.tools[0]["function"]["parameters"],
+        json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
+    );
+    let gemini = export(Dialect::Gemini, [clock]).unwrap();
+    assert_eq!(gemini.tools[0], json!({"name": "clock.now", "description": "The current time."}));
+    let mcp = export(Dialect::Mcp, [clock]).unwrap();
+    assert_eq!(mcp.tools[0]["inputSchema"], json!({"type": "object", "additionalProperties": false}));
+    assert_eq!(mcp.tools[0]["annotations"], json!({"readOnlyHint": true, "idempotentHint": true}));
+}
+
+#[test]
+fn the_request_fragment_has_each_providers_envelope() {
+    let clock = definition("clock.now");
+    let gemini = export(Dialect::Gemini, [clock]).unwrap();
+    assert_eq!(
+        gemini.request_fragment(),
+        json!({"tools": [{"functionDeclarations": [{"name": "clock.now", "description": "The current time."}]}]})
+    );
+    let responses = export(Dialect::OpenAiResponses { strict: false }, [clock]).unwrap();
+    assert_eq!(
+        responses.request_fragment(),
+        json!({"tools": [{"type": "function", "name": "clock_now", "description": "The current time.",
+            "parameters": {"type": "object", "properties": {}}, "strict": false}]})
+    );
+}
