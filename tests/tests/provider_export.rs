@@ -313,3 +313,22 @@ fn the_request_fragment_has_each_providers_envelope() {
             "parameters": {"type": "object", "properties": {}}, "strict": false}]})
     );
 }
+
+#[test]
+fn anthropic_strict_counts_optional_parameters_over_the_whole_request() {
+    let properties: serde_json::Map<String, Value> =
+        (0..25).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
+    let tool = DynamicTool::builder("wide")
+        .description("Many optional parameters.")
+        .input_schema(json!({"type": "object", "properties": properties}))
+        .handler(|_, _| async { ToolOutput::text("") })
+        .build()
+        .unwrap();
+    let error = export(Dialect::Anthropic { strict: true }, [tool.definition()]).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the tools cannot be exported: Anthropic (strict) takes at most 24 optional parameters per request; these tools have 25"
+    );
+    // Without strict mode there is no such limit.
+    assert!(export(Dialect::Anthropic { strict: false }, [tool.definition()]).is_ok());
+}

@@ -130,6 +130,18 @@ pub enum ExportProblem {
         /// The dialect, in words.
         dialect: &'static str,
     },
+    /// The tools together exceed a per-request limit of the dialect.
+    #[error("{dialect} takes at most {max} {what} per request; these tools have {count}")]
+    RequestLimit {
+        /// The dialect, in words.
+        dialect: &'static str,
+        /// What is counted.
+        what: &'static str,
+        /// How many the tools have.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
     /// A tool's name cannot be made acceptable to the provider.
     #[error("tool `{tool}`: the name is longer than the {max} characters {dialect} accepts")]
     NameTooLong {
@@ -249,11 +261,50 @@ pub fn export<'a>(
             Err(mut more) => problems.append(&mut more),
         }
     }
+    if dialect == (Dialect::Anthropic { strict: true }) {
+        problems.extend(anthropic_strict_limits(&definitions));
+    }
     if problems.is_empty() {
         Ok(Exported { dialect, tools: out, names, reports })
     } else {
         Err(ExportError { problems })
     }
+}
+
+/// A4: per request, at most 20 strict tools, 24 optional parameters and 16 parameters with a
+/// union type (`anyOf`, a type list), counted over the top-level parameters of all tools.
+fn anthropic_strict_limits(definitions: &[&ToolDefinition]) -> Vec<ExportProblem> {
+    let parameters = || {
+        definitions.iter().flat_map(|d| {
+            let required: Vec<&Value> =
+                d.input_schema.get("required").and_then(Value::as_array).into_iter().flatten().collect();
+            let properties = d.input_schema.get("properties").and_then(Value::as_object).into_iter().flatten();
+            properties.map(move |(name, schema)| (required.iter().any(|r| *r == name), schema))
+        })
+    };
+    let optional = parameters().filter(|(required, _)| !required).count();
+    let unions = parameters()
+        .filter(|(_, schema)| {
+            schema.get("anyOf").is_some()
+                || schema.get("oneOf").is_some()
+                || schema.get("type").is_some_and(Value::is_array)
+        })
+        .count();
+    let limits = [
+        (definitions.len(), 20, "strict tools"),
+        (optional, 24, "optional parameters"),
+        (unions, 16, "parameters with a union type (`anyOf`, `oneOf` or a type list; `Option<T>` is one)"),
+    ];
+    limits
+        .into_iter()
+        .filter(|(count, max, _)| count > max)
+        .map(|(count, max, what)| ExportProblem::RequestLimit {
+            dialect: Dialect::Anthropic { strict: true }.label(),
+            what,
+            count,
+            max,
+        })
+        .collect()
 }
 
 fn position(definitions: &[&ToolDefinition], name: &str) -> usize {
