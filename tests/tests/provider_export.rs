@@ -265,8 +265,8 @@ fn gemini_inlines_references_says_null_as_nullable_and_cuts_recursion_in_words()
     assert_eq!(
         children["items"],
         json!({
-            "type": "object",
-            "description": "A folder and what is in it. (a `Folder`, with the same fields as the enclosing `Folder`)",
+            "type": "string",
+            "description": "A folder and what is in it. (a `Folder` as JSON text, with the same fields as the enclosing `Folder`)",
         })
     );
     let gemini = export(Dialect::Gemini, [definition("shipment.create")]).unwrap();

@@ -580,7 +580,7 @@ impl Rules {
         allowed: Some(GEMINI_KEYWORDS),
         formats: Some(GEMINI_FORMATS),
         refs: Refs::Inline,
-        maps_as_text: false,
+        maps_as_text: true,
         tuples_as_lists: true,
         one_of_as_any_of: true,
         openapi_nullable: true,
@@ -856,18 +856,19 @@ impl<'d> Walk<'d> {
             return Some(Value::Object(node.clone()));
         };
         if self.rules.refs == Refs::Inline && self.inlining.contains(&name) {
-            // Recursion: say what it is in words, one level down.
+            // Recursion: one level down it travels as JSON text (an object without properties
+            // is refused), which extraction parses back by the declared type.
             let description = def.get("description").and_then(Value::as_str).unwrap_or_default();
-            let words = format!("a `{name}`, with the same fields as the enclosing `{name}`");
+            let words = format!("a `{name}` as JSON text, with the same fields as the enclosing `{name}`");
             let words = if description.is_empty() { capitalise(&words) } else { format!("{description} ({words})") };
             self.note(
                 at,
                 "$ref",
                 NoteAction::Rewritten,
-                format!("recursion into `{name}` cut: an object described in words"),
+                format!("recursion into `{name}` cut: one level down it is sent as JSON text"),
             );
             let mut cut = Map::new();
-            cut.insert("type".into(), "object".into());
+            cut.insert("type".into(), "string".into());
             cut.insert("description".into(), words.into());
             if let Some(nullable) = node.get("nullable") {
                 cut.insert("nullable".into(), nullable.clone());
@@ -1168,38 +1169,26 @@ impl<'d> Walk<'d> {
 
     /// A map (`additionalProperties: {schema}`): kept, or said another way.
     fn map(&mut self, node: &mut Map<String, Value>, values: &Value, at: &str) {
-        let takes_maps = self.takes("additionalProperties") && !self.rules.maps_as_text;
-        if takes_maps {
+        if self.takes("additionalProperties") && !self.rules.maps_as_text {
             let walked = self.node(values, &format!("{at}/additionalProperties"));
             node.insert("additionalProperties".into(), walked);
             return;
         }
         node.remove("additionalProperties");
         let value_words = kind_words(values);
-        if self.rules.maps_as_text {
-            // Strict mode closes every object: the map travels as JSON text, which extraction
-            // parses back by the declared type (with a `string_to_object` warning).
-            let words = format!("a JSON object as text, mapping names to {value_words}");
-            node.retain(|key, _| key == "description");
-            node.insert("type".into(), "string".into());
-            append_description(node, &words);
-            self.note(
-                at,
-                "additionalProperties",
-                NoteAction::Rewritten,
-                format!("a map sent as JSON text: {} takes only closed objects", self.dialect.label()),
-            );
-        } else {
-            // Gemini `parameters`: an object whose keys are not declared, told in words.
-            let words = format!("an object mapping names to {value_words}");
-            append_description(node, &words);
-            self.note(
-                at,
-                "additionalProperties",
-                NoteAction::MovedToDescription,
-                format!("\"{words}\" added to the description"),
-            );
-        }
+        // The dialect cannot declare a map (strict modes close every object; Gemini refuses an
+        // object without properties): it travels as JSON text, which extraction parses back by
+        // the declared type (with a `json_string_decoded` warning).
+        let words = format!("a JSON object as text, mapping names to {value_words}");
+        node.retain(|key, _| key == "description" || key == "nullable");
+        node.insert("type".into(), "string".into());
+        append_description(node, &words);
+        self.note(
+            at,
+            "additionalProperties",
+            NoteAction::Rewritten,
+            format!("a map sent as JSON text: {} cannot declare one", self.dialect.label()),
+        );
     }
 
     /// OpenAI strict: every property required; the optional ones accept null instead.
