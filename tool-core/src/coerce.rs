@@ -606,6 +606,23 @@ mod tests {
     }
 
     #[test]
+    fn null_for_an_optional_field_without_null_is_removed_and_a_nullable_one_keeps_it() {
+        let object = json!({"type": "object", "properties": {
+            "defaulted": {"type": "integer"},
+            "optional": {"type": ["integer", "null"]},
+            "needed": {"type": "integer"},
+            "anything": {},
+        }, "required": ["needed"]});
+        assert_eq!(
+            convert(object, json!({"defaulted": null, "optional": null, "needed": null, "anything": null})),
+            (
+                json!({"optional": null, "needed": null, "anything": null}),
+                vec![("/p/defaulted".to_owned(), "null_as_absent".to_owned())]
+            )
+        );
+    }
+
+    #[test]
     fn booleans_from_text_in_any_case_and_from_zero_or_one() {
         let b = json!({"type": "boolean"});
         assert_eq!(convert(b.clone(), json!(" TRUE ")), (json!(true), rule("string_to_boolean")));
