@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tool_core::prelude::*;
+use tool_core::providers::check::{check_request, check_tool};
 use tool_core::providers::{export, Dialect, ExportProblem, NoteAction};
 
 /// Where a parcel goes.
@@ -331,4 +332,21 @@ fn anthropic_strict_counts_optional_parameters_over_the_whole_request() {
     );
     // Without strict mode there is no such limit.
     assert!(export(Dialect::Anthropic { strict: false }, [tool.definition()]).is_ok());
+}
+
+#[test]
+fn every_snapshot_tool_passes_its_dialects_rule_checker() {
+    for (label, dialect) in DIALECTS {
+        let mut exported_tools = Vec::new();
+        for name in TOOLS {
+            if let Ok(exported) = export(dialect, [definition(name)]) {
+                assert_eq!(check_tool(dialect, &exported.tools[0]), vec![], "{name} in {label}");
+                exported_tools.push(exported.tools[0].clone());
+            }
+        }
+        assert_eq!(check_request(dialect, &exported_tools), vec![], "{label}");
+        // Only Anthropic's strict mode refuses one of them (the recursive type).
+        let expected = if label == "anthropic_strict" { TOOLS.len() - 1 } else { TOOLS.len() };
+        assert_eq!(exported_tools.len(), expected, "{label}");
+    }
 }
