@@ -262,6 +262,19 @@ impl Reader {
         }
     }
 
+    /// A non-negative integer that must be there.
+    pub(super) fn index(self, value: Option<&Value>, path: &Path<'_>) -> Result<u64, ResponseError> {
+        value.and_then(Value::as_u64).ok_or_else(|| self.shape(path, "a non-negative integer", value))
+    }
+
+    /// A non-negative integer, or nothing (absent or `null`).
+    pub(super) fn opt_index(self, value: Option<&Value>, path: &Path<'_>) -> Result<Option<u64>, ResponseError> {
+        match value {
+            None | Some(Value::Null) => Ok(None),
+            Some(found) => found.as_u64().map(Some).ok_or_else(|| self.shape(path, "a non-negative integer", value)),
+        }
+    }
+
     /// The provider's error, when `body` is an error object (`{"error": {...}}`) rather than a
     /// response. A `null` `error` (the Responses API sends one) is no error.
     pub(super) fn provider_error(self, body: &Map<String, Value>) -> Result<(), ResponseError> {
@@ -576,8 +589,37 @@ pub(super) struct GeminiPart {
     pub id: Option<String>,
     /// `args`.
     pub args: Option<Map<String, Value>>,
+    /// Vertex's `partialArgs`.
+    pub partial_args: Vec<PartialArg>,
+    /// Vertex's `willContinue`: more of this call follows.
+    pub will_continue: bool,
     /// The part's `thoughtSignature`.
     pub signature: Option<String>,
+}
+
+/// One of Vertex's `partialArgs`: a value at a JSON path of the arguments.
+#[derive(Debug)]
+pub(super) struct PartialArg {
+    /// The JSON path as sent (`$.recipe.steps[0]`).
+    pub json_path: String,
+    /// The path's steps.
+    pub steps: Vec<PathStep>,
+    /// The value: from `stringValue`, `numberValue`, `boolValue` or `nullValue`; `None` when
+    /// the entry holds none of them.
+    pub value: Option<Value>,
+    /// `willContinue`: a string value continues in the next entry for the same path.
+    pub will_continue: bool,
+    /// The entry's position in `partialArgs`.
+    pub position: usize,
+}
+
+/// One step of a Vertex `jsonPath`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum PathStep {
+    /// `.key` or `['key']`.
+    Key(String),
+    /// `[index]`.
+    Index(usize),
 }
 
 impl GeminiChunk {
@@ -622,8 +664,89 @@ impl GeminiPart {
         let name = r.opt_string(call.get("name"), &path.key("name"))?.map(str::to_owned);
         let id = r.opt_string(call.get("id"), &path.key("id"))?.map(str::to_owned);
         let args = r.opt_object(call.get("args"), &path.key("args"))?.cloned();
-        Ok(GeminiPart { position, name, id, args, signature: signature.map(str::to_owned) })
+        let will_continue = r.opt_bool(call.get("willContinue"), &path.key("willContinue"))?.unwrap_or(false);
+        let partial_path = path.key("partialArgs");
+        let mut partial_args = Vec::new();
+        for (i, entry) in r.opt_array(call.get("partialArgs"), &partial_path)?.iter().enumerate() {
+            partial_args.push(PartialArg::read(r, entry, &partial_path.index(i), i)?);
+        }
+        Ok(GeminiPart {
+            position,
+            name,
+            id,
+            args,
+            partial_args,
+            will_continue,
+            signature: signature.map(str::to_owned),
+        })
     }
+}
+
+impl PartialArg {
+    fn read(r: Reader, entry: &Value, path: &Path<'_>, position: usize) -> Result<Self, ResponseError> {
+        let entry = r.object(Some(entry), path)?;
+        let json_path_path = path.key("jsonPath");
+        let json_path = r.string(entry.get("jsonPath"), &json_path_path)?;
+        let steps = parse_json_path(json_path)
+            .ok_or_else(|| r.shape(&json_path_path, "a JSON path like `$.a.b[0]`", entry.get("jsonPath")))?;
+        let will_continue = r.opt_bool(entry.get("willContinue"), &path.key("willContinue"))?.unwrap_or(false);
+        let value = if let Some(text) = r.opt_string(entry.get("stringValue"), &path.key("stringValue"))? {
+            Some(Value::from(text))
+        } else if let Some(number) = entry.get("numberValue").filter(|v| !v.is_null()) {
+            if !number.is_number() {
+                return Err(r.shape(&path.key("numberValue"), "a number", Some(number)));
+            }
+            Some(number.clone())
+        } else if let Some(flag) = r.opt_bool(entry.get("boolValue"), &path.key("boolValue"))? {
+            Some(Value::Bool(flag))
+        } else if entry.contains_key("nullValue") {
+            Some(Value::Null)
+        } else {
+            None
+        };
+        Ok(PartialArg { json_path: json_path.to_owned(), steps, value, will_continue, position })
+    }
+}
+
+/// The deepest `jsonPath` read: as deep as `serde_json` parses.
+const MAX_PATH_STEPS: usize = 128;
+
+/// The steps of a Vertex `jsonPath` below `$`: `.key`, `['key']`, `["key"]`, `[index]`.
+/// `None` when it is not such a path, is `$` itself, or is deeper than [`MAX_PATH_STEPS`].
+pub(super) fn parse_json_path(text: &str) -> Option<Vec<PathStep>> {
+    let mut rest = text.strip_prefix('$')?;
+    let mut steps = Vec::new();
+    while !rest.is_empty() {
+        if steps.len() == MAX_PATH_STEPS {
+            return None;
+        }
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            if end == 0 {
+                return None;
+            }
+            steps.push(PathStep::Key(after[..end].to_owned()));
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix('[') {
+            if let Some(quote) = after.chars().next().filter(|c| *c == '\'' || *c == '"') {
+                let inner = &after[1..];
+                let end = inner.find(quote)?;
+                steps.push(PathStep::Key(inner[..end].to_owned()));
+                rest = inner[end + 1..].strip_prefix(']')?;
+            } else {
+                let end = after.find(']')?;
+                let digits = &after[..end];
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                steps.push(PathStep::Index(digits.parse().ok()?));
+                rest = &after[end + 1..];
+            }
+        } else {
+            return None;
+        }
+    }
+    (!steps.is_empty()).then_some(steps)
 }
 
 /// MCP: a `tools/call` request, whole (`{"jsonrpc", "id", "method": "tools/call", "params"}`)
@@ -668,6 +791,27 @@ pub(super) fn mcp_call(r: Reader, request: &Value, names: &NameMap) -> Result<To
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_paths_read_keys_indexes_and_quoted_keys() {
+        assert_eq!(
+            parse_json_path("$.recipe.ingredients[0].name"),
+            Some(vec![
+                PathStep::Key("recipe".into()),
+                PathStep::Key("ingredients".into()),
+                PathStep::Index(0),
+                PathStep::Key("name".into())
+            ])
+        );
+        assert_eq!(parse_json_path("$['a.b'][12]"), Some(vec![PathStep::Key("a.b".into()), PathStep::Index(12)]));
+        assert_eq!(parse_json_path(&format!("${}", ".a".repeat(128))).map(|steps| steps.len()), Some(128));
+        assert_eq!(parse_json_path(&format!("${}", ".a".repeat(129))), None);
+        for bad in
+            ["", "$", "location", "$.", "$..a", "$[x]", "$[1", "$['a'", "$[-1]", "$.a[]", "$[99999999999999999999999]"]
+        {
+            assert_eq!(parse_json_path(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn paths_are_written_as_json_paths() {
