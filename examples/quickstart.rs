@@ -6,7 +6,11 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use tool_core::prelude::*;
+use tool_core::providers::calls::parse_response;
+use tool_core::providers::results::{assistant_turn, results_turn};
+use tool_core::providers::{Dialect, Provider};
 
 /// A fragment of remembered text.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -156,5 +160,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for record in executor.execute_batch(calls).await {
         println!("{}", serde_json::to_string_pretty(&record)?);
     }
+
+    // The same catalog through a provider: export, read the model's response, run, answer.
+    println!("\n== Provider round trip (OpenAI Chat Completions, strict mode) ==");
+    let exported = catalog.export(Dialect::OpenAiChat { strict: true })?;
+    let memory = exported.tools.iter().find(|t| t["function"]["name"] == "memory_search");
+    println!("tool as sent: {}", serde_json::to_string_pretty(&memory)?);
+    for (ours, theirs) in exported.names.renamed() {
+        println!("name sent as: {ours} -> {theirs}");
+    }
+    // A response as OpenAI returns it: strict mode sends `null` for the optional `limit`.
+    let response = json!({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+        "role": "assistant", "content": null, "tool_calls": [{"id": "call_7", "type": "function",
+            "function": {"name": "memory_search", "arguments": "{\"query\":\"rust\",\"limit\":null}"}}]}}]});
+    let parsed = parse_response(Provider::OpenAiChat, &response, &exported.names)?;
+    let records = executor.execute_batch(parsed.calls.clone()).await;
+    let mut history = assistant_turn(Provider::OpenAiChat, &parsed.calls, &exported.names);
+    history.extend(results_turn(Provider::OpenAiChat, &records, &exported.names));
+    println!("messages to append: {}", serde_json::to_string_pretty(&history)?);
     Ok(())
 }
