@@ -350,3 +350,45 @@ fn every_snapshot_tool_passes_its_dialects_rule_checker() {
         assert_eq!(exported_tools.len(), expected, "{label}");
     }
 }
+
+#[test]
+fn nested_definitions_are_hoisted_to_the_root_and_their_references_follow() {
+    // The shape behind `openai_error_nested_defs.json`: a generator nested `$defs`, and OpenAI
+    // refused "reference to component '#/$defs/Shared' which was not found in the schema".
+    let tool = DynamicTool::builder("layout.render")
+        .description("Renders elements.")
+        .input_schema(json!({"type": "object", "properties": {
+            "elements": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"shared": {"$ref": "#/$defs/Shared"}, "own": {"$ref": "#/properties/elements/$defs/Own"}},
+                "required": ["shared", "own"],
+            }, "$defs": {
+                "Shared": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+                "Own": {"type": "string", "enum": ["a", "b"]},
+            }},
+        }, "required": ["elements"]}))
+        .handler(|_, _| async { ToolOutput::text("") })
+        .build()
+        .unwrap();
+    let exported = export(Dialect::OpenAiChat { strict: true }, [tool.definition()]).unwrap();
+    let parameters = &exported.tools[0]["function"]["parameters"];
+    assert_eq!(
+        parameters["properties"]["elements"]["items"]["properties"],
+        json!({"shared": {"$ref": "#/$defs/Shared"}, "own": {"$ref": "#/$defs/Own"}})
+    );
+    assert_eq!(
+        parameters["$defs"],
+        json!({
+            "Shared": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"],
+                "additionalProperties": false},
+            "Own": {"type": "string", "enum": ["a", "b"]},
+        })
+    );
+    assert_eq!(check_tool(Dialect::OpenAiChat { strict: true }, &exported.tools[0]), vec![]);
+    // Gemini `parameters` writes both out in place.
+    let gemini = export(Dialect::Gemini, [tool.definition()]).unwrap();
+    assert_eq!(
+        gemini.tools[0]["parameters"]["properties"]["elements"]["items"]["properties"]["own"],
+        json!({"type": "string", "enum": ["a", "b"]})
+    );
+}

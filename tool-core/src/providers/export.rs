@@ -318,8 +318,9 @@ fn export_one(
     wire: &str,
 ) -> Result<(Value, Vec<ConversionNote>), Vec<ExportProblem>> {
     let rules = dialect.rules();
-    let mut walk = Walk::new(dialect, rules, definition);
-    let parameters = walk.root(&definition.input_schema);
+    let input = hoist_defs(&definition.input_schema);
+    let mut walk = Walk::new(dialect, rules, &definition.name, &input);
+    let parameters = walk.root(&input);
     let output = match dialect {
         Dialect::Mcp => definition.output_schema.as_ref().map(|schema| walk.output(schema)),
         _ => None,
@@ -657,19 +658,10 @@ struct Walk<'d> {
 }
 
 impl<'d> Walk<'d> {
-    fn new(dialect: Dialect, rules: Rules, definition: &'d ToolDefinition) -> Self {
-        let defs = definition.input_schema.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
+    fn new(dialect: Dialect, rules: Rules, tool: &'d str, input: &Value) -> Self {
+        let defs = input.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
         let recursive = recursive_defs(&defs);
-        Walk {
-            dialect,
-            rules,
-            tool: &definition.name,
-            defs,
-            recursive,
-            inlining: Vec::new(),
-            notes: Vec::new(),
-            problems: Vec::new(),
-        }
+        Walk { dialect, rules, tool, defs, recursive, inlining: Vec::new(), notes: Vec::new(), problems: Vec::new() }
     }
 
     fn takes(&self, keyword: &str) -> bool {
@@ -1356,6 +1348,98 @@ fn kind_words(schema: &Value) -> String {
         .to_owned(),
         Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" or "),
         _ => "values".to_owned(),
+    }
+}
+
+/// The schema with every definition at the root's `$defs` (O7: OpenAI refuses nested `$defs`;
+/// schemas from MCP servers and other generators nest them, or use draft-07's `definitions`),
+/// and every `$ref` rewritten to point there. A name met twice gets a `_2`, `_3`... suffix.
+fn hoist_defs(schema: &Value) -> Value {
+    let mut found = Vec::new();
+    collect_defs(schema, "", &mut found);
+    if found.iter().all(|(pointer, ..)| pointer.starts_with("#/$defs/") && !pointer["#/$defs/".len()..].contains('/')) {
+        return schema.clone();
+    }
+    let mut defs = Map::new();
+    let mut targets = BTreeMap::new();
+    // Root definitions keep their names; nested ones take the next free one.
+    found.sort_by_key(|(pointer, ..)| !pointer.starts_with("#/$defs/"));
+    for (pointer, name, def) in &found {
+        let mut unique = name.clone();
+        let mut n = 2;
+        while defs.contains_key(&unique) {
+            unique = format!("{name}_{n}");
+            n += 1;
+        }
+        defs.insert(unique.clone(), def.clone());
+        targets.insert(pointer.clone(), format!("#/$defs/{}", crate::call::pointer_segment(&unique)));
+    }
+    // A `#/$defs/X` that only a nested definition answers (generators that nest the definitions
+    // and refer to them from the root) points to it.
+    for (pointer, name, _) in &found {
+        let root = format!("#/$defs/{}", crate::call::pointer_segment(name));
+        if !targets.contains_key(&root) {
+            let target = targets[pointer].clone();
+            targets.insert(root, target);
+        }
+    }
+    let mut out = schema.clone();
+    rewrite_refs(&mut out, &targets);
+    for def in defs.values_mut() {
+        rewrite_refs(def, &targets);
+    }
+    if let Value::Object(map) = &mut out {
+        map.insert("$defs".into(), Value::Object(defs));
+    }
+    out
+}
+
+/// Every definition (`$defs` or `definitions`, at any depth): its pointer as a `$ref`, its name, itself.
+fn collect_defs(node: &Value, at: &str, found: &mut Vec<(String, String, Value)>) {
+    match node {
+        Value::Object(map) => {
+            for (key, value) in map {
+                let child = format!("{at}/{}", crate::call::pointer_segment(key));
+                match value {
+                    Value::Object(defs) if key == "$defs" || key == "definitions" => {
+                        for (name, def) in defs {
+                            let place = format!("{child}/{}", crate::call::pointer_segment(name));
+                            found.push((format!("#{place}"), name.clone(), def.clone()));
+                            collect_defs(def, &place, found);
+                        }
+                    }
+                    _ => collect_defs(value, &child, found),
+                }
+            }
+        }
+        Value::Array(values) => {
+            for (i, value) in values.iter().enumerate() {
+                collect_defs(value, &format!("{at}/{i}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Drops every `$defs`/`definitions` and points each `$ref` in `targets` at its new place.
+fn rewrite_refs(node: &mut Value, targets: &BTreeMap<String, String>) {
+    match node {
+        Value::Object(map) => {
+            map.remove("$defs");
+            map.remove("definitions");
+            for (key, value) in map.iter_mut() {
+                match value {
+                    Value::String(target) if key == "$ref" => {
+                        if let Some(new) = targets.get(target.as_str()) {
+                            *target = new.clone();
+                        }
+                    }
+                    other => rewrite_refs(other, targets),
+                }
+            }
+        }
+        Value::Array(values) => values.iter_mut().for_each(|v| rewrite_refs(v, targets)),
+        _ => {}
     }
 }
 
