@@ -1,0 +1,500 @@
+"""Our provider output against the official Python SDKs (pinned in requirements.txt).
+
+Run by tests/tests/provider_sdks.rs, which asserts on the JSON report printed on stdout:
+
+    compare_sdks.py schemas EXPORTS.json
+        EXPORTS: {dialect: {our tool name: the tool in that dialect's wire form}}, as the test
+        writes it. Checks:
+        - openai_chat_strict / openai_responses_strict: each tool equals what openai-python's
+          `pydantic_function_tool` / `pydantic_responses_function_tool` (which call
+          `openai.lib._pydantic.to_strict_json_schema`) make of the equivalent pydantic model
+          in OPENAI_MODELS, after `title` and `default` are dropped from both. Any other
+          difference must be one of DIFFERENCES, recognised at its place and listed in the
+          report; anything else fails. Both tools also round-trip through the SDK's request
+          types.
+        - gemini / gemini_json_schema: each declaration validates as google-genai's
+          `types.FunctionDeclaration` and its `parameters` as `types.Schema` (both forbid
+          unknown fields) without warnings, and dumps back to what we sent (the SDK writes
+          `type` in upper case, the REST enum names; we send lower case, also accepted).
+        - anthropic / anthropic_strict: each tool validates as the anthropic SDK's `ToolParam`
+          (a TypedDict, through `pydantic.TypeAdapter`) and dumps back unchanged.
+
+On anything unexpected: a message naming the tool, dialect and JSON pointer on stderr, exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from enum import Enum
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import pydantic
+from pydantic import BaseModel, Field, NonNegativeInt
+
+DISTRIBUTIONS = ("openai", "anthropic", "google-genai", "pydantic")
+
+
+class Mismatch(Exception):
+    """A result the comparison does not accept; the message says where."""
+
+
+# --- The pydantic twins of the well-formed Rust tools in provider_sdks.rs. ---
+# Written as a Python user would write them: docstrings for descriptions, `Field(description=)`
+# for parameters, `NonNegativeInt` for Rust's unsigned integers, `= None` for `Option`.
+
+
+class Units(str, Enum):
+    """Temperature scale."""
+
+    celsius = "celsius"
+    fahrenheit = "fahrenheit"
+
+
+class SdkWeather(BaseModel):
+    """Forecast for a city."""
+
+    city: str = Field(description="City name.")
+    days: Optional[NonNegativeInt] = Field(default=None, description="Days ahead.")
+    units: Units = Field(description="Temperature scale to answer in.")
+    hourly: bool = Field(description="Hour-by-hour detail.")
+
+
+class Customer(BaseModel):
+    """A customer."""
+
+    name: str = Field(description="Full name.")
+    email: Optional[str] = Field(default=None, description="Where to send the receipt.")
+
+
+class Line(BaseModel):
+    """One order line."""
+
+    sku: str = Field(description="Stock-keeping unit.")
+    quantity: NonNegativeInt = Field(description="How many.")
+    unit_price: float = Field(description="Price of one, in euros.")
+
+
+class Priority(str, Enum):
+    """How urgent."""
+
+    low = "low"
+    high = "high"
+
+
+class SdkOrder(BaseModel):
+    """Places an order."""
+
+    customer: Customer = Field(description="Who orders.")
+    lines: list[Line] = Field(description="What is ordered.")
+    gift_for: Optional[Customer] = Field(default=None, description="Who receives it as a gift.")
+    express: bool = Field(description="Next-day delivery.")
+    discount: Optional[float] = Field(default=None, description="Discount rate, 0 to 1.")
+    priority: Optional[Priority] = Field(default=None, description="How urgent, if it matters.")
+
+
+class SdkRound(BaseModel):
+    """Rounds a measurement."""
+
+    value: float = Field(description="The amount.")
+    places: NonNegativeInt = Field(default=2, description="Decimal places.")
+
+
+class SdkNow(BaseModel):
+    """The current time."""
+
+
+# Our tool name -> its pydantic twin.
+OPENAI_MODELS: dict[str, type[BaseModel]] = {
+    "sdk_weather": SdkWeather,
+    "sdk_order": SdkOrder,
+    "sdk_round": SdkRound,
+    "sdk.now": SdkNow,
+}
+
+# The differences the OpenAI comparison accepts, each recognised where it occurs.
+DIFFERENCES = {
+    "nullable_type_list": 'ours `"type": [T, "null"]` (schemars), theirs `anyOf: [{"type": T}, {"type": "null"}]`',
+    "unreferenced_def_kept": "theirs keeps a `$defs` entry nothing refers to once its `$ref` was inlined",
+    "description_repeated_at_root": "theirs repeats the model docstring as the parameters' description",
+    "optional_with_default_nullable": "ours accepts null for a field with a default (O5); theirs makes it required",
+    "default_in_description": "ours says the default in the description, `(default: V)`",
+}
+
+# Where a schema keyword holds schemas.
+SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+SCHEMA_LISTS = ("anyOf", "allOf", "oneOf", "prefixItems")
+SCHEMA_SINGLE = ("items", "additionalProperties", "not", "contains")
+
+
+def pointer_segment(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def compact(value: Any) -> str:
+    """JSON as serde_json writes it."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def children(schema: Any, at: str):
+    """(pointer, subschema) of each schema directly inside `schema`."""
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        here = f"{at}/{pointer_segment(key)}"
+        if key in SCHEMA_MAPS and isinstance(value, dict):
+            for name, sub in value.items():
+                yield f"{here}/{pointer_segment(name)}", sub
+        elif key in SCHEMA_LISTS and isinstance(value, list):
+            for i, sub in enumerate(value):
+                yield f"{here}/{i}", sub
+        elif key in SCHEMA_SINGLE and isinstance(value, dict):
+            yield here, value
+
+
+def strip_keywords(schema: Any, at: str, dropped: dict[str, Any]) -> Any:
+    """A copy without the `title` and `default` keywords (never property names), each counted
+    (`title`) or kept by pointer (`default`)."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        here = f"{at}/{pointer_segment(key)}"
+        if key == "title":
+            dropped["title"] += 1
+        elif key == "default":
+            dropped["default"][at] = value
+        elif key in SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {n: strip_keywords(s, f"{here}/{pointer_segment(n)}", dropped) for n, s in value.items()}
+        elif key in SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [strip_keywords(s, f"{here}/{i}", dropped) for i, s in enumerate(value)]
+        elif key in SCHEMA_SINGLE and isinstance(value, dict):
+            out[key] = strip_keywords(value, here, dropped)
+        else:
+            out[key] = value
+    return out
+
+
+def refs(schema: Any) -> set[str]:
+    if isinstance(schema, dict):
+        found = {schema["$ref"]} if isinstance(schema.get("$ref"), str) else set()
+        for value in schema.values():
+            found |= refs(value)
+        return found
+    if isinstance(schema, list):
+        return set().union(*(refs(v) for v in schema)) if schema else set()
+    return set()
+
+
+def is_null(schema: Any) -> bool:
+    return schema == {"type": "null"}
+
+
+class SchemaComparison:
+    """Walks our schema and theirs side by side; each difference is one of DIFFERENCES at a
+    pointer, or a Mismatch."""
+
+    def __init__(self, where: str, theirs_root: dict, theirs_defaults: dict[str, Any], description: str):
+        self.where = where
+        self.theirs_root = theirs_root
+        self.theirs_defaults = theirs_defaults
+        self.description = description
+        self.differences: list[list[str]] = []
+
+    def fail(self, at: str, ours: Any, theirs: Any) -> None:
+        raise Mismatch(
+            f"{self.where}: unexplained difference at `{at or '/'}`: ours {compact(ours)} vs openai {compact(theirs)}"
+        )
+
+    def named(self, name: str, at: str) -> None:
+        self.differences.append([name, at])
+
+    def schema(self, ours: Any, theirs: Any, at: str) -> None:
+        if ours == theirs:
+            return
+        if not (isinstance(ours, dict) and isinstance(theirs, dict)):
+            self.fail(at, ours, theirs)
+        for name, recognise in self.RECOGNISERS:
+            rewritten = recognise(self, ours, theirs, at)
+            if rewritten is not None:
+                self.named(name, at)
+                self.schema(rewritten, theirs, at)
+                return
+        for key in list(ours) + [k for k in theirs if k not in ours]:
+            here = f"{at}/{pointer_segment(key)}"
+            if key not in ours:
+                self.only_theirs(key, theirs[key], at)
+            elif key not in theirs:
+                self.fail(here, ours[key], "(absent)")
+            else:
+                self.keyword(key, ours[key], theirs[key], at)
+
+    def keyword(self, key: str, ours: Any, theirs: Any, at: str) -> None:
+        here = f"{at}/{pointer_segment(key)}"
+        if ours == theirs:
+            return
+        if key in SCHEMA_MAPS and isinstance(ours, dict) and isinstance(theirs, dict):
+            for name in list(ours) + [n for n in theirs if n not in ours]:
+                there = f"{here}/{pointer_segment(name)}"
+                if name not in ours and key == "$defs" and at == "":
+                    self.unreferenced_def(name)
+                elif name not in ours or name not in theirs:
+                    self.fail(there, ours.get(name, "(absent)"), theirs.get(name, "(absent)"))
+                else:
+                    self.schema(ours[name], theirs[name], there)
+        elif key in SCHEMA_LISTS and isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+            for i, (o, t) in enumerate(zip(ours, theirs)):
+                self.schema(o, t, f"{here}/{i}")
+        elif key in SCHEMA_SINGLE and isinstance(ours, dict) and isinstance(theirs, dict):
+            self.schema(ours, theirs, here)
+        elif key == "description" and self.default_in_description(ours, theirs, at):
+            self.named("default_in_description", at)
+        else:
+            self.fail(here, ours, theirs)
+
+    def only_theirs(self, key: str, value: Any, at: str) -> None:
+        if at == "" and key == "$defs" and isinstance(value, dict):
+            for name in value:
+                self.unreferenced_def(name)
+        elif at == "" and key == "description" and value == self.description:
+            self.named("description_repeated_at_root", at)
+        else:
+            self.fail(f"{at}/{pointer_segment(key)}", "(absent)", value)
+
+    def unreferenced_def(self, name: str) -> None:
+        here = f"/$defs/{pointer_segment(name)}"
+        others = {k: v for k, v in self.theirs_root.items() if k != "$defs"}
+        others["$defs"] = {k: v for k, v in self.theirs_root["$defs"].items() if k != name}
+        if f"#{here}" in refs(others):
+            self.fail(here, "(absent)", self.theirs_root["$defs"][name])
+        self.named("unreferenced_def_kept", here)
+
+    def default_in_description(self, ours: Any, theirs: Any, at: str) -> bool:
+        if at not in self.theirs_defaults or not isinstance(ours, str) or not isinstance(theirs, str):
+            return False
+        return ours == f"{theirs} (default: {compact(self.theirs_defaults[at])})"
+
+    # Recognisers: given a node where ours and theirs differ, ours rewritten the way theirs
+    # says the same thing (then compared again), or None.
+
+    def nullable_type_list(self, ours: dict, theirs: dict, at: str) -> Optional[dict]:
+        types = ours.get("type")
+        if not (isinstance(types, list) and len(types) == 2 and types[1] == "null" and "anyOf" not in ours):
+            return None
+        branches = theirs.get("anyOf")
+        if "type" in theirs or not (isinstance(branches, list) and len(branches) == 2 and is_null(branches[1])):
+            return None
+        branch = {k: v for k, v in ours.items() if k != "description"}
+        branch["type"] = types[0]
+        rewritten: dict[str, Any] = {"anyOf": [branch, {"type": "null"}]}
+        if "description" in ours:
+            rewritten["description"] = ours["description"]
+        return rewritten
+
+    def optional_with_default_nullable(self, ours: dict, theirs: dict, at: str) -> Optional[dict]:
+        branches = ours.get("anyOf")
+        if at not in self.theirs_defaults or "anyOf" in theirs:
+            return None
+        if not (isinstance(branches, list) and len(branches) == 2 and is_null(branches[1])):
+            return None
+        rewritten = dict(branches[0])
+        rewritten.update({k: v for k, v in ours.items() if k != "anyOf"})
+        return rewritten
+
+    RECOGNISERS: list[tuple[str, Callable[..., Optional[dict]]]] = [
+        ("nullable_type_list", nullable_type_list),
+        ("optional_with_default_nullable", optional_with_default_nullable),
+    ]
+
+
+def round_trip(adapter: pydantic.TypeAdapter, value: dict, where: str, type_name: str) -> None:
+    """`value` validates as the SDK type and dumps back unchanged (so no key was unknown)."""
+    try:
+        validated = adapter.validate_python(value)
+    except Exception as error:  # the SDKs' validators raise more than ValidationError
+        raise Mismatch(f"{where}: not a valid {type_name}: {type(error).__name__}: {error}") from None
+    dumped = adapter.dump_python(validated, mode="json", exclude_none=False)
+    if dumped != value:
+        at, ours, theirs = first_difference(value, dumped, "")
+        raise Mismatch(f"{where}: {type_name} changed it at `{at or '/'}`: sent {compact(ours)}, got {compact(theirs)}")
+
+
+def first_difference(a: Any, b: Any, at: str) -> tuple[str, Any, Any]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if a.get(key, "(absent)") != b.get(key, "(absent)"):
+                return first_difference(a.get(key, "(absent)"), b.get(key, "(absent)"), f"{at}/{pointer_segment(key)}")
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return first_difference(x, y, f"{at}/{i}")
+    return at, a, b
+
+
+def compare_openai(exports: dict) -> list[dict]:
+    from openai import pydantic_function_tool
+    from openai.lib._tools import pydantic_responses_function_tool
+    from openai.types.chat import ChatCompletionFunctionToolParam
+    from openai.types.responses import FunctionToolParam
+
+    helpers = {
+        "openai_chat_strict": (pydantic_function_tool, ChatCompletionFunctionToolParam),
+        "openai_responses_strict": (pydantic_responses_function_tool, FunctionToolParam),
+    }
+    report = []
+    for dialect, (helper, request_type) in helpers.items():
+        tools = exports[dialect]
+        if set(tools) != set(OPENAI_MODELS):
+            raise Mismatch(f"{dialect}: tools {sorted(tools)} but pydantic twins for {sorted(OPENAI_MODELS)}")
+        adapter = pydantic.TypeAdapter(request_type)
+        for name, ours in tools.items():
+            where = f"{name} ({dialect})"
+            round_trip(adapter, ours, where, request_type.__name__)
+            function = ours.get("function", ours)
+            theirs_tool = dict(helper(OPENAI_MODELS[name], name=function["name"]))
+            theirs_function = dict(theirs_tool.get("function", theirs_tool))
+            ours_envelope = {k: v for k, v in function.items() if k != "parameters"}
+            theirs_envelope = {k: v for k, v in theirs_function.items() if k != "parameters"}
+            if ours_envelope != theirs_envelope or ours.get("type") != theirs_tool.get("type"):
+                raise Mismatch(f"{where}: tool {compact(ours_envelope)} vs openai {compact(theirs_envelope)}")
+            dropped_ours: dict[str, Any] = {"title": 0, "default": {}}
+            dropped_theirs: dict[str, Any] = {"title": 0, "default": {}}
+            ours_schema = strip_keywords(function["parameters"], "", dropped_ours)
+            theirs_schema = strip_keywords(theirs_function["parameters"], "", dropped_theirs)
+            if dropped_ours != {"title": 0, "default": {}}:
+                raise Mismatch(f"{where}: ours carries keywords strict mode drops: {compact(dropped_ours)}")
+            comparison = SchemaComparison(where, theirs_schema, dropped_theirs["default"], function["description"])
+            comparison.schema(ours_schema, theirs_schema, "")
+            report.append(
+                {
+                    "tool": name,
+                    "dialect": dialect,
+                    "dropped_from_theirs": dropped_theirs,
+                    "differences": comparison.differences,
+                }
+            )
+    return report
+
+
+def gemini_types_upper(schema: Any) -> Any:
+    """The schema as google-genai dumps it: `type` as the REST enum name."""
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    if isinstance(out.get("type"), str):
+        out["type"] = out["type"].upper()
+    for key in SCHEMA_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {n: gemini_types_upper(s) for n, s in out[key].items()}
+    for key in SCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [gemini_types_upper(s) for s in out[key]]
+    for key in SCHEMA_SINGLE:
+        if isinstance(out.get(key), dict):
+            out[key] = gemini_types_upper(out[key])
+    return out
+
+
+def count_nodes(schema: Any) -> int:
+    return 1 + sum(count_nodes(sub) for _, sub in children(schema, ""))
+
+
+def gemini_dump(model: pydantic.BaseModel) -> Any:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def compare_gemini(exports: dict) -> list[dict]:
+    from google.genai import types
+
+    try:
+        types.Schema.model_validate({"type": "object", "$schema": "https://json-schema.org/draft/2020-12/schema"})
+    except pydantic.ValidationError:
+        pass
+    else:
+        raise Mismatch("google-genai's Schema accepts unknown fields: validating against it would prove nothing")
+    report = []
+    for dialect in ("gemini", "gemini_json_schema"):
+        for name, ours in exports[dialect].items():
+            where = f"{name} ({dialect})"
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    declaration = types.FunctionDeclaration.model_validate(ours)
+                    schema = types.Schema.model_validate(ours["parameters"]) if "parameters" in ours else None
+                except Exception as error:  # a type list gets an AttributeError, not a ValidationError
+                    raise Mismatch(f"{where}: rejected by google-genai: {type(error).__name__}: {error}") from None
+            if caught:
+                raise Mismatch(f"{where}: google-genai warned: {'; '.join(str(w.message) for w in caught)}")
+            expected = dict(ours)
+            entry: dict[str, Any] = {"tool": name, "dialect": dialect}
+            if schema is not None:
+                expected["parameters"] = gemini_types_upper(ours["parameters"])
+                if gemini_dump(schema) != expected["parameters"]:
+                    at, sent, got = first_difference(expected["parameters"], gemini_dump(schema), "")
+                    raise Mismatch(f"{where}: Schema changed `{at or '/'}`: sent {compact(sent)}, got {compact(got)}")
+                entry["schema_nodes"] = count_nodes(gemini_dump(schema))
+            if gemini_dump(declaration) != expected:
+                at, sent, got = first_difference(expected, gemini_dump(declaration), "")
+                raise Mismatch(f"{where}: FunctionDeclaration changed `{at}`: sent {compact(sent)}, got {compact(got)}")
+            report.append(entry)
+    return report
+
+
+def compare_anthropic(exports: dict) -> dict:
+    from anthropic.types import ToolParam
+
+    adapter = pydantic.TypeAdapter(ToolParam)
+    tools = []
+    for dialect in ("anthropic", "anthropic_strict"):
+        for name, ours in exports[dialect].items():
+            round_trip(adapter, ours, f"{name} ({dialect})", "ToolParam")
+            tools.append({"tool": name, "dialect": dialect, "strict": ours.get("strict")})
+    sample = next(iter(exports["anthropic"].values()))
+    unknown = adapter.dump_python(adapter.validate_python({**sample, "not_a_field": 1}), mode="json")
+    if "not_a_field" in unknown:
+        raise Mismatch("ToolParam keeps unknown keys: the round trip would prove nothing")
+    try:
+        adapter.validate_python({**sample, "strict": None})
+        null_rejected = False
+    except pydantic.ValidationError:
+        null_rejected = True
+    annotation = ToolParam.__annotations__["strict"]
+    strict = {
+        "annotation": getattr(annotation, "__forward_arg__", str(annotation)),
+        "required": "strict" in ToolParam.__required_keys__,
+        "null_rejected": null_rejected,
+    }
+    return {"tools": tools, "strict_field": strict}
+
+
+def schemas(path: str) -> dict:
+    exports = json.loads(Path(path).read_text())
+    return {
+        "versions": {name: metadata.version(name) for name in DISTRIBUTIONS},
+        "openai": compare_openai(exports),
+        "named_differences": DIFFERENCES,
+        "gemini": compare_gemini(exports),
+        "anthropic": compare_anthropic(exports),
+    }
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[0] == "schemas":
+        run = lambda: schemas(argv[1])  # noqa: E731
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        report = run()
+    except Mismatch as error:
+        print(f"compare_sdks.py: {error}", file=sys.stderr)
+        return 1
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

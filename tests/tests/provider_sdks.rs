@@ -1,0 +1,479 @@
+//! Our provider output against the official Python SDKs, run by `tests/python/compare_sdks.py`
+//! at the versions pinned in `tests/python/requirements.txt`:
+//!
+//! - OpenAI strict (Chat Completions and Responses): each well-formed tool equals what
+//!   openai-python's `pydantic_function_tool` / `to_strict_json_schema` make of the equivalent
+//!   pydantic model, once `title` and `default` are dropped from theirs (we never send them,
+//!   O9). Every other difference is named, at its place, and pinned here exactly.
+//! - Gemini: every tool's `parameters` validates as google-genai's `types.Schema` (unknown
+//!   fields forbidden) and the whole declaration as `types.FunctionDeclaration`, and both
+//!   dump back to what we sent; `parametersJsonSchema` declarations too.
+//! - Anthropic: every tool, strict or not, validates as the SDK's `ToolParam` and comes back
+//!   unchanged (a TypedDict drops unknown keys, so an unchanged dump means all were known).
+//!
+//! Python: `TOOL_SDK_PYTHON` if set (CI), else `target/sdk-venv`, made on first use with
+//! `python3 -m venv` and pip.
+//!
+//! The named differences (what openai-python's helper produces that we do not):
+//! - `nullable_type_list`: an optional scalar is `"type": [T, "null"]` in ours (schemars) and
+//!   `anyOf: [{"type": T}, {"type": "null"}]` in theirs (pydantic); the same values.
+//! - `unreferenced_def_kept`: openai-python inlines a `$ref` that has siblings (a field's
+//!   description) but keeps the definition in `$defs` with nothing referring to it; we drop it.
+//! - `description_repeated_at_root`: pydantic repeats the model's docstring (the tool's
+//!   description) as the description of the parameters' root; ours is on the tool only.
+//! - `optional_with_default_nullable`: a field with a default is optional; strict mode needs
+//!   every field required, so ours accepts null for it (O5) while theirs keeps it
+//!   non-nullable, making the model invent a value.
+//! - `default_in_description`: the default theirs carries as `default` (dropped) ours says in
+//!   the description, `(default: 2)`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::{env, fs, process};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use tool_core::prelude::*;
+use tool_core::providers::{export, Dialect};
+
+// --- Tools with a well-formed schema: compared with openai-python's strict helper. ---
+// Their pydantic twins are in compare_sdks.py (`OPENAI_MODELS`).
+
+/// Temperature scale.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Units {
+    Celsius,
+    Fahrenheit,
+}
+
+/// Forecast for a city.
+#[tool(name = "sdk_weather")]
+fn sdk_weather(
+    /// City name.
+    city: String,
+    /// Days ahead.
+    days: Option<u32>,
+    /// Temperature scale to answer in.
+    units: Units,
+    /// Hour-by-hour detail.
+    hourly: bool,
+) -> String {
+    let _ = (city, days, units, hourly);
+    String::new()
+}
+
+/// A customer.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Customer {
+    /// Full name.
+    pub name: String,
+    /// Where to send the receipt.
+    pub email: Option<String>,
+}
+
+/// One order line.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Line {
+    /// Stock-keeping unit.
+    pub sku: String,
+    /// How many.
+    pub quantity: u32,
+    /// Price of one, in euros.
+    pub unit_price: f64,
+}
+
+/// How urgent.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Priority {
+    Low,
+    High,
+}
+
+/// Places an order.
+#[tool(name = "sdk_order")]
+fn sdk_order(
+    /// Who orders.
+    customer: Customer,
+    /// What is ordered.
+    lines: Vec<Line>,
+    /// Who receives it as a gift.
+    gift_for: Option<Customer>,
+    /// Next-day delivery.
+    express: bool,
+    /// Discount rate, 0 to 1.
+    discount: Option<f64>,
+    /// How urgent, if it matters.
+    priority: Option<Priority>,
+) -> String {
+    let _ = (customer, lines, gift_for, express, discount, priority);
+    String::new()
+}
+
+/// Rounds a measurement.
+#[tool(name = "sdk_round")]
+fn sdk_round(
+    /// The amount.
+    value: f64,
+    /// Decimal places.
+    #[param(default = 2)]
+    places: u32,
+) -> String {
+    let _ = (value, places);
+    String::new()
+}
+
+/// The current time.
+#[tool(name = "sdk.now")]
+fn sdk_now() -> String {
+    String::new()
+}
+
+const WELL_FORMED: [&str; 4] = ["sdk_weather", "sdk_order", "sdk_round", "sdk.now"];
+
+// --- Tools the SDK helpers cannot take as they are (a map, a tuple, a tagged enum, string
+// and number constraints, a recursive type): our export must still give each provider's
+// types something they accept. ---
+
+/// A label's outline.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outline {
+    /// A circle.
+    Circle {
+        /// Radius, in millimetres.
+        radius: f64,
+    },
+    /// A rectangle.
+    Rectangle {
+        /// Width, in millimetres.
+        width: f64,
+        /// Height, in millimetres.
+        height: f64,
+    },
+}
+
+/// Prints a label for a parcel.
+#[tool(name = "sdk_label")]
+fn sdk_label(
+    /// Free-form tags.
+    tags: BTreeMap<String, String>,
+    /// Where on the parcel: x and y.
+    at: (i32, i32),
+    /// The label's outline.
+    outline: Outline,
+    /// Tracking code.
+    #[param(pattern = "^TR-[0-9]+$", length(min = 4, max = 12))]
+    code: String,
+    /// Copies to print.
+    #[param(range(min = 1, max = 5))]
+    copies: Option<u8>,
+) -> String {
+    let _ = (tags, at, outline, code, copies);
+    String::new()
+}
+
+/// A folder and what is in it.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Folder {
+    /// Its name.
+    pub name: String,
+    /// The folders inside.
+    pub children: Vec<Folder>,
+}
+
+/// Creates a tree of folders.
+#[tool(name = "sdk_folders")]
+fn sdk_folders(
+    /// The top folder.
+    root: Folder,
+) -> String {
+    let _ = root;
+    String::new()
+}
+
+const ALL: [&str; 6] = ["sdk_weather", "sdk_order", "sdk_round", "sdk.now", "sdk_label", "sdk_folders"];
+
+/// The dialects written for the script, and the tools each gets.
+const DIALECTS: [(&str, Dialect, &[&str]); 6] = [
+    ("openai_chat_strict", Dialect::OpenAiChat { strict: true }, &WELL_FORMED),
+    ("openai_responses_strict", Dialect::OpenAiResponses { strict: true }, &WELL_FORMED),
+    ("gemini", Dialect::Gemini, &ALL),
+    ("gemini_json_schema", Dialect::GeminiJsonSchema, &ALL),
+    ("anthropic", Dialect::Anthropic { strict: false }, &ALL),
+    ("anthropic_strict", Dialect::Anthropic { strict: true }, &ALL),
+];
+
+/// Per dialect, each tool (our name) in its wire form; the export errors apart.
+fn exports() -> (Value, BTreeMap<String, String>) {
+    let catalog = ToolCatalog::global().unwrap();
+    let mut out = Map::new();
+    let mut errors = BTreeMap::new();
+    for (label, dialect, tools) in DIALECTS {
+        let mut wire = Map::new();
+        for name in tools {
+            match export(dialect, [catalog.definition(name).unwrap()]) {
+                Ok(exported) => {
+                    wire.insert((*name).to_owned(), exported.tools[0].clone());
+                }
+                Err(error) => {
+                    errors.insert(format!("{label} {name}"), error.to_string());
+                }
+            }
+        }
+        out.insert(label.to_owned(), Value::Object(wire));
+    }
+    (Value::Object(out), errors)
+}
+
+// --- Running the script. ---
+
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/compare_sdks.py");
+const REQUIREMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/requirements.txt");
+
+/// The Python with the SDKs: `TOOL_SDK_PYTHON`, or `target/sdk-venv` (made once).
+fn sdk_python() -> Result<PathBuf, String> {
+    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| match env::var_os("TOOL_SDK_PYTHON") {
+            Some(python) => Ok(PathBuf::from(python)),
+            None => make_venv(),
+        })
+        .clone()
+}
+
+fn venv_python(venv: &Path) -> PathBuf {
+    if cfg!(windows) {
+        venv.join("Scripts").join("python.exe")
+    } else {
+        venv.join("bin").join("python")
+    }
+}
+
+/// A venv is ready once the copy of the requirements it was made from, written last, matches.
+fn venv_ready(venv: &Path, requirements: &str) -> bool {
+    fs::read_to_string(venv.join("requirements.txt")).is_ok_and(|made_from| made_from == requirements)
+}
+
+/// Makes `target/sdk-venv`: built under a name of this process's own, then renamed into place,
+/// so concurrent test runs never share a half-made venv (the loser of the rename uses the
+/// winner's). A venv made from other pins is replaced.
+fn make_venv() -> Result<PathBuf, String> {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("CARGO_TARGET_TMPDIR is target/tmp");
+    let venv = target.join("sdk-venv");
+    let requirements = fs::read_to_string(REQUIREMENTS).map_err(|e| format!("{REQUIREMENTS}: {e}"))?;
+    if venv_ready(&venv, &requirements) {
+        return Ok(venv_python(&venv));
+    }
+    let build = target.join(format!("sdk-venv.build-{}", process::id()));
+    let _ = fs::remove_dir_all(&build);
+    let made = build_venv(&build, &requirements);
+    if made.is_err() {
+        let _ = fs::remove_dir_all(&build);
+    }
+    made?;
+    for _ in 0..3 {
+        if fs::rename(&build, &venv).is_ok() {
+            return Ok(venv_python(&venv));
+        }
+        if venv_ready(&venv, &requirements) {
+            let _ = fs::remove_dir_all(&build);
+            return Ok(venv_python(&venv));
+        }
+        // Made from other pins: moved aside (atomically), then removed.
+        let stale = target.join(format!("sdk-venv.stale-{}", process::id()));
+        if fs::rename(&venv, &stale).is_ok() {
+            let _ = fs::remove_dir_all(&stale);
+        }
+    }
+    Err(format!("could not put the venv built in {} at {}", build.display(), venv.display()))
+}
+
+/// A venv with the pinned SDKs at `build`; its copy of the requirements written last.
+fn build_venv(build: &Path, requirements: &str) -> Result<(), String> {
+    let base = if cfg!(windows) { "python" } else { "python3" };
+    run(Command::new(base).args(["-m", "venv"]).arg(build), "python3 -m venv").map_err(|e| {
+        format!(
+            "the SDK comparison needs Python 3.11+ with venv and pip (on Debian/Ubuntu: \
+             `apt-get install -y python3 python3-venv`), or TOOL_SDK_PYTHON set to a python that \
+             has tests/python/requirements.txt installed: {e}"
+        )
+    })?;
+    run(
+        Command::new(venv_python(build))
+            .args(["-m", "pip", "install", "--disable-pip-version-check", "-q", "-r"])
+            .arg(REQUIREMENTS),
+        "pip install -r tests/python/requirements.txt",
+    )?;
+    fs::write(build.join("requirements.txt"), requirements).map_err(|e| e.to_string())
+}
+
+fn run(command: &mut Command, what: &str) -> Result<String, String> {
+    let output = command.output().map_err(|e| format!("`{what}` could not start: {e}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    if output.status.success() {
+        Ok(stdout)
+    } else {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        Err(format!("`{what}` failed ({}):\n{stderr}{stdout}", output.status))
+    }
+}
+
+/// Runs `compare_sdks.py <command> <args>` and reads its JSON report.
+fn script(command: &str, args: &[&Path]) -> Result<Value, String> {
+    let python = sdk_python()?;
+    let stdout = run(Command::new(&python).arg(SCRIPT).arg(command).args(args), &format!("compare_sdks.py {command}"))?;
+    serde_json::from_str(&stdout).map_err(|e| format!("compare_sdks.py {command}: not JSON ({e}):\n{stdout}"))
+}
+
+/// The schema report, made once for all the tests of this file.
+fn schemas_report() -> &'static Value {
+    static REPORT: OnceLock<Result<Value, String>> = OnceLock::new();
+    let report = REPORT.get_or_init(|| {
+        let (exports, _) = exports();
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sdk-exports-{}.json", process::id()));
+        fs::write(&path, serde_json::to_string_pretty(&exports).unwrap()).map_err(|e| e.to_string())?;
+        let report = script("schemas", &[&path]);
+        let _ = fs::remove_file(&path);
+        report
+    });
+    match report {
+        Ok(report) => report,
+        Err(error) => panic!("{error}"),
+    }
+}
+
+fn pinned_versions() -> Value {
+    let requirements = fs::read_to_string(REQUIREMENTS).unwrap();
+    let pins: Map<String, Value> = requirements
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .map(|line| {
+            let (name, version) = line.split_once("==").expect("exact pins");
+            (name.trim().to_owned(), Value::String(version.trim().to_owned()))
+        })
+        .collect();
+    Value::Object(pins)
+}
+
+#[test]
+fn the_script_ran_the_pinned_sdk_versions() {
+    assert_eq!(schemas_report()["versions"], pinned_versions());
+}
+
+#[test]
+fn openai_strict_equals_the_sdk_helper_on_the_pydantic_twins_but_for_the_named_differences() {
+    // Per tool: how many `title`s and which `default`s were dropped from theirs, and every
+    // other difference, named, at its place (the same for Chat Completions and Responses).
+    let expected = |dialect: &str| {
+        vec![
+            json!({
+                "tool": "sdk_weather",
+                "dialect": dialect,
+                "dropped_from_theirs": {"title": 6, "default": {}},
+                "differences": [
+                    ["nullable_type_list", "/properties/days"],
+                    ["unreferenced_def_kept", "/$defs/Units"],
+                    ["description_repeated_at_root", ""],
+                ],
+            }),
+            json!({
+                "tool": "sdk_order",
+                "dialect": dialect,
+                "dropped_from_theirs": {"title": 15, "default": {}},
+                "differences": [
+                    ["nullable_type_list", "/properties/customer/properties/email"],
+                    ["nullable_type_list", "/properties/discount"],
+                    ["nullable_type_list", "/$defs/Customer/properties/email"],
+                    ["description_repeated_at_root", ""],
+                ],
+            }),
+            json!({
+                "tool": "sdk_round",
+                "dialect": dialect,
+                "dropped_from_theirs": {"title": 3, "default": {"/properties/places": 2}},
+                "differences": [
+                    ["optional_with_default_nullable", "/properties/places"],
+                    ["default_in_description", "/properties/places"],
+                    ["description_repeated_at_root", ""],
+                ],
+            }),
+            json!({
+                "tool": "sdk.now",
+                "dialect": dialect,
+                "dropped_from_theirs": {"title": 1, "default": {}},
+                "differences": [["description_repeated_at_root", ""]],
+            }),
+        ]
+    };
+    let mut all = expected("openai_chat_strict");
+    all.extend(expected("openai_responses_strict"));
+    assert_eq!(schemas_report()["openai"], Value::Array(all));
+}
+
+#[test]
+fn the_report_names_only_the_differences_documented_here() {
+    let names: Vec<&str> =
+        schemas_report()["named_differences"].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "nullable_type_list",
+            "unreferenced_def_kept",
+            "description_repeated_at_root",
+            "optional_with_default_nullable",
+            "default_in_description"
+        ]
+    );
+}
+
+#[test]
+fn every_gemini_declaration_validates_as_the_sdk_types_and_comes_back_unchanged() {
+    // `schema_nodes`: the schema nodes google-genai's `Schema` read (so not a vacuous pass);
+    // `parametersJsonSchema` is typed `Any` there, so only the declaration around it is checked.
+    let gemini = [("sdk_weather", 5), ("sdk_order", 15), ("sdk_round", 3), ("sdk_label", 14), ("sdk_folders", 5)];
+    let mut expected: Vec<Value> = Vec::new();
+    for name in ALL {
+        expected.push(match gemini.iter().find(|(tool, _)| *tool == name) {
+            Some((_, nodes)) => json!({"tool": name, "dialect": "gemini", "schema_nodes": nodes}),
+            // A tool without parameters sends none (Gemini refuses an empty OBJECT).
+            None => json!({"tool": name, "dialect": "gemini"}),
+        });
+    }
+    expected.extend(ALL.map(|name| json!({"tool": name, "dialect": "gemini_json_schema"})));
+    assert_eq!(schemas_report()["gemini"], Value::Array(expected));
+}
+
+#[test]
+fn every_anthropic_tool_round_trips_through_the_sdk_tool_param() {
+    let mut expected: Vec<Value> = ALL.map(|name| json!({"tool": name, "dialect": "anthropic", "strict": null})).into();
+    // The recursive type is ours to refuse in strict mode; every other tool is sent.
+    expected.extend(
+        ALL.iter()
+            .filter(|name| **name != "sdk_folders")
+            .map(|name| json!({"tool": name, "dialect": "anthropic_strict", "strict": true})),
+    );
+    assert_eq!(schemas_report()["anthropic"]["tools"], Value::Array(expected));
+    let (_, errors) = exports();
+    assert_eq!(
+        errors,
+        BTreeMap::from([(
+            "anthropic_strict sdk_folders".to_owned(),
+            "the tools cannot be exported: tool `sdk_folders`: the recursive type `Folder` at `/$defs/Folder` \
+             cannot be expressed in Anthropic (strict)"
+                .to_owned()
+        )])
+    );
+}
+
+#[test]
+fn the_anthropic_sdk_types_strict_as_an_optional_bool_so_we_omit_it_rather_than_send_null() {
+    assert_eq!(
+        schemas_report()["anthropic"]["strict_field"],
+        json!({"annotation": "bool", "required": false, "null_rejected": true})
+    );
+}
