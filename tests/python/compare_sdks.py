@@ -19,11 +19,18 @@ Run by tests/tests/provider_sdks.rs, which asserts on the JSON report printed on
         - anthropic / anthropic_strict: each tool validates as the anthropic SDK's `ToolParam`
           (a TypedDict, through `pydantic.TypeAdapter`) and dumps back unchanged.
 
+    compare_sdks.py calls FIXTURE.json...
+        Each recorded response read by its SDK's own response model (chosen by the file name's
+        prefix): its tool calls as [{name, id, arguments (parsed), provider_data?}], where
+        provider_data holds what must go back with the result (the Responses item id, Gemini's
+        thoughtSignature); its text; its stop reason.
+
 On anything unexpected: a message naming the tool, dialect and JSON pointer on stderr, exit 1.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 import warnings
@@ -481,9 +488,106 @@ def schemas(path: str) -> dict:
     }
 
 
+# --- Responses. ---
+
+
+def openai_chat_calls(body: dict) -> dict:
+    from openai.types.chat import ChatCompletion
+
+    choice = ChatCompletion.model_validate(body).choices[0]
+    return {
+        "calls": [
+            {"name": c.function.name, "id": c.id, "arguments": json.loads(c.function.arguments)}
+            for c in choice.message.tool_calls or []
+        ],
+        "text": choice.message.content or "",
+        "stop_reason": choice.finish_reason,
+    }
+
+
+def openai_responses_calls(body: dict) -> dict:
+    from openai.types.responses import Response
+
+    response = Response.model_validate(body)
+    incomplete = response.incomplete_details.reason if response.incomplete_details else None
+    return {
+        # The result goes back under `call_id`; the item `id` is what must be sent back with it.
+        "calls": [
+            {
+                "name": item.name,
+                "id": item.call_id,
+                "arguments": json.loads(item.arguments),
+                "provider_data": {"id": item.id},
+            }
+            for item in response.output
+            if item.type == "function_call"
+        ],
+        "text": response.output_text,
+        "stop_reason": incomplete or response.status,
+    }
+
+
+def anthropic_calls(body: dict) -> dict:
+    from anthropic.types import Message
+
+    message = Message.model_validate(body)
+    return {
+        "calls": [{"name": b.name, "id": b.id, "arguments": b.input} for b in message.content if b.type == "tool_use"],
+        "text": "".join(b.text for b in message.content if b.type == "text"),
+        "stop_reason": message.stop_reason,
+    }
+
+
+def gemini_calls(body: dict) -> dict:
+    from google.genai import types
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        response = types.GenerateContentResponse.model_validate(body)
+    if caught:
+        raise Mismatch(f"google-genai warned: {'; '.join(str(w.message) for w in caught)}")
+    candidate = response.candidates[0]
+    calls = []
+    for part in candidate.content.parts:
+        if part.function_call is None:
+            continue
+        call = part.function_call
+        entry: dict[str, Any] = {"name": call.name, "id": call.id, "arguments": call.args}
+        if part.thought_signature is not None:
+            # The SDK decodes the signature; the wire (and our provider_data) has it in base64.
+            entry["provider_data"] = {"thoughtSignature": base64.b64encode(part.thought_signature).decode()}
+        calls.append(entry)
+    text = "".join(p.text for p in candidate.content.parts if p.text is not None and not p.thought)
+    return {"calls": calls, "text": text, "stop_reason": candidate.finish_reason.value}
+
+
+PARSERS = {
+    "openai_chat_": openai_chat_calls,
+    "openai_responses_": openai_responses_calls,
+    "anthropic_": anthropic_calls,
+    "gemini_": gemini_calls,
+}
+
+
+def calls(paths: list[str]) -> dict:
+    out = {}
+    for path in paths:
+        name = Path(path).name
+        parser = next((p for prefix, p in PARSERS.items() if name.startswith(prefix)), None)
+        if parser is None:
+            raise Mismatch(f"{name}: no SDK for this file (prefixes: {', '.join(PARSERS)})")
+        try:
+            out[name] = parser(json.loads(Path(path).read_text()))
+        except Exception as error:
+            raise Mismatch(f"{name}: the SDK's response model rejects it: {type(error).__name__}: {error}") from None
+    return {"versions": {name: metadata.version(name) for name in DISTRIBUTIONS}, "calls": out}
+
+
 def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "schemas":
         run = lambda: schemas(argv[1])  # noqa: E731
+    elif len(argv) >= 2 and argv[0] == "calls":
+        run = lambda: calls(argv[1:])  # noqa: E731
     else:
         print(__doc__, file=sys.stderr)
         return 2

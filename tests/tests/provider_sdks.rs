@@ -10,6 +10,9 @@
 //!   dump back to what we sent; `parametersJsonSchema` declarations too.
 //! - Anthropic: every tool, strict or not, validates as the SDK's `ToolParam` and comes back
 //!   unchanged (a TypedDict drops unknown keys, so an unchanged dump means all were known).
+//! - Responses: the SDKs' own response models read the recorded fixtures
+//!   (`tests/data/providers/`, copied verbatim from the shared fixtures) as the calls, text and
+//!   stop reasons pinned here: what our response parser is to be compared with.
 //!
 //! Python: `TOOL_SDK_PYTHON` if set (CI), else `target/sdk-venv`, made on first use with
 //! `python3 -m venv` and pip.
@@ -234,6 +237,7 @@ fn exports() -> (Value, BTreeMap<String, String>) {
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/compare_sdks.py");
 const REQUIREMENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/requirements.txt");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/providers");
 
 /// The Python with the SDKs: `TOOL_SDK_PYTHON`, or `target/sdk-venv` (made once).
 fn sdk_python() -> Result<PathBuf, String> {
@@ -475,5 +479,73 @@ fn the_anthropic_sdk_types_strict_as_an_optional_bool_so_we_omit_it_rather_than_
     assert_eq!(
         schemas_report()["anthropic"]["strict_field"],
         json!({"annotation": "bool", "required": false, "null_rejected": true})
+    );
+}
+
+#[test]
+fn the_sdk_response_models_read_the_recorded_fixtures_as_these_calls() {
+    // What our parser (`providers::calls::parse_response`) is to be compared with: each SDK's
+    // own reading of the same recorded responses.
+    let fixtures = [
+        "openai_chat_tool_call.json",
+        "openai_chat_parallel_tool_calls.json",
+        "openai_responses_function_call.json",
+        "anthropic_message_tool_use.json",
+        "gemini_google-tool-call.json",
+    ];
+    let paths: Vec<PathBuf> = fixtures.iter().map(|name| Path::new(FIXTURES).join(name)).collect();
+    let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let report = script("calls", &paths).unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(report["versions"], pinned_versions());
+    assert_eq!(
+        report["calls"],
+        json!({
+            "openai_chat_tool_call.json": {
+                "calls": [
+                    {"name": "GetWeatherArgs", "id": "call_Y6qJ7ofLgOrBnMD5WbVAeiRV",
+                     "arguments": {"city": "Edinburgh", "country": "UK", "units": "c"}},
+                ],
+                "text": "",
+                "stop_reason": "tool_calls",
+            },
+            "openai_chat_parallel_tool_calls.json": {
+                "calls": [
+                    {"name": "GetWeatherArgs", "id": "call_fdNz3vOBKYgOIpMdWotB9MjY",
+                     "arguments": {"city": "Edinburgh", "country": "GB", "units": "c"}},
+                    {"name": "get_stock_price", "id": "call_h1DWI1POMJLb0KwIyQHWXD4p",
+                     "arguments": {"ticker": "AAPL", "exchange": "NASDAQ"}},
+                ],
+                "text": "",
+                "stop_reason": "tool_calls",
+            },
+            // The result goes back under `call_id`; the item `id` is kept to send back too.
+            "openai_responses_function_call.json": {
+                "calls": [
+                    {"name": "semantic_scholar_search", "id": "call_2mhz5FtwkZnzXQkTOMtYZpZH",
+                     "arguments": {"query": "machine learning", "limit": 10, "offset": 0, "year": 0},
+                     "provider_data": {"id": "fc_08c7eac45286fefb006a5f41bceb6081a3a366f3ae718bea5e"}},
+                ],
+                "text": "",
+                "stop_reason": "completed",
+            },
+            "anthropic_message_tool_use.json": {
+                "calls": [
+                    {"name": "get_weather", "id": "toolu_01A9HHF5Ezy3oBrKmSgfASm9",
+                     "arguments": {"location": "San Francisco, CA", "units": "f"}},
+                ],
+                "text": "",
+                "stop_reason": "tool_use",
+            },
+            // The Gemini API sends no call id; the SDK decodes the signature, re-encoded here.
+            "gemini_google-tool-call.json": {
+                "calls": [
+                    {"name": "weather", "id": null, "arguments": {"location": "San Francisco"},
+                     "provider_data": {"thoughtSignature":
+                        "EskgCsYgAb4+9vtF7/499YQS2bjZs3xcQI+iAl+ILn29nK1j0Kg6su7QsUUUk3nrAAfnS2w5WiVvlcCqu9fAebJ2cvfaEyBahEt5"}},
+                ],
+                "text": "",
+                "stop_reason": "STOP",
+            },
+        })
     );
 }
