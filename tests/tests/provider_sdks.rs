@@ -6,8 +6,11 @@
 //!   pydantic model, once `title` and `default` are dropped from theirs (we never send them,
 //!   O9). Every other difference is named, at its place, and pinned here exactly.
 //! - Gemini: every tool's `parameters` validates as google-genai's `types.Schema` (unknown
-//!   fields forbidden) and the whole declaration as `types.FunctionDeclaration`, and both
-//!   dump back to what we sent; `parametersJsonSchema` declarations too.
+//!   fields forbidden, which the script checks first) and the whole declaration as
+//!   `types.FunctionDeclaration`, and both dump back to what we sent (`type` upper-cased by the
+//!   SDK). `parametersJsonSchema` is typed `Any` there: only its declaration is checked. The
+//!   SDK's `Schema` also takes `additionalProperties`, `$ref` and `defs`, which the Gemini API
+//!   refuses (G3), so this is a floor under our own checker, not a substitute.
 //! - Anthropic: every tool, strict or not, validates as the SDK's `ToolParam` and comes back
 //!   unchanged (a TypedDict drops unknown keys, so an unchanged dump means all were known).
 //! - Responses: the SDKs' own response models read the recorded fixtures
