@@ -13,9 +13,10 @@
 //!   refuses (G3), so this is a floor under our own checker, not a substitute.
 //! - Anthropic: every tool, strict or not, validates as the SDK's `ToolParam` and comes back
 //!   unchanged (a TypedDict drops unknown keys, so an unchanged dump means all were known).
-//! - Responses: the SDKs' own response models read the recorded fixtures
-//!   (`tests/data/providers/`, copied verbatim from the shared fixtures) as the calls, text and
-//!   stop reasons pinned here: what our response parser is to be compared with.
+//! - Responses: the SDKs' own response models read the recorded non-streamed responses
+//!   (`tests/data/providers/`) as the calls, text and stop reasons pinned here, and our
+//!   `providers::calls::parse_response` reads them the same, but for one named difference:
+//!   `generated_call_id` (Gemini sent no call id; ours is generated, the SDK's is null).
 //!
 //! Python: `TOOL_SDK_PYTHON` if set (CI), else `target/sdk-venv`, made on first use with
 //! `python3 -m venv` and pip.
@@ -43,7 +44,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tool_core::prelude::*;
-use tool_core::providers::{export, Dialect};
+use tool_core::providers::calls::parse_response;
+use tool_core::providers::{export, Dialect, NameMap, Provider};
 
 // --- Tools with a well-formed schema: compared with openai-python's strict helper. ---
 // Their pydantic twins are in compare_sdks.py (`OPENAI_MODELS`).
@@ -485,20 +487,33 @@ fn the_anthropic_sdk_types_strict_as_an_optional_bool_so_we_omit_it_rather_than_
     );
 }
 
+/// The recorded non-streamed responses, and whose they are.
+const RESPONSES: [(&str, Provider); 5] = [
+    ("openai_chat_tool_call.json", Provider::OpenAiChat),
+    ("openai_chat_parallel_tool_calls.json", Provider::OpenAiChat),
+    ("openai_responses_function_call.json", Provider::OpenAiResponses),
+    ("anthropic_message_tool_use.json", Provider::Anthropic),
+    ("gemini_google-tool-call.json", Provider::Gemini),
+];
+
+/// The SDKs' reading of [`RESPONSES`], made once for all the tests of this file.
+fn calls_report() -> &'static Value {
+    static REPORT: OnceLock<Result<Value, String>> = OnceLock::new();
+    let report = REPORT.get_or_init(|| {
+        let paths: Vec<PathBuf> = RESPONSES.iter().map(|(name, _)| Path::new(FIXTURES).join(name)).collect();
+        let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        script("calls", &paths)
+    });
+    match report {
+        Ok(report) => report,
+        Err(error) => panic!("{error}"),
+    }
+}
+
 #[test]
 fn the_sdk_response_models_read_the_recorded_fixtures_as_these_calls() {
-    // What our parser (`providers::calls::parse_response`) is to be compared with: each SDK's
-    // own reading of the same recorded responses.
-    let fixtures = [
-        "openai_chat_tool_call.json",
-        "openai_chat_parallel_tool_calls.json",
-        "openai_responses_function_call.json",
-        "anthropic_message_tool_use.json",
-        "gemini_google-tool-call.json",
-    ];
-    let paths: Vec<PathBuf> = fixtures.iter().map(|name| Path::new(FIXTURES).join(name)).collect();
-    let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
-    let report = script("calls", &paths).unwrap_or_else(|error| panic!("{error}"));
+    // Each SDK's own reading of the recorded responses, pinned: what our parser is compared with.
+    let report = calls_report();
     assert_eq!(report["versions"], pinned_versions());
     assert_eq!(
         report["calls"],
@@ -551,4 +566,48 @@ fn the_sdk_response_models_read_the_recorded_fixtures_as_these_calls() {
             },
         })
     );
+}
+
+/// Our parser's reading of a recorded response in the shape the script prints the SDK's, and
+/// where it differs by design, named: `generated_call_id` (Gemini sent no id; ours is
+/// `gemini_call_{i}`, marked `generatedId` in `provider_data`, so the result can be matched
+/// to its call; the SDK's is null).
+fn our_reading(name: &str, provider: Provider) -> (Value, Vec<(String, String)>) {
+    let path = Path::new(FIXTURES).join(name);
+    let response: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let parsed = parse_response(provider, &response, &NameMap::identity()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut differences = Vec::new();
+    let calls: Vec<Value> = parsed
+        .calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            let arguments: Value = serde_json::from_str(&call.raw_arguments).unwrap();
+            let mut id = Value::String(call.call_id.clone());
+            let mut provider_data = call.provider_data.clone();
+            if provider_data.get("generatedId") == Some(&Value::Bool(true)) {
+                provider_data.remove("generatedId");
+                id = Value::Null;
+                differences.push(("generated_call_id".to_owned(), format!("/calls/{i}/id")));
+            }
+            let mut out = json!({"name": call.tool_name, "id": id, "arguments": arguments});
+            if !provider_data.is_empty() {
+                out["provider_data"] = Value::Object(provider_data);
+            }
+            out
+        })
+        .collect();
+    (json!({"calls": calls, "text": parsed.text, "stop_reason": parsed.stop_reason}), differences)
+}
+
+#[test]
+fn our_response_parser_reads_every_recorded_response_as_the_sdks_do_but_for_gemini_generated_ids() {
+    let sdk = &calls_report()["calls"];
+    let mut named = Vec::new();
+    for (name, provider) in RESPONSES {
+        let (ours, differences) = our_reading(name, provider);
+        assert_eq!(ours, sdk[name], "{name}: ours, then the SDK's");
+        named.extend(differences.into_iter().map(|(difference, at)| (name, difference, at)));
+    }
+    assert_eq!(named, vec![("gemini_google-tool-call.json", "generated_call_id".to_owned(), "/calls/0/id".to_owned())]);
 }
