@@ -392,3 +392,19 @@ fn nested_definitions_are_hoisted_to_the_root_and_their_references_follow() {
         json!({"type": "string", "enum": ["a", "b"]})
     );
 }
+
+#[tokio::test]
+async fn a_constraint_moved_into_the_description_is_still_enforced_at_call_time() {
+    let exported = export(Dialect::Anthropic { strict: true }, [definition("shipment.create")]).unwrap();
+    let reference = &exported.tools[0]["input_schema"]["properties"]["reference"];
+    assert_eq!(reference["description"], "The sender's reference. (minLength: 4; maxLength: 12)");
+    assert_eq!(reference.get("minLength"), None);
+    let executor = Executor::new(ToolCatalog::global().unwrap().clone());
+    let raw = r#"{"recipient": {"name": "Ada", "street": "1 Main St"}, "items": [], "service": "express",
+        "metadata": {}, "account": 7, "reference": "PO1"}"#;
+    let record = executor.execute(ToolCallRequest::new("shipment.create", "call_2", raw)).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    let errors = &record.request.parse_error.as_ref().unwrap().errors;
+    let rules: Vec<(&str, &str)> = errors.iter().map(|e| (e.pointer.as_str(), e.rule.as_str())).collect();
+    assert_eq!(rules, vec![("/reference", "min_length"), ("/reference", "pattern")]);
+}
