@@ -121,8 +121,7 @@ fn push_json(out: &mut String, value: &Value) {
             }
         },
         Value::String(text) => push_json_string(out, text),
-        // serde_json's own writer: faster than its `Display` through `fmt`.
-        composite => out.push_str(&serde_json::to_string(composite).unwrap_or_default()),
+        composite => push_serialized(out, composite),
     }
     if out.len() - start > RECEIVED_MAX_CHARS {
         let cut = truncate(&out[start..]);
@@ -149,28 +148,25 @@ fn trim(text: &str) -> &str {
 
 /// Appends `text` as a JSON string literal, escaped as serde_json escapes it.
 fn push_json_string(out: &mut String, text: &str) {
+    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        push_serialized(out, text);
+        return;
+    }
     out.reserve(text.len() + 2);
     out.push('"');
-    if !text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        out.push_str(text);
-    } else {
-        for c in text.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                '\u{08}' => out.push_str("\\b"),
-                '\u{0c}' => out.push_str("\\f"),
-                c if (c as u32) < 0x20 => {
-                    let _ = write!(out, "\\u{:04x}", c as u32);
-                }
-                c => out.push(c),
-            }
-        }
-    }
+    out.push_str(text);
     out.push('"');
+}
+
+/// A value as serde_json writes it, straight after the text so far (no second buffer): lists,
+/// objects, and strings that need escapes.
+#[cold]
+#[inline(never)]
+fn push_serialized<T: serde::Serialize + ?Sized>(out: &mut String, value: &T) {
+    let mut bytes = std::mem::take(out).into_bytes();
+    let _ = serde_json::to_writer(&mut bytes, value);
+    // serde_json writes UTF-8, and the text before it was a `String`.
+    *out = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
 }
 
 impl<'a> Coercer<'a> {
@@ -194,9 +190,16 @@ impl<'a> Coercer<'a> {
         action: &str,
     ) -> bool {
         let expected = expected.into();
-        let mut received = String::with_capacity(16);
+        // Sized by what is written first, so that neither grows: a decoded text's value is about
+        // as long as the text.
+        // Room for the quotes and some escapes (JSON sent as text escapes every quote).
+        let capacity = match value {
+            Value::String(text) => text.len() + text.len() / 4 + 2,
+            _ => 24,
+        };
+        let mut received = String::with_capacity(capacity);
         push_json(&mut received, value);
-        let mut words = String::with_capacity(action.len() + 17);
+        let mut words = String::with_capacity(action.len() + 1 + received.len().max(16));
         words.push_str(action);
         words.push(' ');
         push_json(&mut words, &new);
@@ -429,7 +432,7 @@ impl<'a> Coercer<'a> {
                 _ => break,
             };
             index.clear();
-            let _ = write!(index, "{i}");
+            index.push_str(itoa::Buffer::new().format(i));
             self.enter(&index);
             self.value(item, item_node, case_sensitive);
             self.leave();
@@ -796,7 +799,16 @@ mod tests {
 
     #[test]
     fn received_text_is_written_as_serde_json_writes_it() {
-        let texts = ["plain", "quote \" and \\ slash", "tab\tnew\nline\r", "\u{1}\u{1f}\u{7f}", "é 店 🦀", ""];
+        let texts = [
+            "plain",
+            "quote \" and \\ slash",
+            "tab\tnew\nline\r",
+            "\u{1}\u{1f}\u{7f}",
+            "\u{8}\u{c} back",
+            "é 店 🦀",
+            "\"",
+            "",
+        ];
         let mut values: Vec<Value> = texts.iter().map(|t| json!(t)).collect();
         values.extend([json!(null), json!(true), json!(false), json!(-3), json!(2.5), json!(1e300), json!([1, "a"])]);
         values.extend([json!(0), json!(u64::MAX), json!(i64::MIN), json!(-1), json!(4211)]);

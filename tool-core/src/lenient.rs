@@ -14,7 +14,7 @@
 //! result the tree path gives.
 
 use std::cell::RefCell;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::value::{
@@ -109,7 +109,8 @@ impl<'c> Pass<'c> {
                 Some((plan.node(parent).field(key)?, false))
             }
             Segment::Index(index) => {
-                let _ = write!(pointer, "/{index}");
+                pointer.push('/');
+                pointer.push_str(itoa::Buffer::new().format(index));
                 Some((plan.node(parent).element(index)?, only_indices))
             }
         }
