@@ -90,3 +90,31 @@ async fn the_executor_does_not_call_a_tool_whose_arguments_break_constraints() {
     assert_eq!(record.request.arguments.as_ref().unwrap()["guests"], json!(20));
     assert!(record.content.text.contains("- `guests`: expected a number ≤ 8; got 20."), "{}", record.content.text);
 }
+
+#[tokio::test]
+async fn a_dynamic_tools_arguments_are_checked_against_the_whole_schema_types_and_allowed_values_too() {
+    // No Rust type reads a dynamic tool's arguments, so its schema is the only guard.
+    let tool = DynamicTool::builder("dynamic.pick")
+        .description("Picks.")
+        .input_schema(serde_json::json!({"type": "object", "properties": {
+            "n": {"type": "integer"},
+            "mode": {"type": "string", "enum": ["a", "b"]},
+        }, "required": ["n"]}))
+        .handler(|args, _| async move { ToolOutput::text(serde_json::Value::Object(args).to_string()) })
+        .build()
+        .unwrap();
+    let executor = Executor::new(ToolCatalog::builder().add_tool(tool).build().unwrap());
+    let refused = executor.execute(ToolCallRequest::new("dynamic.pick", "c1", r#"{"n": "abc", "mode": "c"}"#)).await;
+    assert_eq!(refused.status, CallStatus::Failed);
+    assert_eq!(
+        refused.content.text,
+        "The arguments for `dynamic.pick` were not accepted:\n- `n`: expected an integer; got \"abc\".\n- `mode`: expected one of: `a`, `b`; got \"c\".\nSend the corrected arguments to `dynamic.pick` again."
+    );
+    let rules: Vec<&str> =
+        refused.request.parse_error.as_ref().unwrap().errors.iter().map(|e| e.rule.as_str()).collect();
+    assert_eq!(rules, ["invalid_type", "enum"]);
+    // Converted by the declared types first, as for any tool.
+    let converted = executor.execute(ToolCallRequest::new("dynamic.pick", "c2", r#"{"n": "4", "mode": "A"}"#)).await;
+    assert_eq!(converted.status, CallStatus::Success);
+    assert_eq!(converted.content.text, r#"{"n":4,"mode":"a"}"#);
+}

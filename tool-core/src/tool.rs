@@ -401,7 +401,7 @@ impl DynamicToolBuilder {
                 timeout: self.timeout,
                 strict: self.strict,
                 source: self.source,
-                checks: Default::default(),
+                checks: crate::validate::LazyChecks::untyped(),
             },
             handler,
         })

@@ -8,7 +8,7 @@
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use jsonschema::error::ValidationErrorKind;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
 use crate::call::{received_text, ArgumentError, ParseWarning};
@@ -18,6 +18,8 @@ use crate::shape::token_text;
 /// conversion plan.
 pub(crate) struct Checks {
     validator: Option<jsonschema::Validator>,
+    /// Types are enforced here too (no typed read follows).
+    untyped: bool,
     /// Whether the schema declares anything the typed read does not enforce by itself; when it
     /// does not, clean input skips validation entirely.
     pub(crate) constrained: bool,
@@ -27,11 +29,21 @@ pub(crate) struct Checks {
 
 /// A lazily compiled [`Checks`], carried with a definition (ignored by equality and serde).
 #[derive(Clone, Default)]
-pub(crate) struct LazyChecks(Arc<OnceLock<Checks>>);
+pub(crate) struct LazyChecks {
+    cell: Arc<OnceLock<Checks>>,
+    /// No Rust type reads the arguments (a [`DynamicTool`](crate::DynamicTool)): the whole
+    /// schema is enforced, types and allowed values too.
+    untyped: bool,
+}
 
 impl LazyChecks {
+    /// Checks for a tool whose arguments no Rust type reads.
+    pub(crate) fn untyped() -> Self {
+        LazyChecks { cell: Arc::default(), untyped: true }
+    }
+
     pub(crate) fn get(&self, input_schema: &Value) -> &Checks {
-        self.0.get_or_init(|| Checks::compile(input_schema))
+        self.cell.get_or_init(|| Checks::compile(input_schema, self.untyped))
     }
 }
 
@@ -48,8 +60,8 @@ impl fmt::Debug for LazyChecks {
 }
 
 impl Checks {
-    fn compile(input_schema: &Value) -> Checks {
-        let constrained = has_constraints(input_schema);
+    fn compile(input_schema: &Value, untyped: bool) -> Checks {
+        let constrained = untyped || has_constraints(input_schema);
         let validator = if constrained {
             jsonschema::options()
                 .should_validate_formats(true)
@@ -60,7 +72,7 @@ impl Checks {
             None
         };
         let constrained = constrained && validator.is_some();
-        Checks { validator, constrained, plan: crate::plan::Plan::compile(input_schema) }
+        Checks { validator, untyped, constrained, plan: crate::plan::Plan::compile(input_schema) }
     }
 
     /// The constraint violations in `arguments`, and the warnings for values kept as they are
@@ -73,8 +85,10 @@ impl Checks {
             let received = received_text(error.instance());
             let kind = error.kind();
             match kind {
-                // The typed read reports these, with better words.
-                ValidationErrorKind::Required { .. } | ValidationErrorKind::Type { .. } => continue,
+                // The typed read reports these, with better words (a dynamic tool's own read
+                // reports missing parameters).
+                ValidationErrorKind::Required { .. } => continue,
+                ValidationErrorKind::Type { .. } if !self.untyped => continue,
                 ValidationErrorKind::Format { format } if format == "uri" || format == "iri" => {
                     warnings.push(ParseWarning {
                         pointer,
@@ -89,7 +103,11 @@ impl Checks {
             }
             errors.push(ArgumentError {
                 pointer,
-                rule: rule_of(kind.keyword()),
+                rule: if matches!(kind, ValidationErrorKind::Type { .. }) {
+                    "invalid_type".to_owned()
+                } else {
+                    rule_of(kind.keyword())
+                },
                 expected: expected_of(kind),
                 received: Some(received),
                 detail: error.to_string(),
@@ -137,7 +155,29 @@ fn expected_of(kind: &ValidationErrorKind) -> String {
         },
         ValidationErrorKind::Constant { expected_value } => format!("exactly `{}`", token_text(expected_value)),
         ValidationErrorKind::Format { format } => format_noun(format),
+        ValidationErrorKind::Type { kind } => {
+            let names: Vec<String> = match kind {
+                TypeKind::Single(single) => vec![single.to_string()],
+                TypeKind::Multiple(set) => set.into_iter().map(|t| t.to_string()).collect(),
+            };
+            let words: Vec<&str> = names.iter().map(|name| type_noun(name)).collect();
+            words.join(" or ")
+        }
         other => format!("a value satisfying the schema ({other:?})"),
+    }
+}
+
+/// A JSON type in the model's words, as the typed read says it.
+fn type_noun(name: &str) -> &'static str {
+    match name {
+        "integer" => "an integer",
+        "number" => "a number",
+        "string" => "a string",
+        "boolean" => "a boolean",
+        "array" => "a list",
+        "object" => "an object",
+        "null" => "null",
+        _ => "a value",
     }
 }
 
@@ -238,7 +278,7 @@ mod tests {
                 "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2, "uniqueItems": true}
             }
         });
-        let checks = Checks::compile(&schema);
+        let checks = Checks::compile(&schema, false);
         assert!(checks.constrained);
         let (errors, warnings) = checks.check(&json!({
             "limit": 80, "code": "abcd", "when": "tomorrow", "link": "docs/a.md", "tags": ["a", "a", "b"]
