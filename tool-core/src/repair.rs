@@ -64,6 +64,8 @@ pub(crate) struct Lenient {
     pub value: Value,
     /// Each leniency once, in the order first seen.
     pub leniencies: Vec<Leniency>,
+    /// Keys met twice in one object.
+    pub duplicates: Vec<ParseWarning>,
 }
 
 /// Why the tolerant parser could not read a value.
@@ -108,7 +110,7 @@ pub(crate) fn parse_lenient(text: &str) -> Result<Lenient, LenientError> {
     if !parser.at_end() {
         return Err(parser.unexpected("the end of the text after the value"));
     }
-    Ok(Lenient { value, leniencies: parser.leniencies })
+    Ok(Lenient { value, leniencies: parser.leniencies, duplicates: parser.duplicates })
 }
 
 /// The arguments as a JSON value, and one warning per repair.
@@ -142,6 +144,7 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     parser.skip_whitespace();
     let fenced = parser.open_fence();
     let first = parser.value(0).map_err(|e| syntax_error(raw, &e, ""))?;
+    let first_duplicates = parser.duplicates.len();
 
     // Objects sent one after another.
     let mut objects = 1usize;
@@ -204,6 +207,10 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
         let action = format!("read the first of {objects} identical objects sent one after another");
         warnings.push(warning(raw, "identical_objects_merged", action));
     }
+    // Read with the tolerant parser: serde_json's duplicate walk could not read this text. The
+    // copies of an identical object would only repeat the first one's.
+    parser.duplicates.truncate(first_duplicates);
+    warnings.append(&mut parser.duplicates);
     finish(raw, first, warnings, parser.leniencies)
 }
 
@@ -220,9 +227,10 @@ fn finish(
         Value::String(text) => {
             let inner = text.trim();
             match parse_lenient(inner) {
-                Ok(Lenient { value: Value::Object(object), leniencies: inner_leniencies }) => {
+                Ok(Lenient { value: Value::Object(object), leniencies: inner_leniencies, duplicates }) => {
                     let action = "decoded the JSON string the arguments were sent as, and read the object inside";
                     warnings.push(warning(raw, "double_encoded_arguments", action.into()));
+                    warnings.extend(duplicates);
                     for leniency in inner_leniencies {
                         if !leniencies.contains(&leniency) {
                             leniencies.push(leniency);
@@ -300,6 +308,10 @@ struct Parser<'t> {
     bytes: &'t [u8],
     pos: usize,
     leniencies: Vec<Leniency>,
+    /// The JSON pointer of the value being read.
+    path: String,
+    /// Keys met twice in one object (the last value is kept).
+    duplicates: Vec<ParseWarning>,
 }
 
 /// The literal words a value may be, and whether each is Python's spelling.
@@ -321,7 +333,14 @@ enum Hex {
 
 impl<'t> Parser<'t> {
     fn new(text: &'t str) -> Self {
-        Parser { text, bytes: text.as_bytes(), pos: 0, leniencies: Vec::new() }
+        Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            leniencies: Vec::new(),
+            path: String::new(),
+            duplicates: Vec::new(),
+        }
     }
 
     fn note(&mut self, leniency: Leniency) {
@@ -422,7 +441,14 @@ impl<'t> Parser<'t> {
                 None => return Err(self.truncated("an object")),
                 Some(_) => return Err(self.unexpected("`:` after the key")),
             }
+            let before = self.path.len();
+            self.path.push('/');
+            self.path.push_str(&crate::call::pointer_segment(&key));
             let value = self.value(depth)?;
+            if map.contains_key(&key) {
+                self.duplicates.push(duplicate_warning(self.path.clone(), &key, before == 0));
+            }
+            self.path.truncate(before);
             map.insert(key, value);
             self.skip_whitespace();
             match self.peek() {
@@ -453,7 +479,12 @@ impl<'t> Parser<'t> {
             return Ok(Value::Array(items));
         }
         loop {
-            items.push(self.value(depth)?);
+            let before = self.path.len();
+            self.path.push('/');
+            self.path.push_str(itoa::Buffer::new().format(items.len()));
+            let item = self.value(depth);
+            self.path.truncate(before);
+            items.push(item?);
             self.skip_whitespace();
             match self.peek() {
                 Some(b',') => {
@@ -1014,12 +1045,13 @@ mod tests {
     #[test]
     fn parse_lenient_lists_each_leniency_once_in_first_seen_order() {
         let lenient = parse_lenient(r#"{"a": [True, 'x', 'y',], "b": "\q\q", "c": False, 'd': 1,}"#);
-        let Ok(Lenient { value, leniencies }) = lenient else { panic!("{lenient:?}") };
+        let Ok(Lenient { value, leniencies, duplicates }) = lenient else { panic!("{lenient:?}") };
         assert_eq!(value, json!({"a": [true, "x", "y"], "b": r"\q\q", "c": false, "d": 1}));
         assert_eq!(
             leniencies,
             [Leniency::PythonLiteral, Leniency::SingleQuotes, Leniency::TrailingComma, Leniency::InvalidEscape]
         );
+        assert_eq!(duplicates, vec![]);
         assert!(matches!(parse_lenient(r#"{"a":"b",c":"d"}"#), Err(LenientError::Syntax { .. })));
         assert!(matches!(parse_lenient(r#"{"a": ["#), Err(LenientError::Truncated { .. })));
         assert!(matches!(parse_lenient(""), Err(LenientError::Truncated { .. })));
@@ -1136,6 +1168,19 @@ fn duplicate_key_warnings(text: &str) -> Vec<ParseWarning> {
     found
 }
 
+/// The warning for a key met twice in one object at `pointer`: the last value is kept.
+fn duplicate_warning(pointer: String, key: &str, top_level: bool) -> ParseWarning {
+    let (rule, expected) =
+        if top_level { ("duplicate_parameter", "each parameter once") } else { ("duplicate_key", "each key once") };
+    ParseWarning {
+        pointer,
+        rule: rule.into(),
+        expected: expected.into(),
+        received: format!("`{key}` more than once"),
+        action: "kept the last value".into(),
+    }
+}
+
 /// Walks a JSON text, recording duplicate keys with their pointers.
 struct KeyWalk<'a> {
     path: &'a mut String,
@@ -1164,18 +1209,7 @@ impl<'de> serde::de::Visitor<'de> for KeyWalk<'_> {
             self.path.push('/');
             self.path.push_str(&crate::call::pointer_segment(&key));
             if seen.contains(&key) {
-                let (rule, expected) = if before == 0 {
-                    ("duplicate_parameter", "each parameter once")
-                } else {
-                    ("duplicate_key", "each key once")
-                };
-                self.found.push(ParseWarning {
-                    pointer: self.path.clone(),
-                    rule: rule.into(),
-                    expected: expected.into(),
-                    received: format!("`{key}` more than once"),
-                    action: "kept the last value".into(),
-                });
+                self.found.push(duplicate_warning(self.path.clone(), &key, before == 0));
             } else {
                 seen.push(key);
             }
@@ -1234,5 +1268,31 @@ mod duplicate_tests {
             vec![("/limit", "duplicate_parameter"), ("/origin/x", "duplicate_key"), ("/list/0/a", "duplicate_key")]
         );
         assert!(duplicate_key_warnings(r#"{"a": {"a": 1}, "b": [1, 2]}"#).is_empty());
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_in_text_only_the_tolerant_parser_reads() {
+        let found = |raw: &str| -> Vec<(String, String)> {
+            let Ok(repaired) = repair_arguments(raw) else { panic!("not repaired: {raw}") };
+            repaired.warnings.iter().map(|w| (w.pointer.clone(), w.rule.to_string())).collect()
+        };
+        assert_eq!(
+            found("{'limit': 2, 'limit': 3, 'origin': {'x': 1, 'x': 2}, 'list': [{'a': True, 'a': False}]}"),
+            vec![
+                ("/limit".to_owned(), "duplicate_parameter".to_owned()),
+                ("/origin/x".to_owned(), "duplicate_key".to_owned()),
+                ("/list/0/a".to_owned(), "duplicate_key".to_owned()),
+                (String::new(), "python_literal".to_owned()),
+            ]
+        );
+        // Identical objects sent twice: the first copy's duplicates, once.
+        assert_eq!(
+            found("{'a': 1, 'a': 1}{'a': 1, 'a': 1}"),
+            vec![
+                (String::new(), "identical_objects_merged".to_owned()),
+                ("/a".to_owned(), "duplicate_parameter".to_owned()),
+                (String::new(), "python_literal".to_owned()),
+            ]
+        );
     }
 }
