@@ -66,7 +66,8 @@ fn every_bad_field_is_reported_with_pointer_rule_expectation_and_received_value(
         summary,
         vec![
             ("/name".into(), "missing_required".into(), "a string".into(), None),
-            ("/seats".into(), "invalid_value".into(), "an integer".into(), Some("300".into())),
+            // Out of range for the `u8`: the range is said, so the retry can fit it.
+            ("/seats".into(), "invalid_value".into(), "an integer from 0 to 255".into(), Some("300".into())),
             ("/tags/1".into(), "invalid_type".into(), "a string".into(), Some(r#"{"x":2}"#.into())),
         ]
     );
@@ -75,13 +76,13 @@ fn every_bad_field_is_reported_with_pointer_rule_expectation_and_received_value(
         errors.structured(),
         json!([
             {"type": "missing_required", "loc": ["name"], "msg": "expected a string", "input": null, "detail": "missing field `name`"},
-            {"type": "invalid_value", "loc": ["seats"], "msg": "expected an integer", "input": "300", "detail": "invalid value: integer `300`, expected u8"},
+            {"type": "invalid_value", "loc": ["seats"], "msg": "expected an integer from 0 to 255", "input": "300", "detail": "invalid value: integer `300`, expected u8"},
             {"type": "invalid_type", "loc": ["tags", 1], "msg": "expected a string", "input": "{\"x\":2}", "detail": "invalid type: map, expected a string"}
         ])
     );
     assert_eq!(
         errors.model_message("book"),
-        "The arguments for `book` were not accepted:\n- `name`: required, expected a string; it was missing.\n- `seats`: expected an integer; got 300.\n- `tags[1]`: expected a string; got {\"x\":2}.\nSend the corrected arguments to `book` again."
+        "The arguments for `book` were not accepted:\n- `name`: required, expected a string; it was missing.\n- `seats`: expected an integer from 0 to 255; got 300.\n- `tags[1]`: expected a string; got {\"x\":2}.\nSend the corrected arguments to `book` again."
     );
 }
 

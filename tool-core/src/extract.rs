@@ -249,6 +249,12 @@ pub(crate) fn slow_path<'r, T>(
                     if let Some(expected) = expected_at(&definition.input_schema, &error.pointer) {
                         error.expected = expected;
                     }
+                    // Out of range for the Rust type (`300` for a `u8`): say the range.
+                    if error.rule == "invalid_value" && error.expected.starts_with("an integer") {
+                        if let Some(range) = range_at(&definition.input_schema, &error.pointer) {
+                            error.expected = error.expected.replacen("an integer", &format!("an integer {range}"), 1);
+                        }
+                    }
                 }
                 errors
             });
@@ -292,26 +298,7 @@ pub(crate) fn slow_path<'r, T>(
 /// words; `None` at the top level (the parameter's own description is right there) or when the
 /// schema does not say.
 fn expected_at(input_schema: &Value, pointer: &str) -> Option<String> {
-    let empty = Map::new();
-    let defs = input_schema.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
-    let mut segments = pointer.split('/').skip(1).map(|s| s.replace("~1", "/").replace("~0", "~"));
-    let mut schema = input_schema.get("properties")?.get(segments.next()?)?;
-    let mut nested = false;
-    for segment in segments {
-        nested = true;
-        let resolved = crate::shape::without_null(crate::shape::resolve(schema, defs), defs);
-        schema = match segment.parse::<usize>() {
-            Ok(i) => resolved
-                .get("prefixItems")
-                .and_then(|p| p.get(i))
-                .or_else(|| resolved.get("items"))
-                .or_else(|| resolved.get("properties").and_then(|p| p.get(&segment)))?,
-            Err(_) => resolved
-                .get("properties")
-                .and_then(|p| p.get(&segment))
-                .or_else(|| resolved.get("additionalProperties").filter(|a| a.is_object()))?,
-        };
-    }
+    let (schema, defs, nested) = schema_at(input_schema, pointer)?;
     if !nested {
         return None;
     }
@@ -330,6 +317,59 @@ fn expected_at(input_schema: &Value, pointer: &str) -> Option<String> {
         strict: false,
     };
     Some(parameter.expected())
+}
+
+/// The range of an integer the schema declares at `pointer`, in words (`from 0 to 255`): its
+/// `minimum`/`maximum`, else the bounds its Rust type has (schemars' `uint8`, `int32`...).
+fn range_at(input_schema: &Value, pointer: &str) -> Option<String> {
+    let (schema, defs, _) = schema_at(input_schema, pointer)?;
+    let schema = crate::shape::without_null(crate::shape::resolve(schema, defs), defs);
+    let natural: (Option<i128>, Option<i128>) = match schema.get("format").and_then(Value::as_str) {
+        Some("uint8") => (Some(0), Some(u8::MAX.into())),
+        Some("uint16") => (Some(0), Some(u16::MAX.into())),
+        Some("uint32") => (Some(0), Some(u32::MAX.into())),
+        Some("uint64" | "uint") => (Some(0), Some(u64::MAX.into())),
+        Some("int8") => (Some(i8::MIN.into()), Some(i8::MAX.into())),
+        Some("int16") => (Some(i16::MIN.into()), Some(i16::MAX.into())),
+        Some("int32") => (Some(i32::MIN.into()), Some(i32::MAX.into())),
+        Some("int64" | "int") => (Some(i64::MIN.into()), Some(i64::MAX.into())),
+        _ => (None, None),
+    };
+    let bound = |keyword: &str, natural: Option<i128>| {
+        schema.get(keyword).and_then(Value::as_f64).map(|b| b.to_string()).or(natural.map(|n| n.to_string()))
+    };
+    match (bound("minimum", natural.0), bound("maximum", natural.1)) {
+        (Some(low), Some(high)) => Some(format!("from {low} to {high}")),
+        (Some(low), None) => Some(format!("≥ {low}")),
+        (None, Some(high)) => Some(format!("≤ {high}")),
+        (None, None) => None,
+    }
+}
+
+/// The schema node at a pointer into the arguments, with the `$defs` it resolves against, and
+/// whether it is below a parameter.
+fn schema_at<'s>(input_schema: &'s Value, pointer: &str) -> Option<(&'s Value, &'s Map<String, Value>, bool)> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    let defs = input_schema.get("$defs").and_then(Value::as_object).unwrap_or_else(|| EMPTY.get_or_init(Map::new));
+    let mut segments = pointer.split('/').skip(1).map(|s| s.replace("~1", "/").replace("~0", "~"));
+    let mut schema = input_schema.get("properties")?.get(segments.next()?)?;
+    let mut nested = false;
+    for segment in segments {
+        nested = true;
+        let resolved = crate::shape::without_null(crate::shape::resolve(schema, defs), defs);
+        schema = match segment.parse::<usize>() {
+            Ok(i) => resolved
+                .get("prefixItems")
+                .and_then(|p| p.get(i))
+                .or_else(|| resolved.get("items"))
+                .or_else(|| resolved.get("properties").and_then(|p| p.get(&segment)))?,
+            Err(_) => resolved
+                .get("properties")
+                .and_then(|p| p.get(&segment))
+                .or_else(|| resolved.get("additionalProperties").filter(|a| a.is_object()))?,
+        };
+    }
+    Some((schema, defs, nested))
 }
 
 /// The type-independent half of the slow path (compiled once, not per tool): the arguments
