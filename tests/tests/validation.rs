@@ -118,3 +118,33 @@ async fn a_dynamic_tools_arguments_are_checked_against_the_whole_schema_types_an
     assert_eq!(converted.status, CallStatus::Success);
     assert_eq!(converted.content.text, r#"{"n":4,"mode":"a"}"#);
 }
+
+/// A ticket's triage.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Triage {
+    /// How urgent, as the tracker spells it.
+    #[schemars(extend("enum" = ["low", "high"]))]
+    urgency: String,
+}
+
+/// Triage a ticket.
+#[tool]
+fn triage(
+    /// The triage (named like the function: the generated call must still reach the function).
+    triage: Triage,
+) -> String {
+    triage.urgency
+}
+
+#[test]
+fn allowed_values_written_on_a_string_field_are_enforced_on_clean_input_too() {
+    // Clean JSON whose value no Rust type refuses: only the schema's `enum` stands guard.
+    let refused = <triage as DeclaredTool>::extract(r#"{"triage": {"urgency": "medium"}}"#);
+    let errors = refused.value.unwrap_err().errors;
+    let summary: Vec<(&str, &str, &str)> =
+        errors.iter().map(|e| (e.pointer.as_str(), e.rule.as_str(), e.expected.as_str())).collect();
+    assert_eq!(summary, vec![("/triage/urgency", "enum", "one of: `low`, `high`")]);
+    let accepted = <triage as DeclaredTool>::extract(r#"{"triage": {"urgency": "high"}}"#);
+    assert_eq!(accepted.value.unwrap().0, Triage { urgency: "high".into() });
+    assert!(accepted.warnings.is_empty());
+}

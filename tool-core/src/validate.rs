@@ -235,6 +235,13 @@ fn natural_bound(format: Option<&str>, keyword: &str, limit: &Value) -> bool {
 /// Whether any node of the schema declares a constraint beyond types, required and the Rust
 /// types' own ranges.
 fn has_constraints(schema: &Value) -> bool {
+    declares_constraints(schema, false)
+}
+
+/// `field`: the node is a field's or an element's own schema. An `enum` there was written on the
+/// field (`#[schemars(extend("enum" = ..))]` on a `String`), which no Rust type enforces; a Rust
+/// enum's tokens sit at its definition or in a `oneOf` branch, and its tag is a `const`.
+fn declares_constraints(schema: &Value, field: bool) -> bool {
     match schema {
         Value::Object(map) => {
             let format = map.get("format").and_then(Value::as_str);
@@ -243,11 +250,21 @@ fn has_constraints(schema: &Value) -> bool {
                 "format" => value.as_str().is_some_and(|f| !is_numeric_format(f)),
                 "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" | "minLength" | "maxLength" | "pattern"
                 | "minItems" | "maxItems" | "uniqueItems" | "minProperties" | "maxProperties" => true,
+                "enum" => field,
                 _ => false,
             });
-            declares || map.values().any(has_constraints)
+            declares
+                || map.iter().any(|(keyword, value)| match keyword.as_str() {
+                    "properties" | "$defs" => {
+                        let is_field = keyword == "properties";
+                        value.as_object().is_some_and(|m| m.values().any(|v| declares_constraints(v, is_field)))
+                    }
+                    "items" | "additionalProperties" => declares_constraints(value, true),
+                    "prefixItems" => value.as_array().is_some_and(|a| a.iter().any(|v| declares_constraints(v, true))),
+                    _ => declares_constraints(value, false),
+                })
         }
-        Value::Array(items) => items.iter().any(has_constraints),
+        Value::Array(items) => items.iter().any(|v| declares_constraints(v, false)),
         _ => false,
     }
 }
@@ -264,6 +281,19 @@ mod tests {
         assert!(has_constraints(&json!({"type": "integer", "format": "uint32", "minimum": 1})));
         assert!(has_constraints(&json!({"properties": {"t": {"type": "string", "format": "date-time"}}})));
         assert!(has_constraints(&json!({"$defs": {"X": {"type": "string", "pattern": "^a"}}})));
+        // Allowed values written on a string field are a constraint; a Rust enum's are not.
+        assert!(has_constraints(&json!({"properties": {"m": {"type": "string", "enum": ["a", "b"]}}})));
+        assert!(has_constraints(&json!({"properties": {"m": {"type": "array", "items": {"enum": ["a"]}}}})));
+        assert!(!has_constraints(&json!({
+            "properties": {"k": {"$ref": "#/$defs/Kind"}, "s": {"$ref": "#/$defs/Shape"}},
+            "$defs": {
+                "Kind": {"type": "string", "enum": ["home", "work"]},
+                "Shape": {"oneOf": [
+                    {"type": "string", "enum": ["none"]},
+                    {"type": "object", "properties": {"kind": {"type": "string", "const": "circle"}}},
+                ]},
+            },
+        })));
     }
 
     #[test]

@@ -28,7 +28,6 @@ struct WireParam {
 
 /// One value the executor injects (`&T`).
 struct Injected {
-    binding: Ident,
     inner: Type,
 }
 
@@ -148,7 +147,7 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
                     ));
                 }
                 call_args.push(CallArg::Injected(injected.len()));
-                injected.push(Injected { binding, inner: (*reference.elem).clone() });
+                injected.push(Injected { inner: (*reference.elem).clone() });
             }
             ty => {
                 let (wire_name, name_span) = match &param_attrs.rename {
@@ -216,18 +215,26 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
         return quote!(#func #companion #compile_errors #stub);
     }
 
-    let bindings: Vec<&Ident> = wire.iter().map(|p| &p.binding).collect();
-    let injections = injected.iter().map(|inj| {
-        let (binding, inner) = (&inj.binding, &inj.inner);
+    // The values are bound to names of their own, so that a parameter named like the function
+    // (`fn triage(triage: Triage)`) cannot shadow it at the call.
+    let wire_var = |i: usize| format_ident!("__tool_arg_{}", i, span = Span::mixed_site());
+    let injected_var = |i: usize| format_ident!("__tool_injected_{}", i, span = Span::mixed_site());
+    let bindings: Vec<Ident> = (0..wire.len()).map(wire_var).collect();
+    let injections = injected.iter().enumerate().map(|(i, inj)| {
+        let (binding, inner) = (injected_var(i), &inj.inner);
         quote_spanned! {inner.span()=>
             let #binding = <#inner as #krate::__private::FromContext>::from_context(&__ctx)?;
         }
     });
     let args = call_args.iter().map(|a| match a {
-        CallArg::Wire(binding) => quote!(#binding),
+        CallArg::Wire(binding) => {
+            let position = wire.iter().position(|p| &p.binding == binding).unwrap_or_default();
+            let var = wire_var(position);
+            quote!(#var)
+        }
         CallArg::Injected(i) => {
-            let binding = &injected[*i].binding;
-            quote!(#binding)
+            let var = injected_var(*i);
+            quote!(#var)
         }
     });
     let call = quote!(#ident(#(#args),*));
