@@ -47,6 +47,7 @@ impl<'c> Pass<'c> {
     }
 
     /// Whether nothing was converted.
+    #[inline]
     pub(crate) fn converted_nothing(&self) -> bool {
         self.warnings.borrow().is_empty()
     }

@@ -231,6 +231,7 @@ pub struct ToolDefinition {
 
 impl ToolDefinition {
     /// The compiled constraint checks of the input schema.
+    #[inline]
     pub(crate) fn checks(&self) -> &crate::validate::Checks {
         self.checks.get(&self.input_schema)
     }

@@ -196,6 +196,7 @@ fn bind_declared<T: DeclaredTool>(
 }
 
 impl Tool for StaticTool {
+    #[inline]
     fn definition(&self) -> &ToolDefinition {
         self.definition.get_or_init(self.build)
     }

@@ -42,6 +42,7 @@ impl LazyChecks {
         LazyChecks { cell: Arc::default(), untyped: true }
     }
 
+    #[inline]
     pub(crate) fn get(&self, input_schema: &Value) -> &Checks {
         self.cell.get_or_init(|| Checks::compile(input_schema, self.untyped))
     }
