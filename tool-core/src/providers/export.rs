@@ -402,6 +402,11 @@ fn mcp_annotations(annotations: &ToolAnnotations) -> Option<Value> {
     (!out.is_empty()).then_some(Value::Object(out))
 }
 
+/// How deep a schema may nest, and how many nodes its export may walk (definitions written out
+/// in place count each time).
+const MAX_DEPTH: usize = 64;
+const MAX_NODES: usize = 20_000;
+
 /// How a dialect treats `$ref`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Refs {
@@ -653,6 +658,10 @@ struct Walk<'d> {
     recursive: BTreeSet<String>,
     /// Definitions being inlined, outermost first (for [`Refs::Inline`]).
     inlining: Vec<String>,
+    /// Nodes walked so far, and how deep the walk is: a schema from outside (an MCP server) may
+    /// nest without end or multiply when written out in place; past the limits it is an error.
+    walked: usize,
+    depth: usize,
     notes: Vec<ConversionNote>,
     problems: Vec<ExportProblem>,
 }
@@ -661,7 +670,18 @@ impl<'d> Walk<'d> {
     fn new(dialect: Dialect, rules: Rules, tool: &'d str, input: &Value) -> Self {
         let defs = input.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
         let recursive = recursive_defs(&defs);
-        Walk { dialect, rules, tool, defs, recursive, inlining: Vec::new(), notes: Vec::new(), problems: Vec::new() }
+        Walk {
+            dialect,
+            rules,
+            tool,
+            defs,
+            recursive,
+            inlining: Vec::new(),
+            walked: 0,
+            depth: 0,
+            notes: Vec::new(),
+            problems: Vec::new(),
+        }
     }
 
     fn takes(&self, keyword: &str) -> bool {
@@ -750,6 +770,28 @@ impl<'d> Walk<'d> {
 
     /// One schema node: its keywords filtered and rewritten for the dialect, its children walked.
     fn node(&mut self, schema: &Value, at: &str) -> Value {
+        self.walked += 1;
+        if self.depth >= MAX_DEPTH || self.walked > MAX_NODES {
+            // Said once: the walk stops descending from here on.
+            if !self.problems.iter().any(
+                |p| matches!(p, ExportProblem::Inexpressible { construct, .. } if construct.starts_with("a schema")),
+            ) {
+                self.inexpressible(
+                    at,
+                    format!(
+                        "a schema deeper than {MAX_DEPTH} levels or larger than {MAX_NODES} nodes once written out"
+                    ),
+                );
+            }
+            return Value::Null;
+        }
+        self.depth += 1;
+        let out = self.node_within_limits(schema, at);
+        self.depth -= 1;
+        out
+    }
+
+    fn node_within_limits(&mut self, schema: &Value, at: &str) -> Value {
         let free = match schema {
             Value::Bool(true) => true,
             Value::Object(map) => map.keys().all(|k| k == "description" || k == "title" || k.starts_with("x-")),
