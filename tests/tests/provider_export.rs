@@ -408,3 +408,23 @@ async fn a_constraint_moved_into_the_description_is_still_enforced_at_call_time(
     let rules: Vec<(&str, &str)> = errors.iter().map(|e| (e.pointer.as_str(), e.rule.as_str())).collect();
     assert_eq!(rules, vec![("/reference", "min_length"), ("/reference", "pattern")]);
 }
+
+#[test]
+fn openai_strict_refuses_objects_nested_deeper_than_ten_levels() {
+    let mut schema = json!({"type": "object", "properties": {"leaf": {"type": "string"}}, "required": ["leaf"]});
+    for _ in 0..11 {
+        schema = json!({"type": "object", "properties": {"inner": schema}, "required": ["inner"]});
+    }
+    let tool = DynamicTool::builder("deep.nest")
+        .description("Deep.")
+        .input_schema(schema)
+        .handler(|_, _| async { ToolOutput::text("") })
+        .build()
+        .unwrap();
+    let error = export(Dialect::OpenAiChat { strict: true }, [tool.definition()]).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the tools cannot be exported: tool `deep.nest`: 12 levels of nested objects (at most 10) at `` cannot be expressed in OpenAI Chat Completions (strict)"
+    );
+    assert!(export(Dialect::OpenAiChat { strict: false }, [tool.definition()]).is_ok());
+}

@@ -1308,15 +1308,13 @@ fn openai_strict_limit(schema: &Value) -> Option<String> {
     let mut count = Count::default();
     walk(schema, 0, &mut count);
     // `$defs` sit under the root object; a definition's own nesting is counted from there.
-    match () {
-        () if count.deepest > 10 => Some(format!("{} levels of nested objects (at most 10)", count.deepest)),
-        () if count.properties > 5000 => Some(format!("{} properties (at most 5000)", count.properties)),
-        () if count.enum_values > 1000 => Some(format!("{} enum values (at most 1000)", count.enum_values)),
-        () if count.text > 120_000 => {
-            Some(format!("{} characters of names and enum values (at most 120000)", count.text))
-        }
-        () => None,
-    }
+    let limits = [
+        (count.deepest, 10, "levels of nested objects"),
+        (count.properties, 5000, "properties"),
+        (count.enum_values, 1000, "enum values"),
+        (count.text, 120_000, "characters of names and enum values"),
+    ];
+    limits.into_iter().find(|(n, max, _)| n > max).map(|(n, max, what)| format!("{n} {what} (at most {max})"))
 }
 
 fn is_object_node(node: &Map<String, Value>) -> bool {
