@@ -1,1 +1,15 @@
-//! x
+//! Helpers shared by the integration tests.
+
+use serde_json::Value;
+use tool_core::prelude::*;
+
+/// A runtime-built tool with this schema and a handler that returns nothing, for tests that
+/// only look at its definition.
+pub fn dynamic(name: impl Into<String>, description: impl Into<String>, schema: Value) -> DynamicTool {
+    DynamicTool::builder(name)
+        .description(description)
+        .input_schema(schema)
+        .handler(|_, _| async { ToolOutput::text("") })
+        .build()
+        .expect("a valid tool name")
+}

@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use tool_core::prelude::*;
 use tool_core::providers::check::{check_request, check_tool};
 use tool_core::providers::{export, Dialect, ExportProblem, NoteAction};
+use tool_tests::dynamic;
 
 /// Where a parcel goes.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -188,14 +189,7 @@ fn a_dotted_name_goes_out_with_an_underscore_and_maps_back() {
 
 #[test]
 fn a_mapped_name_meeting_another_tool_is_an_error_naming_both() {
-    let gcd = |name: &str| {
-        DynamicTool::builder(name)
-            .description("Greatest common divisor.")
-            .input_schema(json!({"type": "object", "properties": {}}))
-            .handler(|_, _| async { ToolOutput::text("") })
-            .build()
-            .unwrap()
-    };
+    let gcd = |name: &str| dynamic(name, "Greatest common divisor.", json!({"type": "object", "properties": {}}));
     let (dotted, plain) = (gcd("math.gcd"), gcd("math_gcd"));
     let error = export(Dialect::Anthropic { strict: false }, [dotted.definition(), plain.definition()]).unwrap_err();
     assert_eq!(
@@ -319,12 +313,7 @@ fn the_request_fragment_has_each_providers_envelope() {
 fn anthropic_strict_counts_optional_parameters_over_the_whole_request() {
     let properties: serde_json::Map<String, Value> =
         (0..25).map(|i| (format!("p{i}"), json!({"type": "string"}))).collect();
-    let tool = DynamicTool::builder("wide")
-        .description("Many optional parameters.")
-        .input_schema(json!({"type": "object", "properties": properties}))
-        .handler(|_, _| async { ToolOutput::text("") })
-        .build()
-        .unwrap();
+    let tool = dynamic("wide", "Many optional parameters.", json!({"type": "object", "properties": properties}));
     let error = export(Dialect::Anthropic { strict: true }, [tool.definition()]).unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -355,9 +344,10 @@ fn every_snapshot_tool_passes_its_dialects_rule_checker() {
 fn nested_definitions_are_hoisted_to_the_root_and_their_references_follow() {
     // The shape behind `openai_error_nested_defs.json`: a generator nested `$defs`, and OpenAI
     // refused "reference to component '#/$defs/Shared' which was not found in the schema".
-    let tool = DynamicTool::builder("layout.render")
-        .description("Renders elements.")
-        .input_schema(json!({"type": "object", "properties": {
+    let tool = dynamic(
+        "layout.render",
+        "Renders elements.",
+        json!({"type": "object", "properties": {
             "elements": {"type": "array", "items": {
                 "type": "object",
                 "properties": {"shared": {"$ref": "#/$defs/Shared"}, "own": {"$ref": "#/properties/elements/$defs/Own"}},
@@ -366,10 +356,8 @@ fn nested_definitions_are_hoisted_to_the_root_and_their_references_follow() {
                 "Shared": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
                 "Own": {"type": "string", "enum": ["a", "b"]},
             }},
-        }, "required": ["elements"]}))
-        .handler(|_, _| async { ToolOutput::text("") })
-        .build()
-        .unwrap();
+        }, "required": ["elements"]}),
+    );
     let exported = export(Dialect::OpenAiChat { strict: true }, [tool.definition()]).unwrap();
     let parameters = &exported.tools[0]["function"]["parameters"];
     assert_eq!(
@@ -415,12 +403,7 @@ fn openai_strict_refuses_objects_nested_deeper_than_ten_levels() {
     for _ in 0..11 {
         schema = json!({"type": "object", "properties": {"inner": schema}, "required": ["inner"]});
     }
-    let tool = DynamicTool::builder("deep.nest")
-        .description("Deep.")
-        .input_schema(schema)
-        .handler(|_, _| async { ToolOutput::text("") })
-        .build()
-        .unwrap();
+    let tool = dynamic("deep.nest", "Deep.", schema);
     let error = export(Dialect::OpenAiChat { strict: true }, [tool.definition()]).unwrap_err();
     assert_eq!(
         error.to_string(),

@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use tool_core::prelude::*;
 use tool_core::providers::check::check_tool;
 use tool_core::providers::{export, Dialect, ExportProblem};
+use tool_tests::dynamic;
 
 /// A small seeded generator (xorshift), so the set is the same on every run.
 struct Seeded(u64);
@@ -181,12 +182,7 @@ fn generated_tools(count: usize) -> Vec<DynamicTool> {
                 schema["$defs"] = Value::Object(defs);
             }
             let name = if i % 3 == 0 { format!("generated.tool_{i}") } else { format!("generated_tool_{i}") };
-            DynamicTool::builder(name)
-                .description(format!("Generated tool number {i}."))
-                .input_schema(schema)
-                .handler(|_, _| async { ToolOutput::text("") })
-                .build()
-                .unwrap()
+            dynamic(name, format!("Generated tool number {i}."), schema)
         })
         .collect()
 }
@@ -310,12 +306,7 @@ proptest::proptest! {
     #[test]
     fn any_schema_exports_or_fails_with_a_reason_and_never_panics(properties in arbitrary_schema(), defs in arbitrary_schema()) {
         let schema = json!({"type": "object", "properties": {"p": properties}, "$defs": {"A": defs.clone(), "B": {"$ref": "#/$defs/A"}}});
-        let tool = DynamicTool::builder("outside.tool")
-            .description("From outside.")
-            .input_schema(schema)
-            .handler(|_, _| async { ToolOutput::text("") })
-            .build()
-            .unwrap();
+        let tool = dynamic("outside.tool", "From outside.", schema);
         for dialect in DIALECTS {
             match export(dialect, [tool.definition()]) {
                 Ok(exported) => proptest::prop_assert_eq!(exported.tools.len(), 1),
@@ -339,12 +330,11 @@ fn a_schema_that_multiplies_when_written_out_in_place_is_refused_not_expanded() 
         );
     }
     defs.insert("D30".into(), json!({"type": "string"}));
-    let tool = DynamicTool::builder("wide.tree")
-        .description("A tree that doubles at every level.")
-        .input_schema(json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/D0"}}, "$defs": defs}))
-        .handler(|_, _| async { ToolOutput::text("") })
-        .build()
-        .unwrap();
+    let tool = dynamic(
+        "wide.tree",
+        "A tree that doubles at every level.",
+        json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/D0"}}, "$defs": defs}),
+    );
     let error = export(Dialect::Gemini, [tool.definition()]).unwrap_err();
     assert_eq!(error.problems.len(), 1);
     assert!(error.to_string().contains("larger than 20000 nodes once written out"), "{error}");
