@@ -190,9 +190,9 @@ impl<'a> Coercer<'a> {
         action: &str,
     ) -> bool {
         let expected = expected.into();
-        // Sized by what is written first, so that neither grows: a decoded text's value is about
-        // as long as the text.
-        // Room for the quotes and some escapes (JSON sent as text escapes every quote).
+        // Sized by what is written first, so that neither grows: room for the quotes and some
+        // escapes (JSON sent as text escapes every quote); a decoded text's value is about as
+        // long as the text.
         let capacity = match value {
             Value::String(text) => text.len() + text.len() / 4 + 2,
             _ => 24,
@@ -205,19 +205,26 @@ impl<'a> Coercer<'a> {
         push_json(&mut words, &new);
         let action = words;
         if self.strict {
-            self.out.refused.push(ArgumentError {
-                pointer: self.path.clone(),
-                rule: rule.to_owned(),
-                expected: expected.into_owned(),
-                received: Some(received),
-                detail: format!("refused by the strict policy; lenient extraction would have {action}"),
-            });
+            self.refuse(rule, expected, received, &action);
             return false;
         }
         *value = new;
         let pointer = if self.last_use { std::mem::take(&mut self.path) } else { self.path.clone() };
         self.out.warnings.push(ParseWarning { pointer, rule: Cow::Borrowed(rule), expected, received, action });
         true
+    }
+
+    /// Records, under the strict policy, the change lenient extraction would have made at the
+    /// current path as an error that says so.
+    #[cold]
+    fn refuse(&mut self, rule: &str, expected: Cow<'static, str>, received: String, action: &str) {
+        self.out.refused.push(ArgumentError {
+            pointer: self.path.clone(),
+            rule: rule.to_owned(),
+            expected: expected.into_owned(),
+            received: Some(received),
+            detail: format!("refused by the strict policy; lenient extraction would have {action}"),
+        });
     }
 
     /// `{"arguments": {...}}` or `{"_": {...}}`: one undeclared key whose object holds only
@@ -498,23 +505,14 @@ impl Coercer<'_> {
             self.enter(&key);
             let received = "null".to_owned();
             let action = "removed the field: it is optional, so it is read as absent and its default applies";
+            let expected = Cow::Borrowed("a value, or the field left out");
             if strict_of(&key) {
-                self.out.refused.push(ArgumentError {
-                    pointer: self.path.clone(),
-                    rule: "null_as_absent".to_owned(),
-                    expected: "a value, or the field left out".to_owned(),
-                    received: Some(received),
-                    detail: format!("refused by the strict policy; lenient extraction would have {action}"),
-                });
+                self.refuse("null_as_absent", expected, received, action);
             } else {
                 map.remove(&key);
-                self.out.warnings.push(ParseWarning {
-                    pointer: self.path.clone(),
-                    rule: Cow::Borrowed("null_as_absent"),
-                    expected: Cow::Borrowed("a value, or the field left out"),
-                    received,
-                    action: action.to_owned(),
-                });
+                let pointer = self.path.clone();
+                let (rule, action) = (Cow::Borrowed("null_as_absent"), action.to_owned());
+                self.out.warnings.push(ParseWarning { pointer, rule, expected, received, action });
             }
             self.leave();
         }

@@ -324,17 +324,8 @@ fn expected_at(input_schema: &Value, pointer: &str) -> Option<String> {
 fn range_at(input_schema: &Value, pointer: &str) -> Option<String> {
     let (schema, defs, _) = schema_at(input_schema, pointer)?;
     let schema = crate::shape::without_null(crate::shape::resolve(schema, defs), defs);
-    let natural: (Option<i128>, Option<i128>) = match schema.get("format").and_then(Value::as_str) {
-        Some("uint8") => (Some(0), Some(u8::MAX.into())),
-        Some("uint16") => (Some(0), Some(u16::MAX.into())),
-        Some("uint32") => (Some(0), Some(u32::MAX.into())),
-        Some("uint64" | "uint") => (Some(0), Some(u64::MAX.into())),
-        Some("int8") => (Some(i8::MIN.into()), Some(i8::MAX.into())),
-        Some("int16") => (Some(i16::MIN.into()), Some(i16::MAX.into())),
-        Some("int32") => (Some(i32::MIN.into()), Some(i32::MAX.into())),
-        Some("int64" | "int") => (Some(i64::MIN.into()), Some(i64::MAX.into())),
-        _ => (None, None),
-    };
+    let natural = schema.get("format").and_then(Value::as_str).and_then(crate::shape::integer_format_bounds);
+    let natural = (natural.map(|(low, _)| low), natural.map(|(_, high)| high));
     let bound = |keyword: &str, natural: Option<i128>| {
         schema.get(keyword).and_then(Value::as_f64).map(|b| b.to_string()).or(natural.map(|n| n.to_string()))
     };

@@ -204,6 +204,30 @@ pub(crate) fn resolve<'a>(mut schema: &'a Value, defs: &'a Map<String, Value>) -
     schema
 }
 
+/// The range of the Rust integer type a schemars format names (`uint8`: 0..=255); `None` for
+/// any other format. (`uint128` is cut at `i128::MAX`; no JSON number reaches it.)
+pub(crate) fn integer_format_bounds(format: &str) -> Option<(i128, i128)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "int128" => (i128::MIN, i128::MAX),
+        "uint8" => (0, u8::MAX.into()),
+        "uint16" => (0, u16::MAX.into()),
+        "uint32" => (0, u32::MAX.into()),
+        "uint64" | "uint" => (0, u64::MAX.into()),
+        "uint128" => (0, i128::MAX),
+        _ => return None,
+    })
+}
+
+/// Whether `format` is one schemars puts on numbers to name the Rust type (`uint32`, `double`):
+/// not JSON Schema, and no constraint beyond the type.
+pub(crate) fn is_numeric_format(format: &str) -> bool {
+    matches!(format, "float" | "double") || integer_format_bounds(format).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
 use crate::call::{received_text, ArgumentError, ParseWarning};
-use crate::shape::token_text;
+use crate::shape::{integer_format_bounds, is_numeric_format, token_text};
 
 /// What is compiled once per tool from its input schema: the constraint checks and the
 /// conversion plan.
@@ -196,41 +196,12 @@ fn format_noun(format: &str) -> String {
     }
 }
 
-/// Formats schemars puts on numbers to name the Rust type; they carry no extra constraint.
-fn is_numeric_format(format: &str) -> bool {
-    matches!(
-        format,
-        "int8"
-            | "int16"
-            | "int32"
-            | "int64"
-            | "int128"
-            | "int"
-            | "uint8"
-            | "uint16"
-            | "uint32"
-            | "uint64"
-            | "uint128"
-            | "uint"
-            | "float"
-            | "double"
-    )
-}
-
 /// The bound a Rust integer type has by itself (`u8`: 0..=255), which the typed read enforces.
 fn natural_bound(format: Option<&str>, keyword: &str, limit: &Value) -> bool {
-    let Some(limit) = limit.as_f64() else { return false };
-    let (low, high): (f64, f64) = match format {
-        Some("uint8") => (0.0, 255.0),
-        Some("uint16") => (0.0, 65_535.0),
-        Some("uint32") => (0.0, 4_294_967_295.0),
-        Some("uint64" | "uint128" | "uint") => (0.0, f64::INFINITY),
-        Some("int8") => (-128.0, 127.0),
-        Some("int16") => (-32_768.0, 32_767.0),
-        Some("int32") => (-2_147_483_648.0, 2_147_483_647.0),
-        _ => return false,
+    let (Some(limit), Some((low, high))) = (limit.as_f64(), format.and_then(integer_format_bounds)) else {
+        return false;
     };
-    (keyword == "minimum" && limit == low) || (keyword == "maximum" && limit == high)
+    (keyword == "minimum" && limit == low as f64) || (keyword == "maximum" && limit == high as f64)
 }
 
 /// Whether any node of the schema declares a constraint beyond types, required and the Rust

@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 use super::names::{NameMap, NameRule};
 use super::Dialect;
 use crate::model::{ToolAnnotations, ToolDefinition};
+use crate::shape::{integer_format_bounds, is_numeric_format};
 
 /// What an export produced: the tools in the dialect's form, the names it changed, and per
 /// tool what the dialect could not say.
@@ -629,22 +630,11 @@ const CONSTRAINTS: &[&str] = &[
     "enum",
 ];
 
-/// schemars' numeric formats: not JSON Schema, and refused or ignored by every provider.
-fn integer_bounds(format: &str) -> Option<(Option<i128>, Option<i128>)> {
-    Some(match format {
-        "int8" => (Some(i8::MIN.into()), Some(i8::MAX.into())),
-        "int16" => (Some(i16::MIN.into()), Some(i16::MAX.into())),
-        "uint8" => (Some(0), Some(u8::MAX.into())),
-        "uint16" => (Some(0), Some(u16::MAX.into())),
-        // The upper bounds of wider types tell a model nothing; being unsigned does.
-        "uint" | "uint32" | "uint64" | "uint128" => (Some(0), None),
-        "int" | "int32" | "int64" | "int128" => (None, None),
-        _ => return None,
-    })
-}
-
-fn is_number_format(format: &str) -> bool {
-    matches!(format, "float" | "double") || integer_bounds(format).is_some()
+/// The bounds of the Rust integer type a schemars format names that tell a model something:
+/// both for 8- and 16-bit types, and being unsigned (minimum 0) for wider ones.
+fn telling_bounds(format: &str) -> Option<(Option<i128>, Option<i128>)> {
+    let telling = |bound: i128| (bound == 0 || bound.unsigned_abs() <= u128::from(u16::MAX)).then_some(bound);
+    integer_format_bounds(format).map(|(low, high)| (telling(low), telling(high)))
 }
 
 /// The walk over one tool's schema.
@@ -977,11 +967,11 @@ impl<'d> Walk<'d> {
     /// the format dropped.
     fn numeric_format(&mut self, node: &mut Map<String, Value>) {
         let Some(format) = node.get("format").and_then(Value::as_str).map(str::to_owned) else { return };
-        if !is_number_format(&format) {
+        if !is_numeric_format(&format) {
             return;
         }
         node.remove("format");
-        if let Some((low, high)) = integer_bounds(&format) {
+        if let Some((low, high)) = telling_bounds(&format) {
             if let Some(low) = low {
                 if !node.contains_key("minimum") && !node.contains_key("exclusiveMinimum") {
                     node.insert("minimum".into(), json!(low as i64));
