@@ -58,7 +58,6 @@ pub trait WireArgs: Sized + Send + 'static {
         map: A,
         names: &[&str],
         defaults: &Self::Defaults,
-        notes: &mut KeyNotes,
         pass: &Pass<'_>,
     ) -> Result<Option<Self>, A::Error>;
 
@@ -81,16 +80,15 @@ pub fn extract<'r, A: WireArgs>(
     defaults: &A::Defaults,
     policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
-    let mut notes = KeyNotes::default();
     let checks = definition.checks();
     let pass = Pass::new(definition, &checks.plan, policy.strict || definition.strict);
-    if let Some(value) = single_pass::<A>(raw, names, defaults, &mut notes, &pass) {
+    if let Some(value) = single_pass::<A>(raw, names, defaults, &pass) {
         // The common case, built in place: a `Vec` put on the stack and copied out in one wider
         // load stalls store forwarding, a measurable part of the call for small tools.
-        if notes.is_empty() && pass.converted_nothing() && !checks.constrained {
+        if pass.noted_nothing() && !checks.constrained {
             return Extraction { raw, value: Ok(value), warnings: Vec::new(), arguments: None };
         }
-        if let Some(done) = single_pass_noted(raw, value, &notes, pass, definition, checks) {
+        if let Some(done) = single_pass_noted(raw, value, pass, checks) {
             return done;
         }
     }
@@ -102,29 +100,24 @@ fn is_single_key_object(raw: &str) -> bool {
     serde_json::from_str::<Map<String, Value>>(raw).is_ok_and(|object| object.len() == 1)
 }
 
-/// The single pass's value when it converted something, noted keys, or the schema declares
-/// constraints; `None` when the tree path must decide instead. Out of line (like
+/// The single pass's value when it converted something, met unknown keys, or the schema
+/// declares constraints; `None` when the tree path must decide instead. Out of line (like
 /// [`lenient_path`]), so that the common case's frame stays small.
 #[cold]
 #[inline(never)]
-fn single_pass_noted<'r, A>(
-    raw: &'r str,
-    value: A,
-    notes: &KeyNotes,
-    pass: Pass<'_>,
-    definition: &ToolDefinition,
-    checks: &Checks,
-) -> Option<Extraction<'r, A>> {
-    // A key given twice is reported where the tree finds it, with the repairs; a lone unknown
-    // key may wrap the real arguments (`{"arguments": {...}}`), which only the tree unwraps.
-    if !notes.duplicates.is_empty() || (notes.unknown.len() == 1 && is_single_key_object(raw)) {
+fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Checks) -> Option<Extraction<'r, A>> {
+    let mut warnings = pass.into_warnings();
+    let unknown = warnings.iter().filter(|w| w.rule == UNKNOWN_PARAMETER).count();
+    // A lone unknown key may wrap the real arguments (`{"arguments": {...}}`), which only the
+    // tree unwraps.
+    if unknown == 1 && is_single_key_object(raw) {
         return None;
     }
-    let mut warnings = pass.into_warnings();
-    let converted_nothing = warnings.is_empty();
-    if !notes.is_empty() {
-        warnings.extend(notes.warnings(&definition.parameters));
+    // The unknown keys were noted as they came; the tree reports them after the conversions.
+    if unknown > 0 {
+        warnings.sort_by_key(|w| w.rule == UNKNOWN_PARAMETER);
     }
+    let converted_nothing = warnings.len() == unknown;
     if !checks.constrained {
         return Some(Extraction { raw, value: Ok(value), warnings, arguments: None });
     }
@@ -199,35 +192,9 @@ impl ExtractionPolicy {
     pub const STRICT: ExtractionPolicy = ExtractionPolicy { strict: true };
 }
 
-/// What the single pass noticed about the keys: unknown names, and parameters given twice.
-#[doc(hidden)]
-#[derive(Default)]
-pub struct KeyNotes {
-    unknown: Vec<String>,
-    duplicates: Vec<usize>,
-}
-
-impl KeyNotes {
-    fn is_empty(&self) -> bool {
-        self.unknown.is_empty() && self.duplicates.is_empty()
-    }
-
-    fn warnings(&self, parameters: &[ToolParameter]) -> Vec<ParseWarning> {
-        let unknown = self.unknown.iter().map(|key| unknown_parameter(key, parameters));
-        let duplicates = self.duplicates.iter().map(|&i| duplicate_parameter(&parameters[i]));
-        unknown.chain(duplicates).collect()
-    }
-}
-
-fn single_pass<A: WireArgs>(
-    raw: &str,
-    names: &[&str],
-    defaults: &A::Defaults,
-    notes: &mut KeyNotes,
-    pass: &Pass<'_>,
-) -> Option<A> {
+fn single_pass<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, pass: &Pass<'_>) -> Option<A> {
     let mut de = serde_json::Deserializer::from_str(raw);
-    let read = de::Deserializer::deserialize_map(&mut de, ArgsVisitor::<A> { names, defaults, notes, pass });
+    let read = de::Deserializer::deserialize_map(&mut de, ArgsVisitor::<A> { names, defaults, pass });
     // The trailing text is checked before the value moves: moving it straight after the call
     // reads it back while its stores are still in flight (a store-forwarding stall per 16 bytes).
     de.end().ok()?;
@@ -401,8 +368,11 @@ fn covers(outer: &str, inner: &str) -> bool {
     inner == outer || inner.strip_prefix(outer).is_some_and(|rest| rest.starts_with('/'))
 }
 
+/// The rule of a key no parameter declares.
+const UNKNOWN_PARAMETER: &str = "unknown_parameter";
+
 /// The warning for a key no parameter declares, naming the closest declared one.
-fn unknown_parameter(key: &str, parameters: &[ToolParameter]) -> ParseWarning {
+pub(crate) fn unknown_parameter(key: &str, parameters: &[ToolParameter]) -> ParseWarning {
     let declared: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
     let action = match crate::closest_names(key, declared.iter().copied(), 1, 0.5).first() {
         Some(best) => format!("ignored; did you mean `{best}`?"),
@@ -415,21 +385,10 @@ fn unknown_parameter(key: &str, parameters: &[ToolParameter]) -> ParseWarning {
     };
     ParseWarning {
         pointer: format!("/{}", pointer_segment(key)),
-        rule: "unknown_parameter".into(),
+        rule: UNKNOWN_PARAMETER.into(),
         expected: expected.into(),
         received: truncate(key),
         action,
-    }
-}
-
-/// The warning for a parameter given twice.
-fn duplicate_parameter(parameter: &ToolParameter) -> ParseWarning {
-    ParseWarning {
-        pointer: format!("/{}", pointer_segment(&parameter.name)),
-        rule: "duplicate_parameter".into(),
-        expected: "each parameter once".into(),
-        received: format!("`{}` more than once", parameter.name),
-        action: "kept the last value".into(),
     }
 }
 
@@ -534,7 +493,6 @@ impl<'de> de::Deserializer<'de> for MissingField {
 struct ArgsVisitor<'a, 'c, A: WireArgs> {
     names: &'a [&'a str],
     defaults: &'a A::Defaults,
-    notes: &'a mut KeyNotes,
     pass: &'a Pass<'c>,
 }
 
@@ -547,7 +505,7 @@ impl<'de, A: WireArgs> Visitor<'de> for ArgsVisitor<'_, '_, A> {
 
     #[inline]
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        A::visit_map(map, self.names, self.defaults, self.notes, self.pass)
+        A::visit_map(map, self.names, self.defaults, self.pass)
     }
 }
 
@@ -556,7 +514,7 @@ impl<'de, A: WireArgs> Visitor<'de> for ArgsVisitor<'_, '_, A> {
 #[doc(hidden)]
 pub type Key = u8;
 
-/// The [`Key`] of a name no parameter declares (the name itself goes to [`KeyNotes`]).
+/// The [`Key`] of a name no parameter declares (its warning goes to the [`Pass`]).
 #[doc(hidden)]
 pub const UNKNOWN_KEY: Key = Key::MAX;
 
@@ -564,7 +522,7 @@ pub const UNKNOWN_KEY: Key = Key::MAX;
 const _: () = assert!(MAX_PARAMETERS < UNKNOWN_KEY as usize);
 
 /// Reads a key without allocating when it names a declared parameter; an unknown name is
-/// noted in `unknown`.
+/// noted as a warning.
 ///
 /// Generic over the tuple `A` it reads keys for, although the code does not depend on it: each
 /// tuple then gets its own copy of serde_json's per-key code with a single caller, which LLVM
@@ -574,8 +532,8 @@ const _: () = assert!(MAX_PARAMETERS < UNKNOWN_KEY as usize);
 pub struct KeySeed<'a, A> {
     /// The declared wire names, in parameter order.
     pub names: &'a [&'a str],
-    /// Where unknown names go.
-    pub unknown: &'a mut Vec<String>,
+    /// Where unknown names are noted.
+    pub pass: &'a Pass<'a>,
     /// The parameter this key most likely names: the one after the previous key's.
     pub expected: Key,
     /// The tuple the keys are read for.
@@ -608,7 +566,7 @@ impl<'de, A> Visitor<'de> for KeySeed<'_, A> {
         match self.names.iter().position(|name| same_name(name, key)) {
             // `names` has at most `MAX_PARAMETERS` entries.
             Some(i) => Ok(i as Key),
-            None => Ok(note_unknown(self.unknown, key)),
+            None => Ok(note_unknown(self.pass, key)),
         }
     }
 }
@@ -616,8 +574,8 @@ impl<'de, A> Visitor<'de> for KeySeed<'_, A> {
 /// Notes an unknown key; out of line, so that reading a declared key stays small enough to inline.
 #[cold]
 #[inline(never)]
-fn note_unknown(unknown: &mut Vec<String>, key: &str) -> Key {
-    unknown.push(key.to_owned());
+fn note_unknown(pass: &Pass<'_>, key: &str) -> Key {
+    pass.note(unknown_parameter(key, pass.parameters()));
     UNKNOWN_KEY
 }
 
@@ -660,29 +618,29 @@ pub fn fill_missing<T: ToolParam>(seen: Option<T>, default: Option<fn() -> T>) -
     }
 }
 
-/// Stores a value read by the single pass; a key given twice keeps its last value (as a JSON
-/// object does) and is noted.
+/// Stores a value read by the single pass. A key given twice is left to the tree path, which
+/// reports it where it finds it, with the repairs.
 #[doc(hidden)]
 #[inline]
 pub fn store<'de, T: ToolParam, M: MapAccess<'de>>(
     slot: &mut Option<T>,
     map: &mut M,
     index: usize,
-    notes: &mut KeyNotes,
     pass: &Pass<'_>,
 ) -> Result<(), M::Error> {
     if slot.is_some() {
-        note_duplicate(notes, index);
+        return Err(given_twice());
     }
     *slot = Some(map.next_value_seed(ParamSeed::new(index, pass))?);
     Ok(())
 }
 
-/// Notes a key given twice; out of line, so that `store` stays small enough to inline.
+/// The error that leaves a key given twice to the tree path; out of line, so that `store`
+/// stays small enough to inline.
 #[cold]
 #[inline(never)]
-fn note_duplicate(notes: &mut KeyNotes, index: usize) {
-    notes.duplicates.push(index);
+fn given_twice<E: de::Error>() -> E {
+    E::custom("a parameter given twice")
 }
 
 macro_rules! wire_args {
@@ -708,15 +666,14 @@ macro_rules! wire_args {
                 mut map: M,
                 _names: &[&str],
                 _defaults: &Self::Defaults,
-                                notes: &mut KeyNotes,
-                                _pass: &Pass<'_>,
+                _pass: &Pass<'_>,
             ) -> Result<Option<Self>, M::Error> {
                 $(let mut $v: Option<$T> = None;)*
                 let mut expected: Key = 0;
-                while let Some(key) = map.next_key_seed(KeySeed::<Self> { names: _names, unknown: &mut notes.unknown, expected, tuple: PhantomData })? {
+                while let Some(key) = map.next_key_seed(KeySeed::<Self> { names: _names, pass: _pass, expected, tuple: PhantomData })? {
                     expected = key.wrapping_add(1);
                     match key {
-                        $($idx => store(&mut $v, &mut map, $idx, notes, _pass)?,)*
+                        $($idx => store(&mut $v, &mut map, $idx, _pass)?,)*
                         // Unknown (already noted), or beyond the tuple (`names` too long).
                         _ => { map.next_value::<IgnoredAny>()?; }
                     }

@@ -46,10 +46,20 @@ impl<'c> Pass<'c> {
         Pass { definition, plan, strict, warnings: RefCell::new(Vec::new()) }
     }
 
-    /// Whether nothing was converted.
+    /// Whether nothing was converted and no unknown key met.
     #[inline]
-    pub(crate) fn converted_nothing(&self) -> bool {
+    pub(crate) fn noted_nothing(&self) -> bool {
         self.warnings.borrow().is_empty()
+    }
+
+    /// The tool's declared parameters.
+    pub(crate) fn parameters(&self) -> &[crate::model::ToolParameter] {
+        &self.definition.parameters
+    }
+
+    /// Notes a warning about the arguments themselves (an unknown key).
+    pub(crate) fn note(&self, warning: ParseWarning) {
+        self.warnings.borrow_mut().push(warning);
     }
 
     pub(crate) fn into_warnings(self) -> Vec<ParseWarning> {
@@ -184,7 +194,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Wrapped<'_, S> {
     }
 }
 
-/// What the type asked for, so that a converted value is handed over the same way.
+/// What the type asked for: which kinds of value it takes as they arrive.
 #[derive(Clone, Copy)]
 enum Hint {
     Bool,
@@ -192,34 +202,27 @@ enum Hint {
     Float,
     Text,
     Seq,
-    Tuple(usize),
-    TupleStruct(&'static str, usize),
     Map,
-    Struct(&'static str, &'static [&'static str]),
+    /// A struct: an object, or its fields in order as a list.
+    Struct,
+    /// `()` or a unit struct: only `null`, never converted.
     Unit,
-    UnitStruct(&'static str),
 }
 
 impl Hint {
-    /// Hands a converted value to the type's visitor.
-    fn feed<'de, V: Visitor<'de>, E: de::Error>(self, value: Value, v: V) -> Result<V::Value, E> {
-        match self {
-            Hint::Tuple(len) => value.deserialize_tuple(len, v),
-            Hint::TupleStruct(name, len) => value.deserialize_tuple_struct(name, len, v),
-            Hint::Struct(name, fields) => value.deserialize_struct(name, fields, v),
-            Hint::Unit => value.deserialize_unit(v),
-            Hint::UnitStruct(name) => value.deserialize_unit_struct(name, v),
-            Hint::Bool | Hint::Integer | Hint::Float | Hint::Text | Hint::Seq | Hint::Map => value.deserialize_any(v),
-        }
-        .map_err(E::custom)
+    /// Hands a converted value to the type's visitor. A `serde_json::Value` deserializes the
+    /// same way whatever the type asked for (it ignores names, field lists and lengths), so
+    /// the value says which visitor method it calls.
+    fn feed<'de, V: Visitor<'de>, E: de::Error>(value: Value, v: V) -> Result<V::Value, E> {
+        value.deserialize_any(v).map_err(E::custom)
     }
 
     fn takes_seq(self) -> bool {
-        matches!(self, Hint::Seq | Hint::Tuple(_) | Hint::TupleStruct(..) | Hint::Struct(..))
+        matches!(self, Hint::Seq | Hint::Struct)
     }
 
     fn takes_map(self) -> bool {
-        matches!(self, Hint::Map | Hint::Struct(..))
+        matches!(self, Hint::Map | Hint::Struct)
     }
 }
 
@@ -300,8 +303,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
         self.de.deserialize_option(OptionVisitor { v, place: self.place, pass: self.pass })
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(self, name: &'static str, v: V) -> Result<V::Value, D::Error> {
-        self.dispatch(Hint::UnitStruct(name), v)
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value, D::Error> {
+        self.dispatch(Hint::Unit, v)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, v: V) -> Result<V::Value, D::Error> {
@@ -312,27 +315,27 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
         v.visit_newtype_struct(self)
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, D::Error> {
-        self.dispatch(Hint::Tuple(len), v)
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value, D::Error> {
+        self.dispatch(Hint::Seq, v)
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
         self,
-        name: &'static str,
-        len: usize,
+        _name: &'static str,
+        _len: usize,
         v: V,
     ) -> Result<V::Value, D::Error> {
-        self.dispatch(Hint::TupleStruct(name, len), v)
+        self.dispatch(Hint::Seq, v)
     }
 
     #[inline]
     fn deserialize_struct<V: Visitor<'de>>(
         self,
-        name: &'static str,
-        fields: &'static [&'static str],
+        _name: &'static str,
+        _fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, D::Error> {
-        self.dispatch(Hint::Struct(name, fields), v)
+        self.dispatch(Hint::Struct, v)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -368,7 +371,7 @@ impl<'de, V: Visitor<'de>> Dispatch<'_, V> {
     #[inline(never)]
     fn mismatch<E: de::Error>(self, value: Value) -> Result<V::Value, E> {
         match self.pass.convert(&self.place, value) {
-            Some(value) => self.hint.feed(value, self.v),
+            Some(value) => Hint::feed(value, self.v),
             None => Err(give_up()),
         }
     }
@@ -841,12 +844,12 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for VariantWrap<'_, 'de, A> 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, A::Error> {
         let step = Step { parent: self.place, segment: Segment::Key(self.name.as_str()) };
         let place = Place { param: self.place.param, up: Some(&step) };
-        self.variant.tuple_variant(len, Dispatch { v, hint: Hint::Tuple(len), place, pass: self.pass })
+        self.variant.tuple_variant(len, Dispatch { v, hint: Hint::Seq, place, pass: self.pass })
     }
 
     fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], v: V) -> Result<V::Value, A::Error> {
         let step = Step { parent: self.place, segment: Segment::Key(self.name.as_str()) };
         let place = Place { param: self.place.param, up: Some(&step) };
-        self.variant.struct_variant(fields, Dispatch { v, hint: Hint::Struct("", fields), place, pass: self.pass })
+        self.variant.struct_variant(fields, Dispatch { v, hint: Hint::Struct, place, pass: self.pass })
     }
 }
