@@ -340,3 +340,35 @@ fn a_parameter_sent_twice_is_reported_on_the_lenient_path_too() {
     assert_eq!(warnings(&e), vec![at("/limit", "duplicate_parameter"), at("/limit", "string_to_integer")]);
     assert_eq!(e.value.unwrap(), (None, Some(3), 1));
 }
+
+/// A shelf of counted things.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Shelf {
+    counts: BTreeMap<String, u32>,
+}
+
+/// Store counts.
+#[tool]
+fn stock(shelf: Shelf) -> String {
+    format!("{shelf:?}")
+}
+
+#[test]
+fn conversions_under_escaped_keys_point_at_the_key_as_sent() {
+    // serde_json hands keys with escapes over unborrowed; the conversion below them must still
+    // land on the key as sent.
+    let raw = r#"{"shelf": {"counts": {"a\"b": "5", "c\\d": 6, "e": "7"}, "unknown\u0041": 1}, "x\ty": 2}"#;
+    let e = <stock as DeclaredTool>::extract(raw);
+    assert_eq!(
+        warnings(&e),
+        vec![
+            at("/shelf/counts/a\"b", "string_to_integer"),
+            at("/shelf/counts/e", "string_to_integer"),
+            at("/x\ty", "unknown_parameter"),
+        ]
+    );
+    let counts = BTreeMap::from([("a\"b".to_owned(), 5), ("c\\d".to_owned(), 6), ("e".to_owned(), 7)]);
+    assert_eq!(e.value.unwrap(), (Shelf { counts },));
+    let tree = <stock as DeclaredTool>::extract_by_tree(raw);
+    assert_eq!(warnings(&tree), warnings(&<stock as DeclaredTool>::extract(raw)));
+}

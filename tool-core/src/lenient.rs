@@ -72,6 +72,9 @@ impl<'c> Pass<'c> {
     #[cold]
     #[inline(never)]
     fn convert(&self, place: &Place<'_>, mut value: Value) -> Option<Value> {
+        if !place.is_known() {
+            return None;
+        }
         let mut pointer = String::with_capacity(32);
         let Some((node, only_indices)) = self.locate(place, &mut pointer) else { return Some(value) };
         let parameter = &self.definition.parameters[place.param];
@@ -99,6 +102,10 @@ impl<'c> Pass<'c> {
     #[cold]
     #[inline(never)]
     fn converts(&self, place: &Place<'_>) -> bool {
+        // Where the path is not known, `convert` gives up, which leaves the call to the tree.
+        if !place.is_known() {
+            return true;
+        }
         let mut pointer = String::new();
         self.locate(place, &mut pointer).is_some_and(|(node, _)| self.plan.node(node).converts())
     }
@@ -116,6 +123,7 @@ impl<'c> Pass<'c> {
         let (parent, only_indices) = self.locate(&step.parent, pointer)?;
         match step.segment {
             Segment::Key(key) => {
+                let key = key?;
                 push_segment(pointer, key);
                 Some((plan.node(parent).field(key)?, false))
             }
@@ -136,16 +144,35 @@ struct Place<'p> {
     up: Option<&'p Step<'p>>,
 }
 
+impl Place<'_> {
+    /// Whether every key on the way is known (see [`Segment::Key`]).
+    fn is_known(&self) -> bool {
+        let mut up = self.up;
+        while let Some(step) = up {
+            if let Segment::Key(None) = step.segment {
+                return false;
+            }
+            up = step.parent.up;
+        }
+        true
+    }
+}
+
+/// A container's place and the step to the value being read in it: kept in the map or list
+/// reader and updated in place as it goes, so that a value costs one store, not a new link.
 struct Step<'p> {
     parent: Place<'p>,
     segment: Segment<'p>,
 }
 
-/// One step from a parameter's value to a value inside it.
+/// One step from a parameter's value to a value inside it (`Copy`: overwriting it costs
+/// nothing more than the store).
 #[derive(Clone, Copy)]
 enum Segment<'a> {
-    /// A field of an object, a map's key, or an enum variant's name.
-    Key(&'a str),
+    /// A field of an object, a map's key, or an enum variant's name; `None` when serde_json
+    /// handed the key over unborrowed (an escaped key, a number key). A conversion below such a
+    /// key is left to the tree path.
+    Key(Option<&'a str>),
     /// An element of a list.
     Index(usize),
 }
@@ -458,7 +485,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
         if self.hint.takes_seq() {
-            return self.v.visit_seq(SeqWrap { seq, place: self.place, pass: self.pass, index: 0 });
+            let step = Step { parent: self.place, segment: Segment::Index(0) };
+            return self.v.visit_seq(SeqWrap { seq, step, pass: self.pass });
         }
         let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
         self.mismatch(value)
@@ -467,7 +495,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     #[inline]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         if self.hint.takes_map() {
-            return self.v.visit_map(MapWrap { map, place: self.place, pass: self.pass, key: KeyText::default() });
+            let step = Step { parent: self.place, segment: Segment::Key(None) };
+            return self.v.visit_map(MapWrap { map, step, pass: self.pass });
         }
         let value = Value::deserialize(MapAccessDeserializer::new(map))?;
         self.mismatch(value)
@@ -505,9 +534,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for OptionVisitor<'_, V> {
 /// A list's elements, each read through [`Lenient`] at its index.
 struct SeqWrap<'p, A> {
     seq: A,
-    place: Place<'p>,
+    /// At the next element.
+    step: Step<'p>,
     pass: &'p Pass<'p>,
-    index: usize,
 }
 
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for SeqWrap<'_, A> {
@@ -515,10 +544,12 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for SeqWrap<'_, A> {
 
     #[inline]
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>, A::Error> {
-        let step = Step { parent: self.place, segment: Segment::Index(self.index) };
-        self.index += 1;
-        let place = Place { param: self.place.param, up: Some(&step) };
-        self.seq.next_element_seed(Wrapped { seed, place, pass: self.pass })
+        let place = Place { param: self.step.parent.param, up: Some(&self.step) };
+        let element = self.seq.next_element_seed(Wrapped { seed, place, pass: self.pass });
+        if let Segment::Index(index) = &mut self.step.segment {
+            *index += 1;
+        }
+        element
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -526,47 +557,27 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for SeqWrap<'_, A> {
     }
 }
 
-/// The text of the key being read, kept for the path of its value.
-enum KeyText<'de> {
-    Borrowed(&'de str),
-    Owned(String),
-}
-
-impl Default for KeyText<'_> {
-    fn default() -> Self {
-        KeyText::Borrowed("")
-    }
-}
-
-impl KeyText<'_> {
-    fn as_str(&self) -> &str {
-        match self {
-            KeyText::Borrowed(text) => text,
-            KeyText::Owned(text) => text,
-        }
-    }
-}
-
-/// An object's or map's entries: each key is noted, each value read through [`Lenient`] under it.
-struct MapWrap<'p, 'de, A> {
+/// An object's or map's entries: each key is noted, each value read through [`Lenient`] under
+/// it. `'x` is no longer than the place it is in nor the text it reads (`'de: 'x`), so that a
+/// borrowed key can be kept in the step.
+struct MapWrap<'x, A> {
     map: A,
-    place: Place<'p>,
-    pass: &'p Pass<'p>,
-    key: KeyText<'de>,
+    /// At the key just read.
+    step: Step<'x>,
+    pass: &'x Pass<'x>,
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for MapWrap<'_, 'de, A> {
+impl<'de: 'x, 'x, A: MapAccess<'de>> MapAccess<'de> for MapWrap<'x, A> {
     type Error = A::Error;
 
     #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
-        self.map.next_key_seed(KeyCapture { seed, slot: &mut self.key })
+        self.map.next_key_seed(KeyCapture { seed, slot: &mut self.step.segment })
     }
 
     #[inline]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
-        let step = Step { parent: self.place, segment: Segment::Key(self.key.as_str()) };
-        let place = Place { param: self.place.param, up: Some(&step) };
+        let place = Place { param: self.step.parent.param, up: Some(&self.step) };
         self.map.next_value_seed(Wrapped { seed, place, pass: self.pass })
     }
 
@@ -576,12 +587,12 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for MapWrap<'_, 'de, A> {
 }
 
 /// Reads a key with the seed the type gave, noting its text on the way.
-struct KeyCapture<'k, 'de, S> {
+struct KeyCapture<'k, 'x, S> {
     seed: S,
-    slot: &'k mut KeyText<'de>,
+    slot: &'k mut Segment<'x>,
 }
 
-impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeyCapture<'_, 'de, S> {
+impl<'de: 'x, 'x, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeyCapture<'_, 'x, S> {
     type Value = S::Value;
 
     #[inline]
@@ -590,9 +601,9 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeyCapture<'_, 'de, 
     }
 }
 
-struct KeyDeserializer<'k, 'de, D> {
+struct KeyDeserializer<'k, 'x, D> {
     de: D,
-    slot: &'k mut KeyText<'de>,
+    slot: &'k mut Segment<'x>,
 }
 
 macro_rules! forward_key {
@@ -606,7 +617,7 @@ macro_rules! forward_key {
     };
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<'_, 'de, D> {
+impl<'de: 'x, 'x, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<'_, 'x, D> {
     type Error = D::Error;
 
     forward_key! {
@@ -627,23 +638,23 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<'_, 'de, D
     }
 }
 
-struct KeyVisitor<'k, 'de, V> {
+struct KeyVisitor<'k, 'x, V> {
     v: V,
-    slot: &'k mut KeyText<'de>,
+    slot: &'k mut Segment<'x>,
 }
 
 macro_rules! note_key {
     ($($method:ident($ty:ty)),* $(,)?) => {
         $(
             fn $method<E: de::Error>(self, n: $ty) -> Result<V::Value, E> {
-                *self.slot = KeyText::Owned(n.to_string());
+                *self.slot = Segment::Key(None);
                 self.v.$method(n)
             }
         )*
     };
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, 'de, V> {
+impl<'de: 'x, 'x, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, 'x, V> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -652,17 +663,17 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, 'de, V> {
 
     #[inline]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
-        *self.slot = KeyText::Borrowed(s);
+        *self.slot = Segment::Key(Some(s));
         self.v.visit_borrowed_str(s)
     }
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
-        *self.slot = KeyText::Owned(s.to_owned());
+        *self.slot = Segment::Key(None);
         self.v.visit_str(s)
     }
 
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
-        *self.slot = KeyText::Owned(s.clone());
+        *self.slot = Segment::Key(None);
         self.v.visit_string(s)
     }
 
@@ -744,27 +755,28 @@ struct EnumWrap<'p, A> {
 
 impl<'p, 'de, A: EnumAccess<'de>> EnumAccess<'de> for EnumWrap<'p, A> {
     type Error = A::Error;
-    type Variant = VariantWrap<'p, 'de, A::Variant>;
+    type Variant = VariantWrap<'p, A::Variant>;
 
     #[inline]
     fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self::Variant), A::Error> {
         let EnumWrap { data, variants, place, pass } = self;
-        let mut name = KeyText::default();
+        let mut name = None;
         let capture = VariantCapture { seed, variants, place, pass, slot: &mut name };
         let (value, variant) = data.variant_seed(capture)?;
         Ok((value, VariantWrap { variant, place, pass, name }))
     }
 }
 
-struct VariantCapture<'k, 'p, 'de, S> {
+/// Reads a variant's name, noting which of `variants` it is.
+struct VariantCapture<'k, 'p, S> {
     seed: S,
     variants: &'static [&'static str],
     place: Place<'p>,
     pass: &'p Pass<'p>,
-    slot: &'k mut KeyText<'de>,
+    slot: &'k mut Option<&'static str>,
 }
 
-impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for VariantCapture<'_, '_, 'de, S> {
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for VariantCapture<'_, '_, S> {
     type Value = S::Value;
 
     #[inline]
@@ -773,12 +785,18 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for VariantCapture<'_, '
     }
 }
 
-impl<'de, S: DeserializeSeed<'de>> VariantCapture<'_, '_, 'de, S> {
+impl<'de, S: DeserializeSeed<'de>> VariantCapture<'_, '_, S> {
+    /// Notes the variant `token` names, if it names one.
+    fn note(&mut self, token: &str) -> bool {
+        *self.slot = self.variants.iter().copied().find(|variant| *variant == token);
+        self.slot.is_some()
+    }
+
     /// A token that names no variant: converted as the tree converts it (case, retyping).
     fn convert<E: de::Error>(self, token: &str) -> Result<S::Value, E> {
         match self.pass.convert(&self.place, Value::String(token.to_owned())) {
             Some(Value::String(converted)) => {
-                *self.slot = KeyText::Owned(converted.clone());
+                *self.slot = self.variants.iter().copied().find(|variant| *variant == converted);
                 self.seed.deserialize(StringDeserializer::<E>::new(converted))
             }
             _ => Err(give_up()),
@@ -786,7 +804,7 @@ impl<'de, S: DeserializeSeed<'de>> VariantCapture<'_, '_, 'de, S> {
     }
 }
 
-impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for VariantCapture<'_, '_, 'de, S> {
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for VariantCapture<'_, '_, S> {
     type Value = S::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -794,17 +812,15 @@ impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for VariantCapture<'_, '_, 'de, 
     }
 
     #[inline]
-    fn visit_borrowed_str<E: de::Error>(self, token: &'de str) -> Result<S::Value, E> {
-        if self.variants.contains(&token) {
-            *self.slot = KeyText::Borrowed(token);
+    fn visit_borrowed_str<E: de::Error>(mut self, token: &'de str) -> Result<S::Value, E> {
+        if self.note(token) {
             return self.seed.deserialize(BorrowedStrDeserializer::<E>::new(token));
         }
         self.convert(token)
     }
 
-    fn visit_str<E: de::Error>(self, token: &str) -> Result<S::Value, E> {
-        if self.variants.contains(&token) {
-            *self.slot = KeyText::Owned(token.to_owned());
+    fn visit_str<E: de::Error>(mut self, token: &str) -> Result<S::Value, E> {
+        if self.note(token) {
             return self.seed.deserialize(StrDeserializer::<E>::new(token));
         }
         self.convert(token)
@@ -815,20 +831,20 @@ impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for VariantCapture<'_, '_, 'de, 
     }
 
     fn visit_u64<E: de::Error>(self, index: u64) -> Result<S::Value, E> {
-        *self.slot = KeyText::Owned(index.to_string());
+        *self.slot = usize::try_from(index).ok().and_then(|index| self.variants.get(index).copied());
         self.seed.deserialize(index.into_deserializer())
     }
 }
 
 /// A variant's content, read through [`Lenient`] under the variant's name.
-struct VariantWrap<'p, 'de, A> {
+struct VariantWrap<'p, A> {
     variant: A,
     place: Place<'p>,
     pass: &'p Pass<'p>,
-    name: KeyText<'de>,
+    name: Option<&'static str>,
 }
 
-impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for VariantWrap<'_, 'de, A> {
+impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for VariantWrap<'_, A> {
     type Error = A::Error;
 
     fn unit_variant(self) -> Result<(), A::Error> {
@@ -836,19 +852,19 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for VariantWrap<'_, 'de, A> 
     }
 
     fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, A::Error> {
-        let step = Step { parent: self.place, segment: Segment::Key(self.name.as_str()) };
+        let step = Step { parent: self.place, segment: Segment::Key(self.name) };
         let place = Place { param: self.place.param, up: Some(&step) };
         self.variant.newtype_variant_seed(Wrapped { seed, place, pass: self.pass })
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, A::Error> {
-        let step = Step { parent: self.place, segment: Segment::Key(self.name.as_str()) };
+        let step = Step { parent: self.place, segment: Segment::Key(self.name) };
         let place = Place { param: self.place.param, up: Some(&step) };
         self.variant.tuple_variant(len, Dispatch { v, hint: Hint::Seq, place, pass: self.pass })
     }
 
     fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], v: V) -> Result<V::Value, A::Error> {
-        let step = Step { parent: self.place, segment: Segment::Key(self.name.as_str()) };
+        let step = Step { parent: self.place, segment: Segment::Key(self.name) };
         let place = Place { param: self.place.param, up: Some(&step) };
         self.variant.struct_variant(fields, Dispatch { v, hint: Hint::Struct, place, pass: self.pass })
     }
