@@ -408,6 +408,20 @@ impl<'de, V: Visitor<'de>> Dispatch<'_, V> {
     fn mismatch_text<E: de::Error>(self, text: &str) -> Result<V::Value, E> {
         self.mismatch(Value::String(text.to_owned()))
     }
+
+    #[cold]
+    #[inline(never)]
+    fn mismatch_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
+        self.mismatch(value)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mismatch_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        let value = Value::deserialize(MapAccessDeserializer::new(map))?;
+        self.mismatch(value)
+    }
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
@@ -488,8 +502,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
             let step = Step { parent: self.place, segment: Segment::Index(0) };
             return self.v.visit_seq(SeqWrap { seq, step, pass: self.pass });
         }
-        let value = Value::deserialize(SeqAccessDeserializer::new(seq))?;
-        self.mismatch(value)
+        self.mismatch_seq(seq)
     }
 
     #[inline]
@@ -498,8 +511,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
             let step = Step { parent: self.place, segment: Segment::Key(None) };
             return self.v.visit_map(MapWrap { map, step, pass: self.pass });
         }
-        let value = Value::deserialize(MapAccessDeserializer::new(map))?;
-        self.mismatch(value)
+        self.mismatch_map(map)
     }
 }
 
