@@ -372,3 +372,43 @@ fn conversions_under_escaped_keys_point_at_the_key_as_sent() {
     let tree = <stock as DeclaredTool>::extract_by_tree(raw);
     assert_eq!(warnings(&tree), warnings(&<stock as DeclaredTool>::extract(raw)));
 }
+
+/// Seats taken per row, and which floors are open.
+#[tool]
+fn seat(rows: BTreeMap<u32, u32>, floors: BTreeMap<i64, bool>) -> String {
+    format!("{rows:?} {floors:?}")
+}
+
+#[test]
+fn values_of_maps_with_integer_keys_are_converted_by_their_declared_type() {
+    // schemars declares these maps' values under `patternProperties` (`^\d+$`, `^-?\d+$`).
+    let raw = r#"{"rows": {"3": "4", "12": 2.0}, "floors": {"-1": "TRUE", "2": false}}"#;
+    let e = <seat as DeclaredTool>::extract(raw);
+    assert_eq!(
+        warnings(&e),
+        vec![
+            at("/rows/3", "string_to_integer"),
+            at("/rows/12", "float_to_integer"),
+            at("/floors/-1", "string_to_boolean")
+        ]
+    );
+    assert_eq!(e.value.unwrap(), (BTreeMap::from([(3, 4), (12, 2)]), BTreeMap::from([(-1, true), (2, false)])));
+    let tree = <seat as DeclaredTool>::extract_by_tree(raw);
+    assert_eq!(tree.warnings, <seat as DeclaredTool>::extract(raw).warnings);
+}
+
+#[test]
+fn an_error_inside_a_map_with_integer_keys_says_what_its_values_are() {
+    let e = <seat as DeclaredTool>::extract(r#"{"rows": {"3": "many"}, "floors": {}}"#);
+    let error = &e.value.as_ref().unwrap_err().errors[0];
+    assert_eq!(
+        (error.pointer.as_str(), error.rule.as_str(), error.expected.as_str()),
+        ("/rows/3", "invalid_type", "an integer")
+    );
+    let e = <seat as DeclaredTool>::extract(r#"{"rows": {"3": -1}, "floors": {}}"#);
+    let error = &e.value.as_ref().unwrap_err().errors[0];
+    assert_eq!(
+        (error.pointer.as_str(), error.rule.as_str(), error.expected.as_str()),
+        ("/rows/3", "invalid_value", "an integer from 0 to 4294967295")
+    );
+}

@@ -464,15 +464,14 @@ impl<'a> Coercer<'a> {
             }
         }
         let Value::Object(map) = value else { return };
-        let Children::Fields { properties, additional } = children else { return };
+        let Children::Fields { properties, .. } = children else { return };
         let optional = |key: &str| {
             properties.iter().find(|(name, ..)| name == key).filter(|(.., required)| !required).map(|(_, id, _)| *id)
         };
         let strict = self.strict;
         self.nulls_as_absent(map, optional, |_| strict);
         for (key, field) in map.iter_mut() {
-            let node = properties.iter().find(|(name, ..)| name == key).map(|(_, id, _)| *id).or(*additional);
-            if let Some(node) = node {
+            if let Some(node) = children.field(key) {
                 self.enter(key);
                 self.value(field, node, false);
                 self.leave();
@@ -733,6 +732,30 @@ mod tests {
                 json!({"n": 3, "b": true}),
                 vec![("/p/n".into(), "string_to_integer".into()), ("/p/b".into(), "string_to_boolean".into())]
             )
+        );
+    }
+
+    #[test]
+    fn map_values_are_converted_by_the_property_else_the_first_pattern_their_key_matches() {
+        // schemars writes `BTreeMap<u32, _>` as `^\\d+$` and `BTreeMap<i64, _>` as `^-?\\d+$`.
+        let map = json!({
+            "type": "object",
+            "properties": {"7": {"type": "string"}},
+            "patternProperties": {"^\\d+$": {"type": "integer"}, "^-?\\d+$": {"type": "boolean"}, "x(": {"type": "boolean"}},
+            "additionalProperties": {"type": "number"}
+        });
+        assert_eq!(
+            convert(map, json!({"7": 7, "3": "4", "-1": "TRUE", "x": "2.5"})),
+            (
+                json!({"7": "7", "3": 4, "-1": true, "x": 2.5}),
+                vec![
+                    ("/p/7".into(), "literal_to_string".into()),
+                    ("/p/3".into(), "string_to_integer".into()),
+                    ("/p/-1".into(), "string_to_boolean".into()),
+                    ("/p/x".into(), "string_to_number".into()),
+                ]
+            ),
+            "a pattern that does not compile (`x(`) is ignored"
         );
     }
 

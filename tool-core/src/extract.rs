@@ -315,19 +315,33 @@ fn schema_at<'s>(input_schema: &'s Value, pointer: &str) -> Option<(&'s Value, &
     for segment in segments {
         nested = true;
         let resolved = crate::shape::without_null(crate::shape::resolve(schema, defs), defs);
-        schema = match segment.parse::<usize>() {
-            Ok(i) => resolved
-                .get("prefixItems")
-                .and_then(|p| p.get(i))
-                .or_else(|| resolved.get("items"))
-                .or_else(|| resolved.get("properties").and_then(|p| p.get(&segment)))?,
-            Err(_) => resolved
-                .get("properties")
-                .and_then(|p| p.get(&segment))
-                .or_else(|| resolved.get("additionalProperties").filter(|a| a.is_object()))?,
+        let element = segment
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| resolved.get("prefixItems").and_then(|p| p.get(i)).or_else(|| resolved.get("items")));
+        schema = match element {
+            Some(element) => element,
+            None => field_schema(resolved, &segment)?,
         };
     }
     Some((schema, defs, nested))
+}
+
+/// The schema of an object's field `key`: a declared property, else the first pattern the name
+/// matches (maps with integer keys), else the schema of any other field.
+fn field_schema<'s>(object: &'s Value, key: &str) -> Option<&'s Value> {
+    object
+        .get("properties")
+        .and_then(|p| p.get(key))
+        .or_else(|| {
+            let patterns = object.get("patternProperties")?.as_object()?;
+            // A pattern that does not compile is ignored (this is only asked on an error).
+            patterns
+                .iter()
+                .find(|(pattern, _)| regex::Regex::new(pattern).is_ok_and(|r| r.is_match(key)))
+                .map(|(_, s)| s)
+        })
+        .or_else(|| object.get("additionalProperties").filter(|a| a.is_object()))
 }
 
 /// The type-independent half of the slow path (compiled once, not per tool): the arguments

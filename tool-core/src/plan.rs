@@ -6,10 +6,13 @@
 //! The reading of the schema is the one [`crate::coerce`] documents: `$ref`s and a `null`
 //! alternative (`type: [T, "null"]`, `anyOf: [X, null]`, a single `allOf`) are set aside, the
 //! kind is the schema's one non-null `type`, and tokens come from `enum`, `const`, or
-//! `oneOf`/`anyOf` branches that are each one token.
+//! `oneOf`/`anyOf` branches that are each one token. An object's fields are its `properties`,
+//! then its `patternProperties` (maps with integer keys: `^\\d+$`), then its
+//! `additionalProperties`.
 
 use std::collections::HashMap;
 
+use regex::Regex;
 use serde_json::{Map, Value};
 
 use crate::shape::{enum_tokens, is_null_schema, primary_type, resolve, token_text};
@@ -49,9 +52,21 @@ pub(crate) enum Children {
     Items(NodeId),
     /// A tuple's elements, by position (elements beyond them are not converted).
     Prefix(Vec<NodeId>),
-    /// An object's declared fields (name, node, whether required), and the node of any other
-    /// field (maps).
-    Fields { properties: Vec<(String, NodeId, bool)>, additional: Option<NodeId> },
+    /// An object's declared fields (name, node, whether required), the node of a field whose
+    /// name matches a pattern (maps with integer keys), and the node of any other field (maps).
+    Fields { properties: Vec<(String, NodeId, bool)>, patterns: Vec<(Regex, NodeId)>, additional: Option<NodeId> },
+}
+
+impl Children {
+    /// The node of the field `key` of an object: a declared property, else the first pattern
+    /// the name matches, else the node of any other field.
+    pub(crate) fn field(&self, key: &str) -> Option<NodeId> {
+        let Children::Fields { properties, patterns, additional } = self else { return None };
+        match properties.iter().find(|(name, ..)| name == key) {
+            Some((_, id, _)) => Some(*id),
+            None => patterns.iter().find(|(pattern, _)| pattern.is_match(key)).map(|(_, id)| *id).or(*additional),
+        }
+    }
 }
 
 /// One schema node, compiled.
@@ -67,9 +82,7 @@ impl Node {
     /// The node of the field `key`, when this node is an object conversion descends into.
     pub(crate) fn field(&self, key: &str) -> Option<NodeId> {
         match &self.children {
-            Children::Fields { properties, additional } if self.kind == Kind::Object && self.tokens.is_none() => {
-                properties.iter().find(|(name, ..)| name == key).map(|(_, id, _)| *id).or(*additional)
-            }
+            fields @ Children::Fields { .. } if self.kind == Kind::Object && self.tokens.is_none() => fields.field(key),
             _ => None,
         }
     }
@@ -174,8 +187,17 @@ impl<'a> Compiler<'a> {
                         .collect(),
                     None => Vec::new(),
                 };
+                // A pattern that does not compile is ignored.
+                let patterns = match declared.get("patternProperties").and_then(Value::as_object) {
+                    Some(patterns) => patterns
+                        .iter()
+                        .filter_map(|(pattern, s)| Some((Regex::new(pattern).ok()?, s)))
+                        .map(|(regex, s)| (regex, self.node(s)))
+                        .collect(),
+                    None => Vec::new(),
+                };
                 let additional = declared.get("additionalProperties").filter(|a| a.is_object()).map(|a| self.node(a));
-                Children::Fields { properties, additional }
+                Children::Fields { properties, patterns, additional }
             }
             _ => Children::None,
         };
