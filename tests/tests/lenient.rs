@@ -635,3 +635,24 @@ fn a_value_whose_node_depends_on_an_adjacent_tag_is_left_to_the_tree_path() {
     assert_eq!(warnings(&e), vec![at("/step/value", "string_to_integer")]);
     assert_eq!(e.value.unwrap(), (Step::Repeat(Count(5)),));
 }
+
+#[test]
+fn an_error_inside_a_variant_points_at_it_and_says_what_is_expected_there() {
+    let e = <deliver as DeclaredTool>::extract(r#"{"window": {"within": {"hours": "soon"}}}"#);
+    let error = &e.value.as_ref().unwrap_err().errors[0];
+    assert_eq!(
+        (error.pointer.as_str(), error.rule.as_str(), error.expected.as_str(), error.received.as_deref()),
+        ("/window/within/hours", "invalid_type", "an integer", Some("\"soon\""))
+    );
+    let e = <deliver as DeclaredTool>::extract(r#"{"window": {"slot": -1}}"#);
+    let error = &e.value.as_ref().unwrap_err().errors[0];
+    assert_eq!(
+        (error.pointer.as_str(), error.rule.as_str(), error.expected.as_str()),
+        ("/window/slot", "invalid_value", "an integer from 0 to 4294967295")
+    );
+    // A data variant's name sent as a token: the error is the enum's.
+    assert_eq!(
+        errors(<deliver as DeclaredTool>::extract(r#"{"window": "slot"}"#)),
+        vec![at("/window", "invalid_type")]
+    );
+}
