@@ -372,3 +372,287 @@ fn conversions_under_escaped_keys_point_at_the_key_as_sent() {
     let tree = <stock as DeclaredTool>::extract_by_tree(raw);
     assert_eq!(warnings(&tree), warnings(&<stock as DeclaredTool>::extract(raw)));
 }
+
+/// Seats taken per row, and which floors are open.
+#[tool]
+fn seat(rows: BTreeMap<u32, u32>, floors: BTreeMap<i64, bool>) -> String {
+    format!("{rows:?} {floors:?}")
+}
+
+#[test]
+fn values_of_maps_with_integer_keys_are_converted_by_their_declared_type() {
+    // schemars declares these maps' values under `patternProperties` (`^\d+$`, `^-?\d+$`).
+    let raw = r#"{"rows": {"3": "4", "12": 2.0}, "floors": {"-1": "TRUE", "2": false}}"#;
+    let e = <seat as DeclaredTool>::extract(raw);
+    assert_eq!(
+        warnings(&e),
+        vec![
+            at("/rows/3", "string_to_integer"),
+            at("/rows/12", "float_to_integer"),
+            at("/floors/-1", "string_to_boolean")
+        ]
+    );
+    assert_eq!(e.value.unwrap(), (BTreeMap::from([(3, 4), (12, 2)]), BTreeMap::from([(-1, true), (2, false)])));
+    let tree = <seat as DeclaredTool>::extract_by_tree(raw);
+    assert_eq!(tree.warnings, <seat as DeclaredTool>::extract(raw).warnings);
+}
+
+#[test]
+fn an_error_inside_a_map_with_integer_keys_says_what_its_values_are() {
+    let e = <seat as DeclaredTool>::extract(r#"{"rows": {"3": "many"}, "floors": {}}"#);
+    let error = &e.value.as_ref().unwrap_err().errors[0];
+    assert_eq!(
+        (error.pointer.as_str(), error.rule.as_str(), error.expected.as_str()),
+        ("/rows/3", "invalid_type", "an integer")
+    );
+    let e = <seat as DeclaredTool>::extract(r#"{"rows": {"3": -1}, "floors": {}}"#);
+    let error = &e.value.as_ref().unwrap_err().errors[0];
+    assert_eq!(
+        (error.pointer.as_str(), error.rule.as_str(), error.expected.as_str()),
+        ("/rows/3", "invalid_value", "an integer from 0 to 4294967295")
+    );
+}
+
+/// A delivery window, by kind.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Window {
+    Asap,
+    Within { hours: u32 },
+    Slot(u32),
+    Between(u32, u32),
+}
+
+/// Book a delivery.
+#[tool]
+fn deliver(window: Window, fallback: Option<Window>) -> String {
+    format!("{window:?} {fallback:?}")
+}
+
+/// Extracts `raw` on both paths: the single pass's extraction, after checking that the tree path
+/// gives the same warnings, every field of each, in order.
+fn both_paths<T: DeclaredTool>(raw: &str) -> Extraction<'_, T::Args> {
+    let tree = T::extract_by_tree(raw);
+    let extraction = T::extract(raw);
+    assert_eq!(extraction.warnings, tree.warnings, "single pass vs tree path: {raw}");
+    extraction
+}
+
+#[test]
+fn an_externally_tagged_variant_is_converted_inside_by_its_content_type() {
+    let e = both_paths::<deliver>(r#"{"window": {"within": {"hours": "4"}}, "fallback": {"slot": 2.0}}"#);
+    assert_eq!(
+        warnings(&e),
+        vec![at("/window/within/hours", "string_to_integer"), at("/fallback/slot", "float_to_integer")]
+    );
+    assert_eq!(e.value.unwrap(), (Window::Within { hours: 4 }, Some(Window::Slot(2))));
+    let e = both_paths::<deliver>(r#"{"window": {"between": ["9", 17]}, "fallback": "None"}"#);
+    assert_eq!(warnings(&e), vec![at("/window/between/0", "string_to_integer"), at("/fallback", "null_literal")]);
+    assert_eq!(e.value.unwrap(), (Window::Between(9, 17), None));
+    // A unit variant is a token: the case rule of enum tokens.
+    let e = both_paths::<deliver>(r#"{"window": "ASAP"}"#);
+    assert_eq!(warnings(&e), vec![at("/window", "enum_case_normalized")]);
+    assert_eq!(e.value.unwrap(), (Window::Asap, None));
+    // The variant as JSON text, like any object.
+    let e = both_paths::<deliver>(r#"{"window": "{\"slot\": \"3\"}"}"#);
+    assert_eq!(warnings(&e), vec![at("/window", "json_string_decoded"), at("/window/slot", "string_to_integer")]);
+    assert_eq!(e.value.unwrap(), (Window::Slot(3), None));
+}
+
+#[test]
+fn an_external_tag_in_the_wrong_case_is_normalised_at_the_enums_place() {
+    // The variant's name is a token of the enum, whether it is the value or the object's one
+    // key; its warning points at the enum (the single pass reads both forms alike).
+    let e = both_paths::<deliver>(r#"{"window": {"Within": {"hours": "4"}}, "fallback": {"SLOT": 1}}"#);
+    assert_eq!(
+        warnings(&e),
+        vec![
+            at("/window", "enum_case_normalized"),
+            at("/window/within/hours", "string_to_integer"),
+            at("/fallback", "enum_case_normalized"),
+        ]
+    );
+    let w = &e.warnings[0];
+    assert_eq!(
+        (w.expected.as_ref(), w.received.as_str(), w.action.as_str()),
+        ("one of: `asap`, `within`, `slot`, `between`", "\"Within\"", "read as \"within\"")
+    );
+    assert_eq!(e.value.unwrap(), (Window::Within { hours: 4 }, Some(Window::Slot(1))));
+}
+
+/// When to remind.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Remind {
+    Never,
+    After { minutes: u32 },
+}
+
+/// Set a reminder.
+#[tool]
+fn remind(when: Remind) -> String {
+    format!("{when:?}")
+}
+
+#[test]
+fn an_external_tag_in_the_wrong_case_and_its_content_are_converted_in_one_pass() {
+    let e = both_paths::<remind>(r#"{"when": {"AFTER": {"minutes": "5"}}}"#);
+    assert_eq!(warnings(&e), vec![at("/when", "enum_case_normalized"), at("/when/after/minutes", "string_to_integer")]);
+    // No tree was built: the single pass converted both.
+    assert_eq!(e.arguments, None);
+    assert_eq!(e.value.unwrap(), (Remind::After { minutes: 5 },));
+}
+
+/// A voucher.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Voucher {
+    code: String,
+    value: u32,
+}
+
+/// How to pay.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(tag = "method", rename_all = "snake_case")]
+enum Payment {
+    Cash,
+    Card { last4: String, installments: u8 },
+    Voucher(Voucher),
+}
+
+/// Pay for an order.
+#[tool]
+fn pay(payment: Payment) -> String {
+    format!("{payment:?}")
+}
+
+#[test]
+fn an_internally_tagged_variant_is_picked_by_its_tag_and_its_fields_converted() {
+    let e = both_paths::<pay>(r#"{"payment": {"method": "card", "last4": 1234, "installments": "3"}}"#);
+    assert_eq!(
+        warnings(&e),
+        vec![at("/payment/last4", "literal_to_string"), at("/payment/installments", "string_to_integer")]
+    );
+    assert_eq!(e.value.unwrap(), (Payment::Card { last4: "1234".into(), installments: 3 },));
+    // A newtype variant's fields are its struct's (schemars: the tag beside a `$ref`).
+    let e = both_paths::<pay>(r#"{"payment": {"value": "20", "method": "voucher", "code": "X"}}"#);
+    assert_eq!(warnings(&e), vec![at("/payment/value", "string_to_integer")]);
+    assert_eq!(e.value.unwrap(), (Payment::Voucher(Voucher { code: "X".into(), value: 20 }),));
+    // The tag in the wrong case: normalised first, then the fields by that variant.
+    let e = both_paths::<pay>(r#"{"payment": {"installments": 2.0, "method": "Card", "last4": "0042"}}"#);
+    assert_eq!(
+        warnings(&e),
+        vec![at("/payment/method", "enum_case_normalized"), at("/payment/installments", "float_to_integer")]
+    );
+    assert_eq!(e.value.unwrap(), (Payment::Card { last4: "0042".into(), installments: 2 },));
+    let w = &e.warnings[0];
+    assert_eq!((w.expected.as_ref(), w.received.as_str()), ("one of: `cash`, `card`, `voucher`", "\"Card\""));
+    // A tag naming no variant: nothing is guessed.
+    let e = both_paths::<pay>(r#"{"payment": {"method": "cheque", "value": "20"}}"#);
+    assert_eq!(errors(e), vec![at("/payment/method", "not_allowed")]);
+}
+
+/// An edit to a text.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+enum Edit {
+    Insert { at: u32, text: String },
+    Delete(u32),
+    Clear,
+}
+
+/// Edit a text.
+#[tool]
+fn edit_text(edit: Edit) -> String {
+    format!("{edit:?}")
+}
+
+#[test]
+fn an_adjacently_tagged_variant_is_picked_by_its_tag_and_its_content_converted() {
+    let e = both_paths::<edit_text>(r#"{"edit": {"op": "insert", "args": {"at": "3", "text": 7}}}"#);
+    assert_eq!(
+        warnings(&e),
+        vec![at("/edit/args/at", "string_to_integer"), at("/edit/args/text", "literal_to_string")]
+    );
+    assert_eq!(e.value.unwrap(), (Edit::Insert { at: 3, text: "7".into() },));
+    // The content before the tag.
+    let e = both_paths::<edit_text>(r#"{"edit": {"args": "7", "op": "delete"}}"#);
+    assert_eq!(warnings(&e), vec![at("/edit/args", "string_to_integer")]);
+    assert_eq!(e.value.unwrap(), (Edit::Delete(7),));
+    // The tag in the wrong case: normalised first, then the content by that variant.
+    let e = both_paths::<edit_text>(r#"{"edit": {"args": {"text": "hi", "at": 1.0}, "op": "INSERT"}}"#);
+    assert_eq!(warnings(&e), vec![at("/edit/op", "enum_case_normalized"), at("/edit/args/at", "float_to_integer")]);
+    assert_eq!(e.value.unwrap(), (Edit::Insert { at: 1, text: "hi".into() },));
+    // Only the tag: read in one pass.
+    let e = both_paths::<edit_text>(r#"{"edit": {"op": "Clear"}}"#);
+    assert_eq!(warnings(&e), vec![at("/edit/op", "enum_case_normalized")]);
+    assert_eq!(e.arguments, None);
+    assert_eq!(e.value.unwrap(), (Edit::Clear,));
+}
+
+/// A count that also reads its digits from text, as hand-written `Deserialize` impls may.
+#[derive(Debug, PartialEq, JsonSchema)]
+struct Count(u32);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Count, D::Error> {
+        struct Digits;
+        impl serde::de::Visitor<'_> for Digits {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a count")
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Count, E> {
+                u32::try_from(n).map(Count).map_err(E::custom)
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Count, E> {
+                text.parse().map(Count).map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_u32(Digits)
+    }
+}
+
+/// A repeated step.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+enum Step {
+    Repeat(Count),
+    Stop,
+}
+
+/// Run a step.
+#[tool]
+fn run_step(step: Step) -> String {
+    format!("{step:?}")
+}
+
+#[test]
+fn a_value_whose_node_depends_on_an_adjacent_tag_is_left_to_the_tree_path() {
+    // The single pass does not keep the tag it read beside the content, so it cannot tell
+    // which variant's type converts `"5"`: it hands the call to the tree path, which can (else
+    // `Count` would take the text as it is, without the warning the tree path gives).
+    let e = both_paths::<run_step>(r#"{"step": {"kind": "repeat", "value": "5"}}"#);
+    assert_eq!(warnings(&e), vec![at("/step/value", "string_to_integer")]);
+    assert_eq!(e.value.unwrap(), (Step::Repeat(Count(5)),));
+}
+
+#[test]
+fn an_error_inside_a_variant_points_at_it_and_says_what_is_expected_there() {
+    let e = <deliver as DeclaredTool>::extract(r#"{"window": {"within": {"hours": "soon"}}}"#);
+    let error = &e.value.as_ref().unwrap_err().errors[0];
+    assert_eq!(
+        (error.pointer.as_str(), error.rule.as_str(), error.expected.as_str(), error.received.as_deref()),
+        ("/window/within/hours", "invalid_type", "an integer", Some("\"soon\""))
+    );
+    let e = <deliver as DeclaredTool>::extract(r#"{"window": {"slot": -1}}"#);
+    let error = &e.value.as_ref().unwrap_err().errors[0];
+    assert_eq!(
+        (error.pointer.as_str(), error.rule.as_str(), error.expected.as_str()),
+        ("/window/slot", "invalid_value", "an integer from 0 to 4294967295")
+    );
+    // A data variant's name sent as a token: the error is the enum's.
+    assert_eq!(
+        errors(<deliver as DeclaredTool>::extract(r#"{"window": "slot"}"#)),
+        vec![at("/window", "invalid_type")]
+    );
+}

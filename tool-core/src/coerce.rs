@@ -15,7 +15,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::call::{truncate, ArgumentError, ParseWarning, RECEIVED_MAX_CHARS};
 use crate::model::ToolParameter;
-use crate::plan::{Children, Kind, NodeId, Plan, Tokens};
+use crate::plan::{Children, Kind, NodeId, Plan, Tag, Tokens, Variants};
 
 /// What conversion did: the warnings for what it changed, and, under the strict policy, the
 /// errors for what it would have changed.
@@ -70,7 +70,7 @@ pub(crate) fn convert_node(
 ) -> Converted {
     let out = Converted { warnings, refused: Vec::new() };
     // A value of a scalar node makes at most one warning, the last use of the path.
-    let last_use = !matches!(plan.node(node).kind, Kind::Array | Kind::Object);
+    let last_use = !matches!(plan.node(node).kind, Kind::Array | Kind::Object | Kind::Enum);
     let mut coercer = Coercer { plan, path: pointer, strict, out, last_use };
     coercer.value(value, node, case_sensitive);
     coercer.out
@@ -268,7 +268,12 @@ impl<'a> Coercer<'a> {
         // non-string, and enum tokens none of which is that word.
         if node.nullable {
             if let Value::String(text) = value {
-                let holds_text = match &node.tokens {
+                let tokens = match (&node.tokens, &node.children) {
+                    (Some(tokens), _) => Some(tokens),
+                    (None, Children::Variants(Variants { names, tag: Tag::External, .. })) => Some(names),
+                    _ => None,
+                };
+                let holds_text = match tokens {
                     Some(tokens) => tokens.texts.iter().any(|a| a.eq_ignore_ascii_case(trim(text))),
                     None => node.kind == Kind::String,
                 };
@@ -292,6 +297,11 @@ impl<'a> Coercer<'a> {
             Kind::String => self.string(value),
             Kind::Array => self.array(value, &node.children, case_sensitive),
             Kind::Object => self.object(value, &node.children),
+            Kind::Enum => {
+                if let Children::Variants(variants) = &node.children {
+                    self.variants(value, variants, case_sensitive);
+                }
+            }
             Kind::Other => {}
         }
     }
@@ -451,28 +461,33 @@ impl<'a> Coercer<'a> {
         self.apply(value, wrapped, "scalar_wrapped", "an array", "wrapped in a one-element list:")
     }
 
-    fn object(&mut self, value: &mut Value, children: &Children) {
+    /// Whether the value is an object, once JSON text inside a string is decoded.
+    fn decoded_object(&mut self, value: &mut Value) -> bool {
         if let Value::String(text) = value {
             match decode_text(text) {
                 Some(decoded @ Value::Object(_)) => {
                     let action = "decoded the JSON text inside the string:";
-                    if !self.apply(value, decoded, "json_string_decoded", "an object", action) {
-                        return;
-                    }
+                    return self.apply(value, decoded, "json_string_decoded", "an object", action);
                 }
-                _ => return,
+                _ => return false,
             }
         }
+        value.is_object()
+    }
+
+    fn object(&mut self, value: &mut Value, children: &Children) {
+        if !self.decoded_object(value) {
+            return;
+        }
         let Value::Object(map) = value else { return };
-        let Children::Fields { properties, additional } = children else { return };
+        let Children::Fields { properties, .. } = children else { return };
         let optional = |key: &str| {
             properties.iter().find(|(name, ..)| name == key).filter(|(.., required)| !required).map(|(_, id, _)| *id)
         };
         let strict = self.strict;
         self.nulls_as_absent(map, optional, |_| strict);
         for (key, field) in map.iter_mut() {
-            let node = properties.iter().find(|(name, ..)| name == key).map(|(_, id, _)| *id).or(*additional);
-            if let Some(node) = node {
+            if let Some(node) = children.field(key) {
                 self.enter(key);
                 self.value(field, node, false);
                 self.leave();
@@ -482,6 +497,53 @@ impl<'a> Coercer<'a> {
 }
 
 impl Coercer<'_> {
+    /// An enum with data: converted by the variant it names (see [`Variants`]). A variant's name
+    /// is a token of the enum, converted at the enum's place whether it arrives as the value or
+    /// as the one key of an external tag's object (the single pass reads both the same way).
+    fn variants(&mut self, value: &mut Value, variants: &Variants, case_sensitive: bool) {
+        let plan = self.plan;
+        match &variants.tag {
+            Tag::External => {
+                if !value.is_object() {
+                    self.enum_token(value, &variants.names, case_sensitive);
+                    if variants.names.values.contains(value) || !self.decoded_object(value) {
+                        return;
+                    }
+                }
+                let Value::Object(map) = value else { return };
+                let Some(key) = map.keys().next().filter(|_| map.len() == 1).cloned() else { return };
+                let mut name = Value::String(key.clone());
+                self.enum_token(&mut name, &variants.names, case_sensitive);
+                let Value::String(name) = name else { return };
+                if name != key {
+                    if let Some(content) = map.remove(&key) {
+                        map.insert(name.clone(), content);
+                    }
+                }
+                if let (Some(node), Some(content)) = (variants.variant(&name), map.get_mut(&name)) {
+                    self.enter(&name);
+                    self.value(content, node, false);
+                    self.leave();
+                }
+            }
+            Tag::Field { name: tag, node: tag_node, .. } => {
+                if !self.decoded_object(value) {
+                    return;
+                }
+                let Value::Object(map) = value else { return };
+                if let Some(tag_value) = map.get_mut(tag) {
+                    self.enter(tag);
+                    self.value(tag_value, *tag_node, false);
+                    self.leave();
+                }
+                let variant = map.get(tag).and_then(Value::as_str).and_then(|name| variants.variant(name));
+                if let Some(node) = variant {
+                    self.object(value, &plan.node(node).children);
+                }
+            }
+        }
+    }
+
     /// `null` for an optional field whose type has no null (a defaulted parameter, a
     /// `#[serde(default)]` field): the field is read as absent, so its default applies. OpenAI's
     /// strict mode makes every field required and the optional ones nullable, so this is how
@@ -593,7 +655,12 @@ mod tests {
     /// Converts `{"p": input}` against a one-property schema; returns the value and the
     /// (pointer, rule) of each warning.
     fn convert(property: Value, input: Value) -> (Value, Vec<(String, String)>) {
-        let schema = json!({"type": "object", "properties": {"p": property}, "required": ["p"]});
+        convert_with_defs(property, json!({}), input)
+    }
+
+    /// [`convert`], with `$defs` the property's references resolve against.
+    fn convert_with_defs(property: Value, defs: Value, input: Value) -> (Value, Vec<(String, String)>) {
+        let schema = json!({"type": "object", "properties": {"p": property}, "required": ["p"], "$defs": defs});
         let mut object = Map::from_iter([("p".to_owned(), input)]);
         let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
         (
@@ -734,6 +801,168 @@ mod tests {
                 vec![("/p/n".into(), "string_to_integer".into()), ("/p/b".into(), "string_to_boolean".into())]
             )
         );
+    }
+
+    #[test]
+    fn map_values_are_converted_by_the_property_else_the_first_pattern_their_key_matches() {
+        // schemars writes `BTreeMap<u32, _>` as `^\\d+$` and `BTreeMap<i64, _>` as `^-?\\d+$`.
+        let map = json!({
+            "type": "object",
+            "properties": {"7": {"type": "string"}},
+            "patternProperties": {"^\\d+$": {"type": "integer"}, "^-?\\d+$": {"type": "boolean"}, "x(": {"type": "boolean"}},
+            "additionalProperties": {"type": "number"}
+        });
+        assert_eq!(
+            convert(map, json!({"7": 7, "3": "4", "-1": "TRUE", "x": "2.5"})),
+            (
+                json!({"7": "7", "3": 4, "-1": true, "x": 2.5}),
+                vec![
+                    ("/p/7".into(), "literal_to_string".into()),
+                    ("/p/3".into(), "string_to_integer".into()),
+                    ("/p/-1".into(), "string_to_boolean".into()),
+                    ("/p/x".into(), "string_to_number".into()),
+                ]
+            ),
+            "a pattern that does not compile (`x(`) is ignored"
+        );
+    }
+
+    fn warned(warnings: &[(&str, &str)]) -> Vec<(String, String)> {
+        warnings.iter().map(|(pointer, rule)| ((*pointer).to_owned(), (*rule).to_owned())).collect()
+    }
+
+    /// An externally tagged enum as schemars writes it: `Asap`, `Within { hours: u32 }`, `Slot(u32)`.
+    fn external_enum() -> Value {
+        json!({"oneOf": [
+            {"type": "string", "enum": ["asap"]},
+            {
+                "type": "object",
+                "properties": {"within": {
+                    "type": "object", "properties": {"hours": {"type": "integer"}}, "required": ["hours"]
+                }},
+                "required": ["within"],
+                "additionalProperties": false
+            },
+            {
+                "type": "object",
+                "properties": {"slot": {"type": "integer"}},
+                "required": ["slot"],
+                "additionalProperties": false
+            }
+        ]})
+    }
+
+    #[test]
+    fn an_externally_tagged_enum_converts_its_token_its_one_key_and_the_content_under_it() {
+        let e = external_enum();
+        assert_eq!(
+            convert(e.clone(), json!({"within": {"hours": "4"}})),
+            (json!({"within": {"hours": 4}}), warned(&[("/p/within/hours", "string_to_integer")]))
+        );
+        assert_eq!(
+            convert(e.clone(), json!({"Slot": "2"})),
+            (json!({"slot": 2}), warned(&[("/p", "enum_case_normalized"), ("/p/slot", "string_to_integer")]))
+        );
+        assert_eq!(convert(e.clone(), json!("ASAP")), (json!("asap"), rule("enum_case_normalized")));
+        assert_eq!(
+            convert(e.clone(), json!("{\"slot\": \"2\"}")),
+            (json!({"slot": 2}), warned(&[("/p", "json_string_decoded"), ("/p/slot", "string_to_integer")]))
+        );
+        // Not one key, or a key naming no variant: which variant it is would be a guess.
+        let two = json!({"slot": "2", "within": {"hours": "4"}});
+        assert_eq!(convert(e.clone(), two.clone()), (two, vec![]));
+        assert_eq!(convert(e.clone(), json!({"later": "2"})), (json!({"later": "2"}), vec![]));
+        // An enum takes no `null`: for an optional field without one, it means absent.
+        let optional = json!({"type": "object", "properties": {"w": e}});
+        assert_eq!(convert(optional, json!({"w": null})), (json!({}), warned(&[("/p/w", "null_as_absent")])));
+    }
+
+    #[test]
+    fn a_variant_name_is_normalised_only_when_one_name_matches_and_not_for_a_case_sensitive_parameter() {
+        let e = json!({"oneOf": [
+            {"type": "string", "const": "ab"},
+            {"type": "object", "properties": {"AB": {"type": "integer"}}, "required": ["AB"], "additionalProperties": false}
+        ]});
+        assert_eq!(convert(e.clone(), json!({"Ab": "1"})), (json!({"Ab": "1"}), vec![]), "two names fold to it");
+        assert_eq!(convert(e, json!({"AB": "1"})), (json!({"AB": 1}), warned(&[("/p/AB", "string_to_integer")])));
+
+        let schema = json!({"type": "object", "properties": {"p": external_enum()}});
+        let parameter = ToolParameter {
+            name: "p".into(),
+            value_kind: crate::ValueKind::Any,
+            cardinality: crate::Cardinality::Single,
+            required: true,
+            description: String::new(),
+            enum_constraint: Some(crate::EnumConstraint { allowed_values: vec![], case_sensitive: true }),
+            example: None,
+            default: None,
+            strict: false,
+        };
+        let mut object = Map::from_iter([("p".to_owned(), json!({"SLOT": "2"}))]);
+        assert!(coerce_arguments(&mut object, &Plan::compile(&schema), &[parameter], false).warnings.is_empty());
+        assert_eq!(object["p"], json!({"SLOT": "2"}));
+    }
+
+    #[test]
+    fn a_tagged_enum_is_converted_by_the_variant_its_tag_names() {
+        // `#[serde(tag = "type")]` with `Within { hours: u32 }` and `Boxed(Inner)`, and
+        // `#[serde(tag = "t", content = "c")]` with `Slot(u32)`, as schemars writes them.
+        let defs = json!({"Inner": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}});
+        let internal = json!({"oneOf": [
+            {"type": "object", "properties": {"type": {"type": "string", "const": "asap"}}, "required": ["type"]},
+            {
+                "type": "object",
+                "properties": {"type": {"type": "string", "const": "within"}, "hours": {"type": "integer"}},
+                "required": ["type", "hours"]
+            },
+            {
+                "type": "object",
+                "properties": {"type": {"type": "string", "const": "boxed"}},
+                "$ref": "#/$defs/Inner",
+                "required": ["type"]
+            }
+        ]});
+        assert_eq!(
+            convert_with_defs(internal.clone(), defs.clone(), json!({"hours": "4", "type": "Within"})),
+            (
+                json!({"hours": 4, "type": "within"}),
+                warned(&[("/p/type", "enum_case_normalized"), ("/p/hours", "string_to_integer")])
+            )
+        );
+        assert_eq!(
+            convert_with_defs(internal.clone(), defs.clone(), json!({"type": "boxed", "n": 2.0})),
+            (json!({"type": "boxed", "n": 2}), warned(&[("/p/n", "float_to_integer")]))
+        );
+        let unknown = json!({"type": "later", "hours": "4"});
+        assert_eq!(convert_with_defs(internal, defs, unknown.clone()), (unknown, vec![]));
+
+        let adjacent = json!({"oneOf": [
+            {"type": "object", "properties": {"t": {"type": "string", "const": "asap"}}, "required": ["t"]},
+            {
+                "type": "object",
+                "properties": {"t": {"type": "string", "const": "slot"}, "c": {"type": "integer"}},
+                "required": ["t", "c"]
+            }
+        ]});
+        assert_eq!(
+            convert(adjacent, json!({"c": "3", "t": "SLOT"})),
+            (json!({"c": 3, "t": "slot"}), warned(&[("/p/t", "enum_case_normalized"), ("/p/c", "string_to_integer")]))
+        );
+    }
+
+    #[test]
+    fn untagged_enums_and_objects_without_a_common_tag_are_not_variants() {
+        // `#[serde(untagged)]`: schemars writes `anyOf`, and which branch a value is is a guess.
+        let untagged = json!({"anyOf": [
+            {"type": "integer"},
+            {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"], "additionalProperties": false}
+        ]});
+        assert_eq!(convert(untagged, json!({"x": "1"})), (json!({"x": "1"}), vec![]));
+        let no_tag = json!({"oneOf": [
+            {"type": "object", "properties": {"k": {"type": "string", "const": "a"}, "n": {"type": "integer"}}},
+            {"type": "object", "properties": {"k": {"type": "string", "const": "b"}}, "required": ["k"]}
+        ]});
+        assert_eq!(convert(no_tag, json!({"k": "a", "n": "1"})), (json!({"k": "a", "n": "1"}), vec![]), "not required");
     }
 
     #[test]

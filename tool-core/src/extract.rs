@@ -315,19 +315,46 @@ fn schema_at<'s>(input_schema: &'s Value, pointer: &str) -> Option<(&'s Value, &
     for segment in segments {
         nested = true;
         let resolved = crate::shape::without_null(crate::shape::resolve(schema, defs), defs);
-        schema = match segment.parse::<usize>() {
-            Ok(i) => resolved
-                .get("prefixItems")
-                .and_then(|p| p.get(i))
-                .or_else(|| resolved.get("items"))
-                .or_else(|| resolved.get("properties").and_then(|p| p.get(&segment)))?,
-            Err(_) => resolved
-                .get("properties")
-                .and_then(|p| p.get(&segment))
-                .or_else(|| resolved.get("additionalProperties").filter(|a| a.is_object()))?,
+        let element = segment
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| resolved.get("prefixItems").and_then(|p| p.get(i)).or_else(|| resolved.get("items")));
+        schema = match element {
+            Some(element) => element,
+            None => field_schema(resolved, &segment).or_else(|| variant_field_schema(resolved, &segment, defs))?,
         };
     }
     Some((schema, defs, nested))
+}
+
+/// The schema of an object's field `key`: a declared property, else the first pattern the name
+/// matches (maps with integer keys), else the schema of any other field.
+fn field_schema<'s>(object: &'s Value, key: &str) -> Option<&'s Value> {
+    object
+        .get("properties")
+        .and_then(|p| p.get(key))
+        .or_else(|| {
+            let patterns = object.get("patternProperties")?.as_object()?;
+            // A pattern that does not compile is ignored (this is only asked on an error).
+            patterns
+                .iter()
+                .find(|(pattern, _)| regex::Regex::new(pattern).is_ok_and(|r| r.is_match(key)))
+                .map(|(_, s)| s)
+        })
+        .or_else(|| object.get("additionalProperties").filter(|a| a.is_object()))
+}
+
+/// The schema of the field `key` of an enum with data (a `oneOf`), when exactly one variant
+/// declares that field: an externally tagged variant's name, or a field only one variant has.
+fn variant_field_schema<'s>(schema: &'s Value, key: &str, defs: &'s Map<String, Value>) -> Option<&'s Value> {
+    let mut declaring = schema.get("oneOf")?.as_array()?.iter().filter_map(|branch| {
+        let own = if branch.get("properties").is_some() { branch } else { crate::shape::resolve(branch, defs) };
+        own.get("properties")?.get(key)
+    });
+    match (declaring.next(), declaring.next()) {
+        (Some(field), None) => Some(field),
+        _ => None,
+    }
 }
 
 /// The type-independent half of the slow path (compiled once, not per tool): the arguments
@@ -421,7 +448,7 @@ pub fn read_element<T: ToolParam>(
             Ok(typed) => Some(typed),
             Err(e) => {
                 // Point at the element that failed, not the whole parameter.
-                let inner = inner_pointer(e.path());
+                let inner = inner_pointer(e.path(), value);
                 let received = value.pointer(&inner).unwrap_or(value);
                 let detail = e.into_inner().to_string();
                 errors.push(ArgumentError {
@@ -437,14 +464,21 @@ pub fn read_element<T: ToolParam>(
     }
 }
 
-/// The JSON pointer (relative to the parameter) of a deserialization error's path.
-fn inner_pointer(path: &serde_path_to_error::Path) -> String {
+/// The JSON pointer (relative to the parameter `value`) of a deserialization error's path. An
+/// enum variant is a step only where it is a key of the value (`{"within": {...}}`), not where
+/// the variant is a token (`"asap"`).
+fn inner_pointer(path: &serde_path_to_error::Path, value: &Value) -> String {
     let mut pointer = String::new();
     for segment in path.iter() {
         match segment {
             serde_path_to_error::Segment::Seq { index } => pointer.push_str(&format!("/{index}")),
             serde_path_to_error::Segment::Map { key } => pointer.push_str(&format!("/{}", pointer_segment(key))),
-            serde_path_to_error::Segment::Enum { .. } | serde_path_to_error::Segment::Unknown => {}
+            serde_path_to_error::Segment::Enum { variant } => {
+                if value.pointer(&pointer).is_some_and(|v| v.get(variant).is_some()) {
+                    pointer.push_str(&format!("/{}", pointer_segment(variant)));
+                }
+            }
+            serde_path_to_error::Segment::Unknown => {}
         }
     }
     pointer

@@ -77,6 +77,10 @@ impl<'c> Pass<'c> {
         }
         let mut pointer = String::with_capacity(32);
         let Some((node, only_indices)) = self.locate(place, &mut pointer) else { return Some(value) };
+        // Its node depends on a value beside it (a tagged enum's content, by its tag).
+        if self.plan.node(node).deferred() {
+            return None;
+        }
         let parameter = &self.definition.parameters[place.param];
         // As in the tree, a parameter's case sensitivity reaches its list elements, not the
         // fields of objects inside it.

@@ -6,10 +6,14 @@
 //! The reading of the schema is the one [`crate::coerce`] documents: `$ref`s and a `null`
 //! alternative (`type: [T, "null"]`, `anyOf: [X, null]`, a single `allOf`) are set aside, the
 //! kind is the schema's one non-null `type`, and tokens come from `enum`, `const`, or
-//! `oneOf`/`anyOf` branches that are each one token.
+//! `oneOf`/`anyOf` branches that are each one token. An object's fields are its `properties`,
+//! then its `patternProperties` (maps with integer keys: `^\\d+$`), then its
+//! `additionalProperties`. An enum with data is a `oneOf` whose branches say how serde tags the
+//! variant (see [`Variants`]); conversion descends into the variant a value names.
 
 use std::collections::HashMap;
 
+use regex::Regex;
 use serde_json::{Map, Value};
 
 use crate::shape::{enum_tokens, is_null_schema, primary_type, resolve, token_text};
@@ -26,6 +30,8 @@ pub(crate) enum Kind {
     String,
     Array,
     Object,
+    /// An enum with data, as serde tags it (see [`Variants`]): a token or an object, by the variant.
+    Enum,
     /// No single declared type (any value, unions): nothing is converted by kind.
     Other,
 }
@@ -40,6 +46,14 @@ pub(crate) struct Tokens {
     pub expected: String,
 }
 
+impl Tokens {
+    fn new(values: Vec<Value>) -> Tokens {
+        let texts: Vec<String> = values.iter().map(token_text).collect();
+        let expected = format!("one of: {}", texts.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", "));
+        Tokens { values, texts, expected }
+    }
+}
+
 /// What the elements or fields of a value are.
 #[derive(Debug, Default)]
 pub(crate) enum Children {
@@ -49,9 +63,64 @@ pub(crate) enum Children {
     Items(NodeId),
     /// A tuple's elements, by position (elements beyond them are not converted).
     Prefix(Vec<NodeId>),
-    /// An object's declared fields (name, node, whether required), and the node of any other
-    /// field (maps).
-    Fields { properties: Vec<(String, NodeId, bool)>, additional: Option<NodeId> },
+    /// An object's declared fields (name, node, whether required), the node of a field whose
+    /// name matches a pattern (maps with integer keys), and the node of any other field (maps).
+    Fields { properties: Vec<(String, NodeId, bool)>, patterns: Vec<(Regex, NodeId)>, additional: Option<NodeId> },
+    /// An enum's variants.
+    Variants(Variants),
+    /// The value is converted by a node that depends on a value beside it (an internally or
+    /// adjacently tagged enum's fields, by the tag), and so is every value inside it: the tree
+    /// path picks the node, the single pass leaves such a value to the tree path. The id is the
+    /// node's own.
+    Deferred(NodeId),
+}
+
+impl Children {
+    /// The node of the field `key` of an object: a declared property, else the first pattern
+    /// the name matches, else the node of any other field.
+    pub(crate) fn field(&self, key: &str) -> Option<NodeId> {
+        let Children::Fields { properties, patterns, additional } = self else { return None };
+        match properties.iter().find(|(name, ..)| name == key) {
+            Some((_, id, _)) => Some(*id),
+            None => patterns.iter().find(|(pattern, _)| pattern.is_match(key)).map(|(_, id)| *id).or(*additional),
+        }
+    }
+}
+
+/// An enum with data, as schemars writes serde's tagging: a `oneOf` whose branches are
+///
+/// * externally tagged (serde's default): a unit variant is its name as a token (`"asap"`), a
+///   data variant an object whose one key is its name (`{"within": {"hours": 4}}`);
+/// * internally or adjacently tagged (`#[serde(tag = "type")]`, with `content = "c"`): each
+///   variant an object whose field `tag` holds its name (`{"type": "within", "hours": 4}`,
+///   `{"t": "within", "c": {"hours": 4}}`).
+///
+/// Untagged enums (`anyOf`) are not variants: which branch a value is would be a guess.
+#[derive(Debug)]
+pub(crate) struct Variants {
+    /// Every variant's name, as the tokens a name is converted by (the case rule of enum tokens).
+    pub names: Tokens,
+    pub tag: Tag,
+    /// Each variant that has a node, by name: for external tagging the node of a data variant's
+    /// content, for a tag field the node of the whole object.
+    pub nodes: Vec<(String, NodeId)>,
+}
+
+/// Where an enum's value names its variant.
+#[derive(Debug)]
+pub(crate) enum Tag {
+    /// The token itself, or the one key of the object.
+    External,
+    /// The field `name` (its node: a string whose tokens are the names); the other fields are
+    /// converted by the named variant's node, so their node is `deferred`.
+    Field { name: String, node: NodeId, deferred: NodeId },
+}
+
+impl Variants {
+    /// The node of a variant, by its exact name.
+    pub(crate) fn variant(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().find(|(n, _)| n == name).map(|(_, id)| *id)
+    }
 }
 
 /// One schema node, compiled.
@@ -67,15 +136,22 @@ impl Node {
     /// The node of the field `key`, when this node is an object conversion descends into.
     pub(crate) fn field(&self, key: &str) -> Option<NodeId> {
         match &self.children {
-            Children::Fields { properties, additional } if self.kind == Kind::Object && self.tokens.is_none() => {
-                properties.iter().find(|(name, ..)| name == key).map(|(_, id, _)| *id).or(*additional)
-            }
+            fields @ Children::Fields { .. } if self.kind == Kind::Object && self.tokens.is_none() => fields.field(key),
+            Children::Variants(variants) => match &variants.tag {
+                // An externally tagged variant's content is under its name.
+                Tag::External => variants.variant(key),
+                Tag::Field { name, node, deferred } => Some(if name == key { *node } else { *deferred }),
+            },
+            Children::Deferred(id) => Some(*id),
             _ => None,
         }
     }
 
     /// The node of element `index`, when this node is a list conversion descends into.
     pub(crate) fn element(&self, index: usize) -> Option<NodeId> {
+        if let Children::Deferred(id) = self.children {
+            return Some(id);
+        }
         if self.kind != Kind::Array || self.tokens.is_some() {
             return None;
         }
@@ -88,7 +164,12 @@ impl Node {
 
     /// Whether conversion could change a value of this node at all.
     pub(crate) fn converts(&self) -> bool {
-        self.nullable || self.tokens.is_some() || self.kind != Kind::Other
+        self.nullable || self.tokens.is_some() || self.kind != Kind::Other || self.deferred()
+    }
+
+    /// Whether the node of this value depends on a value beside it (see [`Children::Deferred`]).
+    pub(crate) fn deferred(&self) -> bool {
+        matches!(self.children, Children::Deferred(_))
     }
 }
 
@@ -105,7 +186,7 @@ impl Plan {
     pub(crate) fn compile(input_schema: &Value) -> Plan {
         let empty = Map::new();
         let defs = input_schema.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
-        let mut compiler = Compiler { defs, nodes: Vec::new(), seen: HashMap::new() };
+        let mut compiler = Compiler { defs, nodes: Vec::new(), seen: HashMap::new(), deferred: None };
         compiler.node(input_schema);
         Plan { nodes: compiler.nodes }
     }
@@ -130,6 +211,8 @@ struct Compiler<'a> {
     nodes: Vec<Node>,
     /// Nodes already compiled, by the address of their schema (closes recursive types).
     seen: HashMap<*const Value, NodeId>,
+    /// The one [`Children::Deferred`] node, once an enum needs it.
+    deferred: Option<NodeId>,
 }
 
 impl<'a> Compiler<'a> {
@@ -138,9 +221,8 @@ impl<'a> Compiler<'a> {
         if let Some(&id) = self.seen.get(&(schema as *const Value)) {
             return id;
         }
-        let id = NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
+        let id = self.push();
         self.seen.insert(schema as *const Value, id);
-        self.nodes.push(Node { kind: Kind::Other, nullable: false, tokens: None, children: Children::None });
         let (declared, nullable) = self.declared(schema);
         let kind = match primary_type(declared) {
             Some("boolean") => Kind::Boolean,
@@ -151,35 +233,110 @@ impl<'a> Compiler<'a> {
             Some("object") => Kind::Object,
             _ => Kind::Other,
         };
-        let tokens = enum_tokens(declared, self.defs).map(|values| {
-            let texts: Vec<String> = values.iter().map(token_text).collect();
-            let expected = format!("one of: {}", texts.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", "));
-            Tokens { values, texts, expected }
-        });
-        let children = match kind {
-            Kind::Array => match (declared.get("prefixItems").and_then(Value::as_array), declared.get("items")) {
-                (Some(prefix), _) => Children::Prefix(prefix.iter().map(|item| self.node(item)).collect()),
-                (None, Some(items)) => Children::Items(self.node(items)),
-                (None, None) => Children::None,
-            },
-            Kind::Object => {
-                let required: Vec<&str> = match declared.get("required").and_then(Value::as_array) {
-                    Some(names) => names.iter().filter_map(Value::as_str).collect(),
-                    None => Vec::new(),
+        let tokens = enum_tokens(declared, self.defs).map(Tokens::new);
+        let (kind, children) = match kind {
+            Kind::Array => {
+                let children = match (declared.get("prefixItems").and_then(Value::as_array), declared.get("items")) {
+                    (Some(prefix), _) => Children::Prefix(prefix.iter().map(|item| self.node(item)).collect()),
+                    (None, Some(items)) => Children::Items(self.node(items)),
+                    (None, None) => Children::None,
                 };
-                let properties = match declared.get("properties").and_then(Value::as_object) {
-                    Some(properties) => properties
-                        .iter()
-                        .map(|(name, s)| (name.clone(), self.node(s), required.contains(&name.as_str())))
-                        .collect(),
-                    None => Vec::new(),
-                };
-                let additional = declared.get("additionalProperties").filter(|a| a.is_object()).map(|a| self.node(a));
-                Children::Fields { properties, additional }
+                (kind, children)
             }
-            _ => Children::None,
+            Kind::Object => (kind, self.fields(&[declared])),
+            Kind::Other if tokens.is_none() => match self.variants(declared) {
+                Some(variants) => (Kind::Enum, Children::Variants(variants)),
+                None => (kind, Children::None),
+            },
+            _ => (kind, Children::None),
         };
         self.nodes[id as usize] = Node { kind, nullable, tokens, children };
+        id
+    }
+
+    /// A new node, filled in by the caller.
+    fn push(&mut self) -> NodeId {
+        let id = NodeId::try_from(self.nodes.len()).unwrap_or(NodeId::MAX);
+        self.nodes.push(Node { kind: Kind::Other, nullable: false, tokens: None, children: Children::None });
+        id
+    }
+
+    /// The fields of an object whose keywords are in `parts` (the first declaring a field wins).
+    fn fields(&mut self, parts: &[&'a Value]) -> Children {
+        let required: Vec<&str> = parts
+            .iter()
+            .filter_map(|part| part.get("required")?.as_array())
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let mut properties: Vec<(String, NodeId, bool)> = Vec::new();
+        let mut patterns = Vec::new();
+        let mut additional = None;
+        for part in parts {
+            for (name, s) in part.get("properties").and_then(Value::as_object).into_iter().flatten() {
+                if !properties.iter().any(|(n, ..)| n == name) {
+                    properties.push((name.clone(), self.node(s), required.contains(&name.as_str())));
+                }
+            }
+            // A pattern that does not compile is ignored.
+            for (pattern, s) in part.get("patternProperties").and_then(Value::as_object).into_iter().flatten() {
+                if let Ok(regex) = Regex::new(pattern) {
+                    patterns.push((regex, self.node(s)));
+                }
+            }
+            if additional.is_none() {
+                additional = part.get("additionalProperties").filter(|a| a.is_object()).map(|a| self.node(a));
+            }
+        }
+        Children::Fields { properties, patterns, additional }
+    }
+
+    /// The variants of an enum with data, when `schema` is one (see [`Variants`]).
+    fn variants(&mut self, schema: &'a Value) -> Option<Variants> {
+        let branches: Vec<&'a Value> = schema.get("oneOf")?.as_array()?.iter().map(|b| self.own(b)).collect();
+        if let Some((name, names)) = tag_field(&branches, self.defs) {
+            let values: Vec<Value> = names.into_iter().map(Value::String).collect();
+            // The tag field: a string, one of the names.
+            let node = self.push();
+            self.nodes[node as usize].kind = Kind::String;
+            self.nodes[node as usize].tokens = Some(Tokens::new(values.clone()));
+            let names = Tokens::new(values);
+            let deferred = match self.deferred {
+                Some(id) => id,
+                None => {
+                    let id = self.push();
+                    self.nodes[id as usize].children = Children::Deferred(id);
+                    *self.deferred.insert(id)
+                }
+            };
+            let nodes = names.texts.iter().cloned().zip(&branches).map(|(n, b)| (n, self.branch(b))).collect();
+            return Some(Variants { names, tag: Tag::Field { name, node, deferred }, nodes });
+        }
+        let (names, data) = external(&branches, self.defs)?;
+        let nodes = data.into_iter().map(|(name, content)| (name, self.node(content))).collect();
+        Some(Variants { names: Tokens::new(names.into_iter().map(Value::String).collect()), tag: Tag::External, nodes })
+    }
+
+    /// A branch's own keywords: the branch itself when it declares properties (beside a `$ref`,
+    /// as schemars writes an internally tagged newtype variant), else what it refers to.
+    fn own(&self, branch: &'a Value) -> &'a Value {
+        if branch.get("properties").is_some() {
+            branch
+        } else {
+            resolve(branch, self.defs)
+        }
+    }
+
+    /// The node of a tagged variant's object: its own fields, then those of the type its `$ref`
+    /// names (an internally tagged newtype variant: `{"properties": {"type": ...}, "$ref": ...}`).
+    fn branch(&mut self, branch: &'a Value) -> NodeId {
+        if branch.get("$ref").is_none() {
+            return self.node(branch);
+        }
+        let target = self.declared(resolve(branch, self.defs)).0;
+        let id = self.push();
+        let children = self.fields(&[branch, target]);
+        self.nodes[id as usize] = Node { kind: Kind::Object, nullable: false, tokens: None, children };
         id
     }
 
@@ -206,5 +363,71 @@ impl<'a> Compiler<'a> {
             }
         }
         (schema, false)
+    }
+}
+
+/// The field every branch names its variant in, with each branch's name (in branch order):
+/// a required property that is one string constant in every branch, a different one in each.
+fn tag_field(branches: &[&Value], defs: &Map<String, Value>) -> Option<(String, Vec<String>)> {
+    let candidates = branches.first()?.get("properties")?.as_object()?;
+    'candidates: for candidate in candidates.keys() {
+        let mut names: Vec<String> = Vec::with_capacity(branches.len());
+        for branch in branches {
+            let required = branch.get("required").and_then(Value::as_array);
+            let name = branch.get("properties").and_then(|p| p.get(candidate)).and_then(|s| string_constant(s, defs));
+            match name {
+                Some(name)
+                    if primary_type(branch) == Some("object")
+                        && required.is_some_and(|r| r.iter().any(|n| n == candidate.as_str()))
+                        && !names.iter().any(|n| n == name) =>
+                {
+                    names.push(name.to_owned());
+                }
+                _ => continue 'candidates,
+            }
+        }
+        return Some((candidate.clone(), names));
+    }
+    None
+}
+
+/// The unit variants' names and the data variants' (name, content schema), when every branch is
+/// either string tokens or an object with one required property and no other; at least one is.
+#[allow(clippy::type_complexity)]
+fn external<'a>(branches: &[&'a Value], defs: &Map<String, Value>) -> Option<(Vec<String>, Vec<(String, &'a Value)>)> {
+    let mut names: Vec<String> = Vec::new();
+    let mut data = Vec::new();
+    for branch in branches {
+        if let Some(tokens) = enum_tokens(branch, defs) {
+            for token in tokens {
+                names.push(token.as_str()?.to_owned());
+            }
+            continue;
+        }
+        let properties = branch.get("properties")?.as_object()?;
+        let mut properties = properties.iter();
+        let ((name, content), None) = (properties.next()?, properties.next()) else { return None };
+        let required = branch.get("required")?.as_array()?;
+        if primary_type(branch) != Some("object")
+            || branch.get("additionalProperties") != Some(&Value::Bool(false))
+            || !required.iter().any(|r| r == name.as_str())
+        {
+            return None;
+        }
+        names.push(name.clone());
+        data.push((name.clone(), content));
+    }
+    // Each name says one variant.
+    let unique = names.iter().enumerate().all(|(i, name)| !names[..i].contains(name));
+    (!data.is_empty() && unique).then_some((names, data))
+}
+
+/// The one string a schema allows (`const`, or an `enum` of one).
+fn string_constant<'a>(schema: &'a Value, defs: &'a Map<String, Value>) -> Option<&'a str> {
+    let schema = resolve(schema, defs);
+    match (schema.get("const"), schema.get("enum").and_then(Value::as_array).map(Vec::as_slice)) {
+        (Some(Value::String(name)), _) => Some(name),
+        (None, Some([Value::String(name)])) => Some(name),
+        _ => None,
     }
 }
