@@ -285,7 +285,9 @@ impl<'a> Coercer<'a> {
             if let Value::String(text) = value {
                 let tokens = match (&node.tokens, &node.children) {
                     (Some(tokens), _) => Some(tokens),
-                    (None, Children::Variants(Variants { names, tag: Tag::External, .. })) => Some(names),
+                    (None, Children::Variants(variants)) if matches!(variants.tag, Tag::External) => {
+                        Some(&variants.names)
+                    }
                     _ => None,
                 };
                 let holds_text = match tokens {

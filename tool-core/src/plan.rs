@@ -66,8 +66,8 @@ pub(crate) enum Children {
     /// An object's declared fields (name, node, whether required), the node of a field whose
     /// name matches a pattern (maps with integer keys), and the node of any other field (maps).
     Fields { properties: Vec<(String, NodeId, bool)>, patterns: Vec<(Regex, NodeId)>, additional: Option<NodeId> },
-    /// An enum's variants.
-    Variants(Variants),
+    /// An enum's variants (boxed: most nodes have none, and a node stays small).
+    Variants(Box<Variants>),
     /// The value is converted by one of `candidates`, which a value beside it picks (a field of
     /// an internally or adjacently tagged enum: the tag picks the variant). The tree path knows
     /// the tag; the single pass does not keep it, so it takes such a value as it is only when no
@@ -251,7 +251,7 @@ impl<'a> Compiler<'a> {
             }
             Kind::Object => (kind, self.fields(&[declared])),
             Kind::Other if tokens.is_none() => match self.variants(declared) {
-                Some(variants) => (Kind::Enum, Children::Variants(variants)),
+                Some(variants) => (Kind::Enum, Children::Variants(Box::new(variants))),
                 None => (kind, Children::None),
             },
             _ => (kind, Children::None),
