@@ -582,6 +582,16 @@ fn an_adjacently_tagged_variant_is_picked_by_its_tag_and_its_content_converted()
     let e = both_paths::<edit_text>(r#"{"edit": {"args": {"text": "hi", "at": 1.0}, "op": "INSERT"}}"#);
     assert_eq!(warnings(&e), vec![at("/edit/op", "enum_case_normalized"), at("/edit/args/at", "float_to_integer")]);
     assert_eq!(e.value.unwrap(), (Edit::Insert { at: 1, text: "hi".into() },));
+    // Clean content is read in one pass, before or after the tag: serde reads a struct
+    // variant's content without a type hint, and no variant's type would change it.
+    for raw in [
+        r#"{"edit": {"op": "insert", "args": {"at": 3, "text": "x"}}}"#,
+        r#"{"edit": {"args": {"at": 3, "text": "x"}, "op": "insert"}}"#,
+    ] {
+        let e = both_paths::<edit_text>(raw);
+        assert_eq!((e.warnings.len(), e.arguments.as_ref()), (0, None), "{raw}");
+        assert_eq!(e.value.unwrap(), (Edit::Insert { at: 3, text: "x".into() },));
+    }
     // Only the tag: read in one pass.
     let e = both_paths::<edit_text>(r#"{"edit": {"op": "Clear"}}"#);
     assert_eq!(warnings(&e), vec![at("/edit/op", "enum_case_normalized")]);

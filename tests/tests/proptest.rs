@@ -15,6 +15,13 @@
 //! Not generated: a parameter sent twice (`duplicate_parameter`; left out, a known library bug:
 //! the warning is only given when the text is otherwise strict JSON), a float truncated for an
 //! integer (`float_truncated`, which changes the value), and numeric enum tokens (none here).
+//!
+//! Enums with data come in serde's three tagged forms (external, internal, adjacent); the
+//! perturber knows them from the schema's `oneOf` as schemars writes it, and also sends a
+//! variant's name (a token, an external tag's key, a tag field's value) in the wrong case. Not
+//! under map keys: serde reads an internally tagged enum without a type hint, which the single
+//! pass converts by its place, and a key with escapes is a place it leaves to the tree path
+//! (clean arguments would then not be read in one pass).
 
 use std::collections::BTreeMap;
 
@@ -61,6 +68,43 @@ struct Address {
     geo: Option<Point>,
 }
 
+/// When an order is delivered: externally tagged (serde's default).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Delivery {
+    Asap,
+    Standard,
+    Within { hours: u32, signed: bool },
+    Slot(u32),
+    Locker(Point),
+}
+
+/// A coupon.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+struct Coupon {
+    code: String,
+    cents: u32,
+}
+
+/// A promotion on an order: internally tagged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Discount {
+    Free,
+    Percent { pct: f64 },
+    Coupon(Coupon),
+}
+
+/// A change to a setting: adjacently tagged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+enum Adjust {
+    Reset,
+    Scale(f64),
+    Shift { dx: i64, dy: i64 },
+    Rename(String),
+}
+
 /// A customer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 struct Customer {
@@ -91,6 +135,8 @@ struct Order {
     coupons: Vec<String>,
     totals: BTreeMap<String, f64>,
     discount: Option<f64>,
+    delivery: Delivery,
+    promotion: Option<Discount>,
 }
 
 /// Place an order.
@@ -146,8 +192,11 @@ fn configure(
     weights: Option<BTreeMap<String, f64>>,
     title: Option<String>,
     home: Option<Address>,
+    adjustments: Option<Vec<Adjust>>,
 ) -> String {
-    format!("{verbose:?} {limit:?} {offset:?} {scale:?} {mode:?} {origin:?} {names:?} {weights:?} {title:?} {home:?}")
+    format!(
+        "{verbose:?} {limit:?} {offset:?} {scale:?} {mode:?} {origin:?} {names:?} {weights:?} {title:?} {home:?} {adjustments:?}"
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,6 +264,33 @@ fn point() -> impl Strategy<Value = Point> {
     (float(), float()).prop_map(|(x, y)| Point { x, y })
 }
 
+fn delivery() -> impl Strategy<Value = Delivery> {
+    prop_oneof![
+        Just(Delivery::Asap),
+        Just(Delivery::Standard),
+        (any::<u32>(), any::<bool>()).prop_map(|(hours, signed)| Delivery::Within { hours, signed }),
+        any::<u32>().prop_map(Delivery::Slot),
+        point().prop_map(Delivery::Locker),
+    ]
+}
+
+fn discount() -> impl Strategy<Value = Discount> {
+    prop_oneof![
+        Just(Discount::Free),
+        float().prop_map(|pct| Discount::Percent { pct }),
+        (text(), any::<u32>()).prop_map(|(code, cents)| Discount::Coupon(Coupon { code, cents })),
+    ]
+}
+
+fn adjust() -> impl Strategy<Value = Adjust> {
+    prop_oneof![
+        Just(Adjust::Reset),
+        float().prop_map(Adjust::Scale),
+        (any::<i64>(), any::<i64>()).prop_map(|(dx, dy)| Adjust::Shift { dx, dy }),
+        text().prop_map(Adjust::Rename),
+    ]
+}
+
 fn address() -> impl Strategy<Value = Address> {
     (text(), any::<u32>(), prop::option::of(point())).prop_map(|(street, zip, geo)| Address { street, zip, geo })
 }
@@ -230,9 +306,26 @@ fn item() -> impl Strategy<Value = Item> {
 }
 
 fn order() -> impl Strategy<Value = Order> {
-    (any::<i64>(), customer(), list(item()), list(text()), map(float()), prop::option::of(float())).prop_map(
-        |(id, customer, items, coupons, totals, discount)| Order { id, customer, items, coupons, totals, discount },
+    (
+        any::<i64>(),
+        customer(),
+        list(item()),
+        list(text()),
+        map(float()),
+        prop::option::of(float()),
+        delivery(),
+        prop::option::of(discount()),
     )
+        .prop_map(|(id, customer, items, coupons, totals, discount, delivery, promotion)| Order {
+            id,
+            customer,
+            items,
+            coupons,
+            totals,
+            discount,
+            delivery,
+            promotion,
+        })
 }
 
 type PlaceOrderArgs = <place_order as DeclaredTool>::Args;
@@ -266,7 +359,7 @@ fn build_index_args() -> impl Strategy<Value = BuildIndexArgs> {
 }
 
 fn configure_args() -> impl Strategy<Value = ConfigureArgs> {
-    let none = (None, None, None, None, None, None, None, None, None, None);
+    let none = (None, None, None, None, None, None, None, None, None, None, None);
     let any = (
         prop::option::of(any::<bool>()),
         prop::option::of(any::<u32>()),
@@ -278,6 +371,7 @@ fn configure_args() -> impl Strategy<Value = ConfigureArgs> {
         prop::option::of(map(float())),
         prop::option::of(text()),
         prop::option::of(address()),
+        prop::option::of(list(adjust())),
     );
     // Every parameter absent, often enough to send no arguments at all.
     prop_oneof![1 => Just(none), 9 => any]
@@ -506,6 +600,10 @@ impl<'a> Perturber<'a> {
             }
             return;
         }
+        if let Some(Value::Array(branches)) = schema.get("oneOf") {
+            self.variant(value, branches, pointer);
+            return;
+        }
         if schema.get("enum").is_some() {
             if self.hit() {
                 let token = value.as_str().expect("a unit enum serialises as a string");
@@ -546,6 +644,77 @@ impl<'a> Perturber<'a> {
             }
             _ => {}
         }
+    }
+
+    /// A value of an enum with data (a `oneOf`, as schemars writes serde's tagging): its variant
+    /// by its declared schema, and the variant's name in the wrong case.
+    fn variant(&mut self, value: &mut Value, branches: &[Value], pointer: &str) {
+        let branches: Vec<Value> = branches.iter().map(|b| self.branch(b)).collect();
+        let Value::Object(fields) = value else {
+            // A unit variant of an externally tagged enum: a token.
+            if self.hit() {
+                let token = value.as_str().expect("a unit variant serialises as a string");
+                let seed = self.byte();
+                *value = Value::from(change_case(token, seed));
+                self.expect(pointer, "enum_case_normalized");
+            }
+            return;
+        };
+        let external = branches.iter().find_map(|branch| {
+            let properties = branch.get("properties")?.as_object()?;
+            let closed = branch.get("additionalProperties") == Some(&Value::Bool(false));
+            match (fields.keys().next(), properties.len(), fields.len()) {
+                (Some(name), 1, 1) if closed => Some((name.clone(), properties.get(name)?.clone())),
+                _ => None,
+            }
+        });
+        if let Some((name, content)) = external {
+            // `{"name": content}`: the content by its schema, then the key in the wrong case (the
+            // warning is the enum's, as for a token).
+            let Some(inner) = fields.get_mut(&name) else { return };
+            self.value(inner, &content, &format!("{pointer}/{}", pointer_segment(&name)));
+            if self.hit() {
+                let seed = self.byte();
+                let inner = fields.remove(&name).expect("the variant's key");
+                fields.insert(change_case(&name, seed), inner);
+                self.expect(pointer, "enum_case_normalized");
+            }
+            if self.hit() {
+                self.encode(value, pointer);
+            }
+            return;
+        }
+        // A tag field: the one property that is this branch's constant.
+        let tagged = branches.iter().find_map(|branch| {
+            let properties = branch.get("properties")?.as_object()?;
+            let tag = properties
+                .iter()
+                .find(|(name, schema)| schema.get("const").is_some_and(|c| fields.get(name.as_str()) == Some(c)))?;
+            Some((tag.0.clone(), branch.clone()))
+        });
+        let Some((tag, branch)) = tagged else { panic!("no variant for {value} at {pointer}") };
+        if self.hit() {
+            let name = fields[&tag].as_str().expect("a tag is a string").to_owned();
+            let seed = self.byte();
+            fields[&tag] = Value::from(change_case(&name, seed));
+            self.expect(&format!("{pointer}/{}", pointer_segment(&tag)), "enum_case_normalized");
+        }
+        // Its fields by the branch (the tag is a constant, never perturbed as a string).
+        self.value(value, &branch, pointer);
+    }
+
+    /// A `oneOf` branch with its `$ref` merged in (schemars writes an internally tagged newtype
+    /// variant as the tag's property beside a `$ref` to the struct).
+    fn branch(&self, branch: &Value) -> Value {
+        let Some(reference) = branch.get("$ref") else { return branch.clone() };
+        let target = self.resolve(&serde_json::json!({"$ref": reference}));
+        let mut merged = branch.clone();
+        let properties = merged["properties"].as_object_mut().expect("a tagged branch has properties");
+        for (name, schema) in target["properties"].as_object().into_iter().flatten() {
+            properties.entry(name.clone()).or_insert_with(|| schema.clone());
+        }
+        merged.as_object_mut().expect("a branch is an object").remove("$ref");
+        merged
     }
 
     fn boolean(&mut self, value: &mut Value, pointer: &str) {

@@ -85,3 +85,48 @@ async fn a_strict_catalog_makes_every_tool_strict_in_the_executor() {
     let record = lenient.execute(ToolCallRequest::new("page", "c2", r#"{"size": "10", "offset": 20}"#)).await;
     assert_eq!(record.content.text, "10 20");
 }
+
+/// When to remind.
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Remind {
+    Never,
+    After { minutes: u32 },
+}
+
+/// How to pay.
+#[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+#[serde(tag = "method", rename_all = "snake_case")]
+enum Payment {
+    Cash,
+    Card { installments: u8 },
+}
+
+#[test]
+fn under_the_strict_policy_variant_names_and_values_inside_variants_are_refused() {
+    let refused = |raw| {
+        let e = <remind_and_pay as DeclaredTool>::extract_with(raw, ExtractionPolicy::STRICT);
+        e.value.unwrap_err().errors.into_iter().map(|e| (e.pointer, e.rule)).collect::<Vec<_>>()
+    };
+    let at = |pointer: &str, rule: &str| (pointer.to_owned(), rule.to_owned());
+    assert_eq!(
+        refused(r#"{"when": {"AFTER": {"minutes": 5}}, "payment": {"method": "Card", "installments": 2}}"#),
+        vec![at("/when", "enum_case_normalized"), at("/payment/method", "enum_case_normalized")]
+    );
+    assert_eq!(
+        refused(r#"{"when": {"after": {"minutes": "5"}}, "payment": {"method": "card", "installments": 2.0}}"#),
+        vec![
+            at("/when/after/minutes", "string_to_integer"),
+            at("/payment/installments", "float_to_integer"),
+            // serde reads an internally tagged enum's fields from a buffer, so its error can only
+            // name the enum.
+            at("/payment", "invalid_type"),
+        ]
+    );
+}
+
+/// Set a reminder and pay for it.
+#[tool]
+fn remind_and_pay(when: Remind, payment: Payment) -> String {
+    format!("{when:?} {payment:?}")
+}

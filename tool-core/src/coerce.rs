@@ -76,6 +76,21 @@ pub(crate) fn convert_node(
     coercer.out
 }
 
+/// Whether the single pass may take a value met at a deferred node as it is: when no node the
+/// tree path could pick for it would change it (see [`Children::Deferred`]). The value is left
+/// changed when it may not.
+pub(crate) fn settled(plan: &Plan, node: NodeId, value: &mut Value) -> bool {
+    let Children::Deferred { candidates, .. } = &plan.node(node).children else { return false };
+    !candidates.is_empty()
+        && candidates.iter().all(|&candidate| {
+            let out = Converted::default();
+            let mut coercer = Coercer { plan, path: String::new(), strict: false, out, last_use: false };
+            // As in the tree: a parameter's case sensitivity does not reach an object's fields.
+            coercer.value(value, candidate, false);
+            coercer.out.warnings.is_empty()
+        })
+}
+
 /// What a wrapped arguments object should have been: the expectation of `wrapper_unwrapped`.
 const WRAPPER_KEYS_HINT: &str = "the parameters at the top level";
 
@@ -270,7 +285,9 @@ impl<'a> Coercer<'a> {
             if let Value::String(text) = value {
                 let tokens = match (&node.tokens, &node.children) {
                     (Some(tokens), _) => Some(tokens),
-                    (None, Children::Variants(Variants { names, tag: Tag::External, .. })) => Some(names),
+                    (None, Children::Variants(variants)) if matches!(variants.tag, Tag::External) => {
+                        Some(&variants.names)
+                    }
                     _ => None,
                 };
                 let holds_text = match tokens {

@@ -79,7 +79,7 @@ impl<'c> Pass<'c> {
         let Some((node, only_indices)) = self.locate(place, &mut pointer) else { return Some(value) };
         // Its node depends on a value beside it (a tagged enum's content, by its tag).
         if self.plan.node(node).deferred() {
-            return None;
+            return coerce::settled(self.plan, node, &mut value).then_some(value);
         }
         let parameter = &self.definition.parameters[place.param];
         // As in the tree, a parameter's case sensitivity reaches its list elements, not the

@@ -66,13 +66,15 @@ pub(crate) enum Children {
     /// An object's declared fields (name, node, whether required), the node of a field whose
     /// name matches a pattern (maps with integer keys), and the node of any other field (maps).
     Fields { properties: Vec<(String, NodeId, bool)>, patterns: Vec<(Regex, NodeId)>, additional: Option<NodeId> },
-    /// An enum's variants.
-    Variants(Variants),
-    /// The value is converted by a node that depends on a value beside it (an internally or
-    /// adjacently tagged enum's fields, by the tag), and so is every value inside it: the tree
-    /// path picks the node, the single pass leaves such a value to the tree path. The id is the
-    /// node's own.
-    Deferred(NodeId),
+    /// An enum's variants (boxed: most nodes have none, and a node stays small).
+    Variants(Box<Variants>),
+    /// The value is converted by one of `candidates`, which a value beside it picks (a field of
+    /// an internally or adjacently tagged enum: the tag picks the variant). The tree path knows
+    /// the tag; the single pass does not keep it, so it takes such a value as it is only when no
+    /// candidate would change it, and otherwise leaves the call to the tree path. The values
+    /// inside it have the node `inner`: deferred with no candidates (its own `inner`), never
+    /// converted by the single pass.
+    Deferred { candidates: Vec<NodeId>, inner: NodeId },
 }
 
 impl Children {
@@ -111,9 +113,10 @@ pub(crate) struct Variants {
 pub(crate) enum Tag {
     /// The token itself, or the one key of the object.
     External,
-    /// The field `name` (its node: a string whose tokens are the names); the other fields are
-    /// converted by the named variant's node, so their node is `deferred`.
-    Field { name: String, node: NodeId, deferred: NodeId },
+    /// The field `name` (its node: a string whose tokens are the names). The other fields are
+    /// converted by the named variant's node, so theirs is deferred: `fields` for the fields a
+    /// variant declares, `other` for any other.
+    Field { name: String, node: NodeId, fields: Vec<(String, NodeId)>, other: NodeId },
 }
 
 impl Variants {
@@ -140,17 +143,20 @@ impl Node {
             Children::Variants(variants) => match &variants.tag {
                 // An externally tagged variant's content is under its name.
                 Tag::External => variants.variant(key),
-                Tag::Field { name, node, deferred } => Some(if name == key { *node } else { *deferred }),
+                Tag::Field { name, node, .. } if name == key => Some(*node),
+                Tag::Field { fields, other, .. } => {
+                    Some(fields.iter().find(|(name, _)| name == key).map_or(*other, |(_, id)| *id))
+                }
             },
-            Children::Deferred(id) => Some(*id),
+            Children::Deferred { inner, .. } => Some(*inner),
             _ => None,
         }
     }
 
     /// The node of element `index`, when this node is a list conversion descends into.
     pub(crate) fn element(&self, index: usize) -> Option<NodeId> {
-        if let Children::Deferred(id) = self.children {
-            return Some(id);
+        if let Children::Deferred { inner, .. } = self.children {
+            return Some(inner);
         }
         if self.kind != Kind::Array || self.tokens.is_some() {
             return None;
@@ -169,7 +175,7 @@ impl Node {
 
     /// Whether the node of this value depends on a value beside it (see [`Children::Deferred`]).
     pub(crate) fn deferred(&self) -> bool {
-        matches!(self.children, Children::Deferred(_))
+        matches!(self.children, Children::Deferred { .. })
     }
 }
 
@@ -211,7 +217,7 @@ struct Compiler<'a> {
     nodes: Vec<Node>,
     /// Nodes already compiled, by the address of their schema (closes recursive types).
     seen: HashMap<*const Value, NodeId>,
-    /// The one [`Children::Deferred`] node, once an enum needs it.
+    /// The [`Children::Deferred`] node without candidates, once an enum needs it.
     deferred: Option<NodeId>,
 }
 
@@ -245,7 +251,7 @@ impl<'a> Compiler<'a> {
             }
             Kind::Object => (kind, self.fields(&[declared])),
             Kind::Other if tokens.is_none() => match self.variants(declared) {
-                Some(variants) => (Kind::Enum, Children::Variants(variants)),
+                Some(variants) => (Kind::Enum, Children::Variants(Box::new(variants))),
                 None => (kind, Children::None),
             },
             _ => (kind, Children::None),
@@ -301,20 +307,40 @@ impl<'a> Compiler<'a> {
             self.nodes[node as usize].kind = Kind::String;
             self.nodes[node as usize].tokens = Some(Tokens::new(values.clone()));
             let names = Tokens::new(values);
-            let deferred = match self.deferred {
-                Some(id) => id,
-                None => {
+            let nodes: Vec<(String, NodeId)> =
+                names.texts.iter().cloned().zip(&branches).map(|(n, b)| (n, self.branch(b))).collect();
+            // Every other field a variant declares, with the nodes the variants convert it by.
+            let other = self.unpicked();
+            let mut fields: Vec<(String, NodeId)> = Vec::new();
+            for (_, branch) in &nodes {
+                let Children::Fields { properties, .. } = &self.nodes[*branch as usize].children else { continue };
+                let declared: Vec<String> = properties.iter().map(|(field, ..)| field.clone()).collect();
+                for field in declared {
+                    if field == name || fields.iter().any(|(f, _)| *f == field) {
+                        continue;
+                    }
+                    let candidates =
+                        nodes.iter().filter_map(|(_, b)| self.nodes[*b as usize].children.field(&field)).collect();
                     let id = self.push();
-                    self.nodes[id as usize].children = Children::Deferred(id);
-                    *self.deferred.insert(id)
+                    self.nodes[id as usize].children = Children::Deferred { candidates, inner: other };
+                    fields.push((field, id));
                 }
-            };
-            let nodes = names.texts.iter().cloned().zip(&branches).map(|(n, b)| (n, self.branch(b))).collect();
-            return Some(Variants { names, tag: Tag::Field { name, node, deferred }, nodes });
+            }
+            return Some(Variants { names, tag: Tag::Field { name, node, fields, other }, nodes });
         }
         let (names, data) = external(&branches, self.defs)?;
         let nodes = data.into_iter().map(|(name, content)| (name, self.node(content))).collect();
         Some(Variants { names: Tokens::new(names.into_iter().map(Value::String).collect()), tag: Tag::External, nodes })
+    }
+
+    /// The deferred node without candidates (see [`Children::Deferred`]).
+    fn unpicked(&mut self) -> NodeId {
+        if let Some(id) = self.deferred {
+            return id;
+        }
+        let id = self.push();
+        self.nodes[id as usize].children = Children::Deferred { candidates: Vec::new(), inner: id };
+        *self.deferred.insert(id)
     }
 
     /// A branch's own keywords: the branch itself when it declares properties (beside a `$ref`,
