@@ -822,7 +822,7 @@ mod tests {
 
     #[test]
     fn map_values_are_converted_by_the_property_else_the_first_pattern_their_key_matches() {
-        // schemars writes `BTreeMap<u32, _>` as `^\\d+$` and `BTreeMap<i64, _>` as `^-?\\d+$`.
+        // schemars writes `BTreeMap<u32, _>` as `^\d+$` and `BTreeMap<i64, _>` as `^-?\d+$`.
         let map = json!({
             "type": "object",
             "properties": {"7": {"type": "string"}},

@@ -7,7 +7,7 @@
 //! alternative (`type: [T, "null"]`, `anyOf: [X, null]`, a single `allOf`) are set aside, the
 //! kind is the schema's one non-null `type`, and tokens come from `enum`, `const`, or
 //! `oneOf`/`anyOf` branches that are each one token. An object's fields are its `properties`,
-//! then its `patternProperties` (maps with integer keys: `^\\d+$`), then its
+//! then its `patternProperties` (maps with integer keys: `^\d+$`), then its
 //! `additionalProperties`. An enum with data is a `oneOf` whose branches say how serde tags the
 //! variant (see [`Variants`]); conversion descends into the variant a value names.
 
@@ -136,7 +136,9 @@ pub(crate) struct Node {
 }
 
 impl Node {
-    /// The node of the field `key`, when this node is an object conversion descends into.
+    /// The node of the field `key`, when this node is an object conversion descends into: an
+    /// object's field, an externally tagged variant's content (`key` is its name), a tag field,
+    /// or a deferred node (see [`Children::Deferred`]).
     pub(crate) fn field(&self, key: &str) -> Option<NodeId> {
         match &self.children {
             fields @ Children::Fields { .. } if self.kind == Kind::Object && self.tokens.is_none() => fields.field(key),
