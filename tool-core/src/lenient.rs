@@ -809,10 +809,10 @@ impl<'de, S: DeserializeSeed<'de>> VariantCapture<'_, '_, S> {
     }
 
     /// A token that names no variant: converted as the tree converts it (case, retyping).
-    fn convert<E: de::Error>(self, token: &str) -> Result<S::Value, E> {
+    fn convert<E: de::Error>(mut self, token: &str) -> Result<S::Value, E> {
         match self.pass.convert(&self.place, Value::String(token.to_owned())) {
             Some(Value::String(converted)) => {
-                *self.slot = self.variants.iter().copied().find(|variant| *variant == converted);
+                self.note(&converted);
                 self.seed.deserialize(StringDeserializer::<E>::new(converted))
             }
             _ => Err(give_up()),

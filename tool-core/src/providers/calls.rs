@@ -208,11 +208,7 @@ impl Reader {
         value: Option<&'v Value>,
         path: &Path<'_>,
     ) -> Result<Option<&'v Map<String, Value>>, ResponseError> {
-        match value {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::Object(object)) => Ok(Some(object)),
-            other => Err(self.shape(path, "an object", other)),
-        }
+        present(value).map(|value| self.object(Some(value), path)).transpose()
     }
 
     /// An array that must be there.
@@ -225,11 +221,7 @@ impl Reader {
 
     /// An array, or none (absent or `null` reads as empty).
     pub(super) fn opt_array<'v>(self, value: Option<&'v Value>, path: &Path<'_>) -> Result<&'v [Value], ResponseError> {
-        match value {
-            None | Some(Value::Null) => Ok(&[]),
-            Some(Value::Array(items)) => Ok(items),
-            other => Err(self.shape(path, "an array", other)),
-        }
+        Ok(present(value).map(|value| self.array(Some(value), path)).transpose()?.unwrap_or(&[]))
     }
 
     /// A string that must be there.
@@ -246,17 +238,13 @@ impl Reader {
         value: Option<&'v Value>,
         path: &Path<'_>,
     ) -> Result<Option<&'v str>, ResponseError> {
-        match value {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text)),
-            other => Err(self.shape(path, "a string", other)),
-        }
+        present(value).map(|value| self.string(Some(value), path)).transpose()
     }
 
     /// A boolean, or nothing (absent or `null`).
     pub(super) fn opt_bool(self, value: Option<&Value>, path: &Path<'_>) -> Result<Option<bool>, ResponseError> {
-        match value {
-            None | Some(Value::Null) => Ok(None),
+        match present(value) {
+            None => Ok(None),
             Some(Value::Bool(flag)) => Ok(Some(*flag)),
             other => Err(self.shape(path, "a boolean", other)),
         }
@@ -786,6 +774,11 @@ pub(super) fn mcp_call(r: Reader, request: &Value, names: &NameMap) -> Result<To
         other => return Err(r.shape(&path.key("arguments"), "an object", other)),
     };
     Ok(ToolCallRequest::new(names.tool_name(name), id, raw))
+}
+
+/// A value that is there: absent and `null` both read as nothing.
+fn present(value: Option<&Value>) -> Option<&Value> {
+    value.filter(|value| !value.is_null())
 }
 
 #[cfg(test)]
