@@ -124,24 +124,32 @@ pub(crate) fn push_segment(path: &mut String, segment: &str) {
 /// Appends a value as JSON text, cut when long, as `received_text` cuts it.
 fn push_json(out: &mut String, value: &Value) {
     let start = out.len();
-    match value {
+    match Token::of(value) {
         // Scalars written directly: this is on the path of every conversion.
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(u), _) => push_integer(out, u, false),
-            (None, Some(i)) => push_integer(out, i.unsigned_abs(), i < 0),
-            _ => {
-                let _ = write!(out, "{n}");
-            }
-        },
-        Value::String(text) => push_json_string(out, text),
-        composite => push_serialized(out, composite),
+        Some(token) => token.write(out),
+        None if value.is_null() => out.push_str("null"),
+        None => push_serialized(out, value),
     }
+    cut_after(out, start);
+}
+
+/// Cuts what was appended after `start` when it is long, as `received_text` cuts it.
+fn cut_after(out: &mut String, start: usize) {
     if out.len() - start > RECEIVED_MAX_CHARS {
         let cut = truncate(&out[start..]);
         out.truncate(start);
         out.push_str(&cut);
+    }
+}
+
+/// Appends a number as serde_json writes it.
+fn push_number(out: &mut String, n: &Number) {
+    match (n.as_u64(), n.as_i64()) {
+        (Some(u), _) => push_integer(out, u, false),
+        (None, Some(i)) => push_integer(out, i.unsigned_abs(), i < 0),
+        _ => {
+            let _ = write!(out, "{n}");
+        }
     }
 }
 
@@ -184,6 +192,280 @@ fn push_serialized<T: serde::Serialize + ?Sized>(out: &mut String, value: &T) {
     *out = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
 }
 
+/// A scalar as it arrived, borrowed: read from the text by the single pass, or a leaf of the
+/// tree. Both paths convert it by [`scalar_change`].
+#[derive(Clone, Debug)]
+pub(crate) enum Token<'a> {
+    Bool(bool),
+    Number(Number),
+    Text(&'a str),
+}
+
+impl<'a> Token<'a> {
+    /// The value as a token, when it is a scalar (not null, a list or an object).
+    pub(crate) fn of(value: &'a Value) -> Option<Token<'a>> {
+        match value {
+            Value::Bool(b) => Some(Token::Bool(*b)),
+            Value::Number(n) => Some(Token::Number(n.clone())),
+            Value::String(text) => Some(Token::Text(text)),
+            _ => None,
+        }
+    }
+
+    /// The token as an owned value.
+    pub(crate) fn to_value(&self) -> Value {
+        match self {
+            Token::Bool(b) => Value::Bool(*b),
+            Token::Number(n) => Value::Number(n.clone()),
+            Token::Text(text) => Value::String((*text).to_owned()),
+        }
+    }
+
+    /// Whether `value` is this token.
+    fn is(&self, value: &Value) -> bool {
+        match (self, value) {
+            (Token::Bool(a), Value::Bool(b)) => a == b,
+            (Token::Number(a), Value::Number(b)) => a == b,
+            (Token::Text(a), Value::String(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// Appends the token as JSON text (uncut).
+    fn write(&self, out: &mut String) {
+        match self {
+            Token::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Token::Number(n) => push_number(out, n),
+            Token::Text(text) => push_json_string(out, text),
+        }
+    }
+}
+
+/// What a converted scalar becomes.
+#[derive(Debug)]
+pub(crate) enum Scalar<'p> {
+    /// Absent: a null word where the type could not hold it as a value.
+    Null,
+    Bool(bool),
+    Number(Number),
+    Text(String),
+    /// One of an enum's tokens, as the schema declares it.
+    Token(&'p Value),
+}
+
+impl Scalar<'_> {
+    fn into_value(self) -> Value {
+        match self {
+            Scalar::Null => Value::Null,
+            Scalar::Bool(b) => Value::Bool(b),
+            Scalar::Number(n) => Value::Number(n),
+            Scalar::Text(text) => Value::String(text),
+            Scalar::Token(token) => token.clone(),
+        }
+    }
+
+    /// Appends the value as JSON text, cut when long.
+    fn push_json(&self, out: &mut String) {
+        let start = out.len();
+        match self {
+            Scalar::Null => out.push_str("null"),
+            Scalar::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Scalar::Number(n) => push_number(out, n),
+            Scalar::Text(text) => push_json_string(out, text),
+            Scalar::Token(token) => return push_json(out, token),
+        }
+        cut_after(out, start);
+    }
+}
+
+/// One scalar conversion: what the token becomes, and the words of its warning.
+#[derive(Debug)]
+pub(crate) struct Change<'p> {
+    pub new: Scalar<'p>,
+    pub rule: &'static str,
+    pub expected: Cow<'static, str>,
+    /// What was done, before the new value: `converted to`.
+    verb: &'static str,
+}
+
+impl<'p> Change<'p> {
+    fn new(new: Scalar<'p>, rule: &'static str, expected: &'static str, verb: &'static str) -> Self {
+        Change { new, rule, expected: Cow::Borrowed(expected), verb }
+    }
+
+    /// The warning's received and action texts, for the change of `token`.
+    pub(crate) fn texts(&self, token: &Token<'_>) -> (String, String) {
+        let text = if let Token::Text(text) = token { Some(*text) } else { None };
+        let mut received = String::with_capacity(received_capacity(text));
+        token.write(&mut received);
+        cut_after(&mut received, 0);
+        let action = action_text(self.verb, received.len(), |out| self.new.push_json(out));
+        (received, action)
+    }
+}
+
+/// Room for a received value written as JSON, so that writing it never grows the string: a
+/// text's quotes and some escapes (JSON sent as text escapes every quote).
+fn received_capacity(text: Option<&str>) -> usize {
+    text.map_or(24, |text| text.len() + text.len() / 4 + 2)
+}
+
+/// `verb` and the new value, in a string sized for both (the new value is about as long as
+/// what arrived, `received_len`).
+fn action_text(verb: &str, received_len: usize, new: impl FnOnce(&mut String)) -> String {
+    let mut action = String::with_capacity(verb.len() + 1 + received_len.max(16));
+    action.push_str(verb);
+    action.push(' ');
+    new(&mut action);
+    action
+}
+
+/// The node is a list, an object or an enum with data: its value converts as a whole.
+pub(crate) struct Composite;
+
+/// How the scalar `token`, met at node `id`, converts: `Ok(None)` when it stays as it is (the
+/// typed read decides), `Err(Composite)` when the node converts whole values instead (a scalar
+/// wrapped in a list, JSON text decoded into an object).
+pub(crate) fn scalar_change<'p>(
+    plan: &'p Plan,
+    id: NodeId,
+    token: &Token<'_>,
+    case_sensitive: bool,
+) -> Result<Option<Change<'p>>, Composite> {
+    let node = plan.node(id);
+    // A null word means "absent" where the declared type could not hold it as a value: any
+    // non-string, and enum tokens none of which is that word.
+    if let (true, Token::Text(text)) = (node.nullable, token) {
+        let tokens = match (&node.tokens, &node.children) {
+            (Some(tokens), _) => Some(tokens),
+            (None, Children::Variants(variants)) if matches!(variants.tag, Tag::External) => Some(&variants.names),
+            _ => None,
+        };
+        let holds_text = match tokens {
+            Some(tokens) => tokens.texts.iter().any(|a| a.eq_ignore_ascii_case(trim(text))),
+            None => node.kind == Kind::String,
+        };
+        if !holds_text && is_null_word(text) {
+            return Ok(Some(Change::new(Scalar::Null, "null_literal", "a value or null", "read as absent:")));
+        }
+    }
+    if let Some(tokens) = &node.tokens {
+        return Ok(token_change(tokens, token, case_sensitive));
+    }
+    Ok(match node.kind {
+        Kind::Boolean => boolean(token),
+        Kind::Integer => integer(token),
+        Kind::Number => number(token),
+        Kind::String => string(token),
+        Kind::Other => None,
+        Kind::Array | Kind::Object | Kind::Enum => return Err(Composite),
+    })
+}
+
+fn boolean(token: &Token<'_>) -> Option<Change<'static>> {
+    let (b, rule) = match token {
+        Token::Text(text) => {
+            let word = trim(text);
+            if word.eq_ignore_ascii_case("true") {
+                (true, "string_to_boolean")
+            } else if word.eq_ignore_ascii_case("false") {
+                (false, "string_to_boolean")
+            } else {
+                return None;
+            }
+        }
+        Token::Number(n) => match n.as_f64() {
+            Some(0.0) => (false, "number_to_boolean"),
+            Some(1.0) => (true, "number_to_boolean"),
+            _ => return None,
+        },
+        Token::Bool(_) => return None,
+    };
+    Some(Change::new(Scalar::Bool(b), rule, "a boolean", "converted to"))
+}
+
+fn integer(token: &Token<'_>) -> Option<Change<'static>> {
+    let (number, rule) = match token {
+        Token::Text(text) => {
+            // The common case first: integer text (`"42"`, `" +7 "`), read without a float detour.
+            let trimmed = trim(text);
+            let unsigned = trimmed.strip_prefix('+').unwrap_or(trimmed);
+            let exact = match unsigned.parse::<i64>() {
+                Ok(i) => Some(Number::from(i)),
+                Err(_) => unsigned.parse::<u64>().ok().map(Number::from),
+            };
+            if let Some(exact) = exact {
+                return Some(Change::new(Scalar::Number(exact), "string_to_integer", "an integer", "converted to"));
+            }
+            (parse_number_text(text)?, "string_to_integer")
+        }
+        Token::Number(n) if n.is_i64() || n.is_u64() => return None,
+        Token::Number(n) => (n.as_f64()?, "float_to_integer"),
+        Token::Bool(_) => return None,
+    };
+    if let Some(exact) = integer_value(number) {
+        return Some(Change::new(Scalar::Number(exact), rule, "an integer", "converted to"));
+    }
+    let truncated = integer_value(number.trunc())?;
+    let rule = if matches!(token, Token::Text(_)) { rule } else { "float_truncated" };
+    Some(Change::new(Scalar::Number(truncated), rule, "an integer", "truncated to"))
+}
+
+fn number(token: &Token<'_>) -> Option<Change<'static>> {
+    let Token::Text(text) = token else { return None };
+    let f = parse_number_text(text)?;
+    let converted = integer_value(f).or_else(|| Number::from_f64(f))?;
+    Some(Change::new(Scalar::Number(converted), "string_to_number", "a number", "converted to"))
+}
+
+fn string(token: &Token<'_>) -> Option<Change<'static>> {
+    let text = match token {
+        Token::Bool(b) => b.to_string(),
+        Token::Number(n) => n.to_string(),
+        Token::Text(_) => return None,
+    };
+    Some(Change::new(Scalar::Text(text), "literal_to_string", "a string", "kept as the text"))
+}
+
+/// An enum token: the same token as text (a number sent as a string or the reverse), or the
+/// one token differing only in case.
+fn token_change<'p>(tokens: &'p Tokens, token: &Token<'_>, case_sensitive: bool) -> Option<Change<'p>> {
+    if tokens.values.iter().any(|value| token.is(value)) {
+        return None;
+    }
+    let number_text;
+    let as_text = match token {
+        Token::Text(text) => trim(text),
+        Token::Number(n) => {
+            number_text = n.to_string();
+            &number_text
+        }
+        Token::Bool(b) => {
+            if *b {
+                "true"
+            } else {
+                "false"
+            }
+        }
+    };
+    let exact: Vec<usize> = (0..tokens.texts.len()).filter(|&i| tokens.texts[i] == as_text).collect();
+    let (found, rule) = if exact.len() == 1 {
+        (exact[0], "enum_token_retyped")
+    } else if case_sensitive {
+        return None;
+    } else {
+        let folded = as_text.to_lowercase();
+        let matches: Vec<usize> =
+            (0..tokens.texts.len()).filter(|&i| tokens.texts[i].to_lowercase() == folded).collect();
+        if matches.len() != 1 {
+            return None;
+        }
+        (matches[0], "enum_case_normalized")
+    };
+    let expected = Cow::Owned(tokens.expected.clone());
+    Some(Change { new: Scalar::Token(&tokens.values[found]), rule, expected, verb: "read as" })
+}
+
 impl<'a> Coercer<'a> {
     fn enter(&mut self, segment: &str) {
         push_segment(&mut self.path, segment);
@@ -202,28 +484,27 @@ impl<'a> Coercer<'a> {
         new: Value,
         rule: &'static str,
         expected: impl Into<Cow<'static, str>>,
-        action: &str,
+        verb: &str,
     ) -> bool {
-        let expected = expected.into();
-        // Sized by what is written first, so that neither grows: room for the quotes and some
-        // escapes (JSON sent as text escapes every quote); a decoded text's value is about as
-        // long as the text.
-        let capacity = match value {
-            Value::String(text) => text.len() + text.len() / 4 + 2,
-            _ => 24,
-        };
-        let mut received = String::with_capacity(capacity);
+        let text = if let Value::String(text) = value { Some(text.as_str()) } else { None };
+        let mut received = String::with_capacity(received_capacity(text));
         push_json(&mut received, value);
-        let mut words = String::with_capacity(action.len() + 1 + received.len().max(16));
-        words.push_str(action);
-        words.push(' ');
-        push_json(&mut words, &new);
-        let action = words;
+        // A decoded text's value is about as long as the text.
+        let action = action_text(verb, received.len(), |out| push_json(out, &new));
+        if !self.record(rule, expected.into(), received, action) {
+            return false;
+        }
+        *value = new;
+        true
+    }
+
+    /// Records the warning for a change at the current path; under the strict policy the
+    /// refusal instead. Returns whether the change applies.
+    fn record(&mut self, rule: &'static str, expected: Cow<'static, str>, received: String, action: String) -> bool {
         if self.strict {
             self.refuse(rule, expected, received, &action);
             return false;
         }
-        *value = new;
         let pointer = if self.last_use { std::mem::take(&mut self.path) } else { self.path.clone() };
         self.out.warnings.push(ParseWarning { pointer, rule: Cow::Borrowed(rule), expected, received, action });
         true
@@ -277,41 +558,18 @@ impl<'a> Coercer<'a> {
 
     fn value(&mut self, value: &mut Value, id: NodeId, case_sensitive: bool) {
         let plan = self.plan;
-        let node = plan.node(id);
-
-        // A null word means "absent" where the declared type could not hold it as a value: any
-        // non-string, and enum tokens none of which is that word.
-        if node.nullable {
-            if let Value::String(text) = value {
-                let tokens = match (&node.tokens, &node.children) {
-                    (Some(tokens), _) => Some(tokens),
-                    (None, Children::Variants(variants)) if matches!(variants.tag, Tag::External) => {
-                        Some(&variants.names)
-                    }
-                    _ => None,
-                };
-                let holds_text = match tokens {
-                    Some(tokens) => tokens.texts.iter().any(|a| a.eq_ignore_ascii_case(trim(text))),
-                    None => node.kind == Kind::String,
-                };
-                if !holds_text && is_null_word(text) {
-                    self.apply(value, Value::Null, "null_literal", "a value or null", "read as absent:");
-                    return;
-                }
+        if let Some(token) = Token::of(value) {
+            match scalar_change(plan, id, &token, case_sensitive) {
+                Ok(Some(change)) => return self.apply_change(value, change),
+                Ok(None) => return,
+                Err(Composite) => {}
             }
         }
-        if value.is_null() {
-            return;
-        }
-        if let Some(tokens) = &node.tokens {
-            self.enum_token(value, tokens, case_sensitive);
+        let node = plan.node(id);
+        if value.is_null() || node.tokens.is_some() {
             return;
         }
         match node.kind {
-            Kind::Boolean => self.boolean(value),
-            Kind::Integer => self.integer(value),
-            Kind::Number => self.number(value),
-            Kind::String => self.string(value),
             Kind::Array => self.array(value, &node.children, case_sensitive),
             Kind::Object => self.object(value, &node.children),
             Kind::Enum => {
@@ -319,116 +577,25 @@ impl<'a> Coercer<'a> {
                     self.variants(value, variants, case_sensitive);
                 }
             }
-            Kind::Other => {}
+            _ => {}
         }
     }
 
-    fn boolean(&mut self, value: &mut Value) {
-        let converted = match value {
-            Value::String(text) => {
-                let word = trim(text);
-                if word.eq_ignore_ascii_case("true") {
-                    Some((true, "string_to_boolean"))
-                } else if word.eq_ignore_ascii_case("false") {
-                    Some((false, "string_to_boolean"))
-                } else {
-                    None
-                }
-            }
-            Value::Number(n) => match n.as_f64() {
-                Some(0.0) => Some((false, "number_to_boolean")),
-                Some(1.0) => Some((true, "number_to_boolean")),
-                _ => None,
-            },
-            _ => None,
-        };
-        if let Some((b, rule)) = converted {
-            self.apply(value, Value::Bool(b), rule, "a boolean", "converted to");
-        }
-    }
-
-    fn integer(&mut self, value: &mut Value) {
-        // The common case first: integer text (`"42"`, `" +7 "`), read without a float detour.
-        if let Value::String(text) = value {
-            let trimmed = trim(text);
-            let unsigned = trimmed.strip_prefix('+').unwrap_or(trimmed);
-            let exact = match unsigned.parse::<i64>() {
-                Ok(i) => Some(Value::from(i)),
-                Err(_) => unsigned.parse::<u64>().ok().map(Value::from),
-            };
-            if let Some(exact) = exact {
-                self.apply(value, exact, "string_to_integer", "an integer", "converted to");
-                return;
-            }
-        }
-        let (number, rule) = match value {
-            Value::Number(n) if n.is_i64() || n.is_u64() => return,
-            Value::Number(n) => match n.as_f64() {
-                Some(f) => (f, None),
-                None => return,
-            },
-            Value::String(text) => match parse_number_text(text) {
-                Some(f) => (f, Some("string_to_integer")),
-                None => return,
-            },
-            _ => return,
-        };
-        if let Some(exact) = exact_integer(value) {
-            self.apply(value, exact, rule.unwrap_or("float_to_integer"), "an integer", "converted to");
-            return;
-        }
-        if let Some(integer) = integer_value(number.trunc()) {
-            let rule = if rule.is_some() { "string_to_integer" } else { "float_truncated" };
-            self.apply(value, integer, rule, "an integer", "truncated to");
-        }
-    }
-
-    fn number(&mut self, value: &mut Value) {
-        let Value::String(text) = value else { return };
-        let Some(f) = parse_number_text(text) else { return };
-        let converted =
-            integer_value(f).filter(|_| f.fract() == 0.0).or_else(|| Number::from_f64(f).map(Value::Number));
-        if let Some(converted) = converted {
-            self.apply(value, converted, "string_to_number", "a number", "converted to");
-        }
-    }
-
-    fn string(&mut self, value: &mut Value) {
-        let text = match value {
-            Value::Bool(b) => b.to_string(),
-            Value::Number(n) => n.to_string(),
-            _ => return,
-        };
-        self.apply(value, Value::String(text), "literal_to_string", "a string", "kept as the text");
-    }
-
+    /// Converts a scalar `value` to one of `tokens` (see [`token_change`]).
     fn enum_token(&mut self, value: &mut Value, tokens: &Tokens, case_sensitive: bool) {
-        if tokens.values.contains(value) {
-            return;
+        let change = Token::of(value).and_then(|token| token_change(tokens, &token, case_sensitive));
+        if let Some(change) = change {
+            self.apply_change(value, change);
         }
-        let as_text = match value {
-            Value::String(s) => trim(s).to_owned(),
-            Value::Number(n) => n.to_string(),
-            Value::Bool(b) => b.to_string(),
-            _ => return,
-        };
-        // The same token as text (a number sent as a string or the reverse), or the one token
-        // differing only in case.
-        let exact: Vec<usize> = (0..tokens.texts.len()).filter(|&i| tokens.texts[i] == as_text).collect();
-        let (found, rule) = if exact.len() == 1 {
-            (exact[0], "enum_token_retyped")
-        } else if case_sensitive {
-            return;
-        } else {
-            let folded = as_text.to_lowercase();
-            let matches: Vec<usize> =
-                (0..tokens.texts.len()).filter(|&i| tokens.texts[i].to_lowercase() == folded).collect();
-            if matches.len() != 1 {
-                return;
-            }
-            (matches[0], "enum_case_normalized")
-        };
-        self.apply(value, tokens.values[found].clone(), rule, tokens.expected.clone(), "read as");
+    }
+
+    /// Applies a scalar's `change` to `value`, as [`Coercer::apply`] does.
+    fn apply_change(&mut self, value: &mut Value, change: Change<'_>) {
+        let Some(token) = Token::of(value) else { return };
+        let (received, action) = change.texts(&token);
+        if self.record(change.rule, change.expected, received, action) {
+            *value = change.new.into_value();
+        }
     }
 
     fn array(&mut self, value: &mut Value, children: &Children, case_sensitive: bool) {
@@ -615,27 +782,8 @@ fn parse_number_text(text: &str) -> Option<f64> {
     unsigned.parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
-/// The value as an exact integer, when it is one (`3.0`, `"42"`, `"1e3"`).
-fn exact_integer(value: &Value) -> Option<Value> {
-    match value {
-        Value::String(text) => {
-            let trimmed = trim(text);
-            let unsigned = trimmed.strip_prefix('+').unwrap_or(trimmed);
-            if let Ok(i) = unsigned.parse::<i64>() {
-                return Some(Value::from(i));
-            }
-            if let Ok(u) = unsigned.parse::<u64>() {
-                return Some(Value::from(u));
-            }
-            parse_number_text(text).filter(|f| f.fract() == 0.0).and_then(integer_value)
-        }
-        Value::Number(n) => n.as_f64().filter(|f| f.fract() == 0.0).and_then(integer_value),
-        _ => None,
-    }
-}
-
 /// An integral float as a JSON integer, when it fits 64 bits.
-fn integer_value(f: f64) -> Option<Value> {
+fn integer_value(f: f64) -> Option<Number> {
     const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
     if !f.is_finite() || f.fract() != 0.0 {
         return None;
@@ -643,11 +791,11 @@ fn integer_value(f: f64) -> Option<Value> {
     if (-LIMIT..LIMIT).contains(&f) {
         // Exact: |f| < 2^63 and integral.
         #[allow(clippy::cast_possible_truncation)]
-        return Some(Value::from(f as i64));
+        return Some(Number::from(f as i64));
     }
     if (0.0..2.0 * LIMIT).contains(&f) {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        return Some(Value::from(f as u64));
+        return Some(Number::from(f as u64));
     }
     None
 }

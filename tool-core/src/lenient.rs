@@ -5,14 +5,16 @@
 //! deserializer. While what arrives is what the type asks for, the wrapper only hands it on, so
 //! clean input costs about what a `#[derive(Deserialize)]` struct costs. Where it is not (`"42"`
 //! for a `u32`, a list sent as JSON text, an enum token in the wrong case), the value is
-//! converted by the tree path's own code ([`coerce::convert_node`]: the same schema node, the
-//! same rules, the same warnings) and handed to the type.
+//! converted by the tree path's own code (the same schema node, the same rules, the same
+//! warnings) and handed to the type: a scalar by [`coerce::scalar_change`], read from the text
+//! as it is (no `Value` built for it), anything else by [`coerce::convert_node`].
 //!
 //! Whatever the single pass cannot settle makes it fail: a repair of the raw text, a null word
 //! inside an option, a value that stays wrong after conversion. Extraction then starts again on
 //! the tree path, which reports every problem. The single pass is only ever a faster way to the
 //! result the tree path gives.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 use std::marker::PhantomData;
@@ -24,10 +26,10 @@ use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Number, Value};
 
 use crate::call::ParseWarning;
-use crate::coerce::{self, push_segment};
+use crate::coerce::{self, push_segment, Scalar, Token};
 use crate::model::ToolDefinition;
 use crate::plan::{NodeId, Plan};
 
@@ -71,35 +73,79 @@ impl<'c> Pass<'c> {
     /// "absent", which only the tree path can express inside an option.
     #[cold]
     #[inline(never)]
-    fn convert(&self, place: &Place<'_>, mut value: Value) -> Option<Value> {
+    fn convert(&self, place: &Place<'_>, value: Value) -> Option<Value> {
         if !place.is_known() {
             return None;
         }
         let mut pointer = String::with_capacity(32);
         let Some((node, only_indices)) = self.locate(place, &mut pointer) else { return Some(value) };
+        self.convert_at((place.param, node, only_indices), pointer, value)
+    }
+
+    /// [`Pass::convert`], once the node (and `pointer`) of the value is known.
+    fn convert_at(&self, (param, node, only_indices): Located, pointer: String, mut value: Value) -> Option<Value> {
         // Its node depends on a value beside it (a tagged enum's content, by its tag).
         if self.plan.node(node).deferred() {
             return coerce::settled(self.plan, node, &mut value).then_some(value);
         }
-        let parameter = &self.definition.parameters[place.param];
-        // As in the tree, a parameter's case sensitivity reaches its list elements, not the
-        // fields of objects inside it.
-        let case_sensitive = only_indices && parameter.enum_constraint.as_ref().is_some_and(|e| e.case_sensitive);
-        let strict = self.strict || parameter.strict;
+        let (strict, case_sensitive) = self.flags(param, only_indices);
         let plan = self.plan;
         let mut warnings = self.warnings.borrow_mut();
         let before = warnings.len();
-        let mut taken = std::mem::take(&mut *warnings);
-        if taken.capacity() == 0 {
-            // Allocated straight away: cheaper than the first push growing it.
-            taken = Vec::with_capacity(4);
-        }
+        reserve_first(&mut warnings);
+        let taken = std::mem::take(&mut *warnings);
         let converted = coerce::convert_node(plan, node, pointer, &mut value, (strict, case_sensitive), taken);
         *warnings = converted.warnings;
         if !converted.refused.is_empty() || (value.is_null() && warnings.len() > before) {
             return None;
         }
         Some(value)
+    }
+
+    /// Converts the scalar `token`, met at `place` with the wrong kind, as the tree path would,
+    /// without building a `Value` for it. `None` when the single pass must give up (as
+    /// [`Pass::convert`]).
+    #[cold]
+    #[inline(never)]
+    fn convert_token(&self, place: &Place<'_>, token: Token<'_>) -> Option<Converted<'c>> {
+        if !place.is_known() {
+            return None;
+        }
+        let mut pointer = String::with_capacity(32);
+        let Some((node, only_indices)) = self.locate(place, &mut pointer) else { return Some(Converted::Kept) };
+        let located = (place.param, node, only_indices);
+        // A node that depends on a value beside it, or one that converts whole values (a list, an
+        // object): the way of a whole value.
+        if self.plan.node(node).deferred() {
+            return self.convert_at(located, pointer, token.to_value()).map(Converted::Whole);
+        }
+        let (strict, case_sensitive) = self.flags(place.param, only_indices);
+        let change = match coerce::scalar_change(self.plan, node, &token, case_sensitive) {
+            Ok(Some(change)) => change,
+            Ok(None) => return Some(Converted::Kept),
+            Err(coerce::Composite) => {
+                return self.convert_at(located, pointer, token.to_value()).map(Converted::Whole);
+            }
+        };
+        // Refused, or "absent", which only the tree path can express inside an option.
+        if strict || matches!(change.new, Scalar::Null) {
+            return None;
+        }
+        let (received, action) = change.texts(&token);
+        let rule = Cow::Borrowed(change.rule);
+        let mut warnings = self.warnings.borrow_mut();
+        reserve_first(&mut warnings);
+        warnings.push(ParseWarning { pointer, rule, expected: change.expected, received, action });
+        Some(Converted::Scalar(change.new))
+    }
+
+    /// The strict policy and the case sensitivity of enum tokens for a value under the parameter
+    /// `param`. As in the tree, a parameter's case sensitivity reaches its list elements
+    /// (`only_indices`), not the fields of objects inside it.
+    fn flags(&self, param: usize, only_indices: bool) -> (bool, bool) {
+        let parameter = &self.definition.parameters[param];
+        let case_sensitive = only_indices && parameter.enum_constraint.as_ref().is_some_and(|e| e.case_sensitive);
+        (self.strict || parameter.strict, case_sensitive)
     }
 
     /// Whether a value read without a type hint at `place` could need converting.
@@ -138,6 +184,27 @@ impl<'c> Pass<'c> {
             }
         }
     }
+}
+
+/// A value's parameter, its schema node, and whether the steps below the parameter are all list
+/// indices (see [`Pass::flags`]).
+type Located = (usize, NodeId, bool);
+
+/// The warnings' first allocation, straight away: cheaper than the first push growing it.
+fn reserve_first(warnings: &mut Vec<ParseWarning>) {
+    if warnings.capacity() == 0 {
+        *warnings = Vec::with_capacity(4);
+    }
+}
+
+/// What a scalar met with the wrong kind became.
+enum Converted<'c> {
+    /// Nothing converts it: the type decides.
+    Kept,
+    /// A scalar again.
+    Scalar(Scalar<'c>),
+    /// A list or an object (a scalar wrapped in a list, JSON text decoded).
+    Whole(Value),
 }
 
 /// Where a value is: the parameter, then the steps down to it (a linked list on the stack, so
@@ -179,6 +246,29 @@ enum Segment<'a> {
     Key(Option<&'a str>),
     /// An element of a list.
     Index(usize),
+}
+
+/// Hands a scalar that arrived to the type's visitor, as serde_json would have.
+fn feed_token<'de, V: Visitor<'de>, E: de::Error>(token: Token<'_>, v: V) -> Result<V::Value, E> {
+    match token {
+        Token::Bool(b) => v.visit_bool(b),
+        Token::Number(n) => n.deserialize_any(v).map_err(E::custom),
+        Token::Text(text) => v.visit_str(text),
+    }
+}
+
+/// Hands a converted scalar to the type's visitor, as a `serde_json::Value` of it would.
+fn feed_scalar<'de, V: Visitor<'de>, E: de::Error>(scalar: Scalar<'_>, v: V) -> Result<V::Value, E> {
+    match scalar {
+        Scalar::Null => v.visit_unit(),
+        Scalar::Bool(b) => v.visit_bool(b),
+        Scalar::Number(n) => n.deserialize_any(v).map_err(E::custom),
+        Scalar::Text(text) => v.visit_string(text),
+        Scalar::Token(token) => match Token::of(token) {
+            Some(token) => feed_token(token, v),
+            None => token.clone().deserialize_any(v).map_err(E::custom),
+        },
+    }
 }
 
 /// The error that hands the call over to the tree path (its text is never shown).
@@ -407,10 +497,16 @@ impl<'de, V: Visitor<'de>> Dispatch<'_, V> {
         }
     }
 
+    /// A scalar of the wrong kind, converted without building a `Value` for it.
     #[cold]
     #[inline(never)]
-    fn mismatch_text<E: de::Error>(self, text: &str) -> Result<V::Value, E> {
-        self.mismatch(Value::String(text.to_owned()))
+    fn mismatch_token<E: de::Error>(self, token: Token<'_>) -> Result<V::Value, E> {
+        match self.pass.convert_token(&self.place, token.clone()) {
+            None => Err(give_up()),
+            Some(Converted::Kept) => feed_token(token, self.v),
+            Some(Converted::Scalar(scalar)) => feed_scalar(scalar, self.v),
+            Some(Converted::Whole(value)) => Hint::feed(value, self.v),
+        }
     }
 
     #[cold]
@@ -439,7 +535,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     fn visit_bool<E: de::Error>(self, b: bool) -> Result<V::Value, E> {
         match self.hint {
             Hint::Bool => self.v.visit_bool(b),
-            _ => self.mismatch(Value::Bool(b)),
+            _ => self.mismatch_token(Token::Bool(b)),
         }
     }
 
@@ -447,7 +543,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     fn visit_i64<E: de::Error>(self, n: i64) -> Result<V::Value, E> {
         match self.hint {
             Hint::Integer | Hint::Float => self.v.visit_i64(n),
-            _ => self.mismatch(Value::from(n)),
+            _ => self.mismatch_token(Token::Number(n.into())),
         }
     }
 
@@ -455,7 +551,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     fn visit_u64<E: de::Error>(self, n: u64) -> Result<V::Value, E> {
         match self.hint {
             Hint::Integer | Hint::Float => self.v.visit_u64(n),
-            _ => self.mismatch(Value::from(n)),
+            _ => self.mismatch_token(Token::Number(n.into())),
         }
     }
 
@@ -463,7 +559,11 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     fn visit_f64<E: de::Error>(self, n: f64) -> Result<V::Value, E> {
         match self.hint {
             Hint::Float => self.v.visit_f64(n),
-            _ => self.mismatch(Value::from(n)),
+            // serde_json reads only finite numbers.
+            _ => match Number::from_f64(n) {
+                Some(n) => self.mismatch_token(Token::Number(n)),
+                None => Err(give_up()),
+            },
         }
     }
 
@@ -471,7 +571,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
         match self.hint {
             Hint::Text => self.v.visit_str(s),
-            _ => self.mismatch_text(s),
+            _ => self.mismatch_token(Token::Text(s)),
         }
     }
 
@@ -479,7 +579,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
         match self.hint {
             Hint::Text => self.v.visit_borrowed_str(s),
-            _ => self.mismatch_text(s),
+            _ => self.mismatch_token(Token::Text(s)),
         }
     }
 
@@ -487,7 +587,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
         match self.hint {
             Hint::Text => self.v.visit_string(s),
-            _ => self.mismatch(Value::String(s)),
+            _ => self.mismatch_token(Token::Text(&s)),
         }
     }
 
