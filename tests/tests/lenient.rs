@@ -666,3 +666,57 @@ fn an_error_inside_a_variant_points_at_it_and_says_what_is_expected_there() {
         vec![at("/window", "invalid_type")]
     );
 }
+
+/// One leg of a route, between numbered stops.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+struct Leg {
+    from: u32,
+    to: u32,
+}
+
+/// Plan a route.
+#[tool]
+fn route(stops: Vec<u32>, leg: Leg, tags: Option<Vec<String>>) -> String {
+    format!("{stops:?} {leg:?} {tags:?}")
+}
+
+#[test]
+fn json_text_is_read_as_the_value_it_holds_with_its_elements_converted() {
+    let raw = r#"{"stops": "[\"4\", 7, 9.0]", "leg": "{\"from\": 1, \"to\": 2}", "tags": " [\"a\"] "}"#;
+    let e = both_paths::<route>(raw);
+    assert_eq!(
+        warnings(&e),
+        vec![
+            at("/stops", "json_string_decoded"),
+            at("/stops/0", "string_to_integer"),
+            at("/stops/2", "float_to_integer"),
+            at("/leg", "json_string_decoded"),
+            at("/tags", "json_string_decoded"),
+        ]
+    );
+    // Read in the single pass: no tree was built.
+    assert_eq!(e.arguments, None);
+    let w = &e.warnings[0];
+    assert_eq!(
+        (w.expected.as_ref(), w.received.as_str(), w.action.as_str()),
+        ("an array", r#""[\"4\", 7, 9.0]""#, "decoded the JSON text inside the string")
+    );
+    assert_eq!(e.warnings[3].expected, "an object");
+    assert_eq!(e.value.unwrap(), (vec![4, 7, 9], Leg { from: 1, to: 2 }, Some(vec!["a".to_owned()])));
+}
+
+#[test]
+fn json_text_the_single_pass_cannot_settle_is_left_to_the_tree_with_the_same_result() {
+    // A conversion under a key of decoded text (its keys are not borrowed from the arguments),
+    // and Python-literal text, which only the tree repairs before decoding.
+    for raw in [
+        r#"{"stops": [], "leg": "{\"from\": \"1\", \"to\": 2}"}"#,
+        r#"{"stops": "[1, 2]", "leg": "{'from': 1, 'to': 2}"}"#,
+    ] {
+        let e = both_paths::<route>(raw);
+        assert!(e.arguments.is_some(), "the tree path read {raw}");
+        assert_eq!(e.warnings[0].rule, "json_string_decoded");
+        let (_, leg, _) = e.value.unwrap();
+        assert_eq!(leg, Leg { from: 1, to: 2 });
+    }
+}

@@ -231,6 +231,15 @@ impl<'a> Token<'a> {
         }
     }
 
+    /// The token as JSON text, cut when long: a warning's received text.
+    fn received(&self) -> String {
+        let text = if let Token::Text(text) = self { Some(*text) } else { None };
+        let mut received = String::with_capacity(received_capacity(text));
+        self.write(&mut received);
+        cut_after(&mut received, 0);
+        received
+    }
+
     /// Appends the token as JSON text (uncut).
     fn write(&self, out: &mut String) {
         match self {
@@ -295,10 +304,7 @@ impl<'p> Change<'p> {
 
     /// The warning's received and action texts, for the change of `token`.
     pub(crate) fn texts(&self, token: &Token<'_>) -> (String, String) {
-        let text = if let Token::Text(text) = token { Some(*text) } else { None };
-        let mut received = String::with_capacity(received_capacity(text));
-        token.write(&mut received);
-        cut_after(&mut received, 0);
+        let received = token.received();
         let action = action_text(self.verb, received.len(), |out| self.new.push_json(out));
         (received, action)
     }
@@ -603,8 +609,7 @@ impl<'a> Coercer<'a> {
             Value::Array(_) => {}
             Value::String(text) => match decode_text(text) {
                 Some(decoded @ Value::Array(_)) => {
-                    let action = "decoded the JSON text inside the string:";
-                    if !self.apply(value, decoded, "json_string_decoded", "an array", action) {
+                    if !self.decoded(value, decoded) {
                         return;
                     }
                 }
@@ -640,6 +645,18 @@ impl<'a> Coercer<'a> {
         }
     }
 
+    /// Replaces JSON text with the `decoded` value, as [`Coercer::apply`] does.
+    fn decoded(&mut self, value: &mut Value, decoded: Value) -> bool {
+        let Value::String(text) = value else { return false };
+        let expected = if decoded.is_array() { "an array" } else { "an object" };
+        let (received, action) = decoded_texts(text);
+        if !self.record(DECODED_RULE, Cow::Borrowed(expected), received, action) {
+            return false;
+        }
+        *value = decoded;
+        true
+    }
+
     fn wrap(&mut self, value: &mut Value) -> bool {
         let wrapped = Value::Array(vec![value.clone()]);
         self.apply(value, wrapped, "scalar_wrapped", "an array", "wrapped in a one-element list:")
@@ -649,10 +666,7 @@ impl<'a> Coercer<'a> {
     fn decoded_object(&mut self, value: &mut Value) -> bool {
         if let Value::String(text) = value {
             match decode_text(text) {
-                Some(decoded @ Value::Object(_)) => {
-                    let action = "decoded the JSON text inside the string:";
-                    return self.apply(value, decoded, "json_string_decoded", "an object", action);
-                }
+                Some(decoded @ Value::Object(_)) => return self.decoded(value, decoded),
                 _ => return false,
             }
         }
@@ -798,6 +812,28 @@ fn integer_value(f: f64) -> Option<Number> {
         return Some(Number::from(f as u64));
     }
     None
+}
+
+/// The rule of JSON text inside a string, decoded.
+pub(crate) const DECODED_RULE: &str = "json_string_decoded";
+
+/// Whether the single pass reads JSON `text` met at node `id` as the value it holds: a list's
+/// text for a list, an object's for an object, as the tree decodes them. It returns what the
+/// node expects, for the warning.
+pub(crate) fn decodes(plan: &Plan, id: NodeId, text: &str) -> Option<&'static str> {
+    let node = plan.node(id);
+    let start = trim(text).as_bytes().first();
+    match (node.kind, start) {
+        _ if node.tokens.is_some() || node.deferred() => None,
+        (Kind::Array, Some(b'[')) => Some("an array"),
+        (Kind::Object, Some(b'{')) => Some("an object"),
+        _ => None,
+    }
+}
+
+/// The received and action texts of JSON text decoded (the value is the text itself).
+pub(crate) fn decoded_texts(text: &str) -> (String, String) {
+    (Token::Text(text).received(), "decoded the JSON text inside the string".to_owned())
 }
 
 /// JSON text inside a string (also Python-literal style), parsed once more.

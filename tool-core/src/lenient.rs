@@ -124,6 +124,17 @@ impl<'c> Pass<'c> {
             Ok(Some(change)) => change,
             Ok(None) => return Some(Converted::Kept),
             Err(coerce::Composite) => {
+                if let Token::Text(text) = token {
+                    if let Some(expected) = coerce::decodes(self.plan, node, text) {
+                        if strict {
+                            return None;
+                        }
+                        let (received, action) = coerce::decoded_texts(text);
+                        let rule = Cow::Borrowed(coerce::DECODED_RULE);
+                        self.push(ParseWarning { pointer, rule, expected: Cow::Borrowed(expected), received, action });
+                        return Some(Converted::Decode);
+                    }
+                }
                 return self.convert_at(located, pointer, token.to_value()).map(Converted::Whole);
             }
         };
@@ -133,10 +144,15 @@ impl<'c> Pass<'c> {
         }
         let (received, action) = change.texts(&token);
         let rule = Cow::Borrowed(change.rule);
+        self.push(ParseWarning { pointer, rule, expected: change.expected, received, action });
+        Some(Converted::Scalar(change.new))
+    }
+
+    /// Notes a conversion's warning.
+    fn push(&self, warning: ParseWarning) {
         let mut warnings = self.warnings.borrow_mut();
         reserve_first(&mut warnings);
-        warnings.push(ParseWarning { pointer, rule, expected: change.expected, received, action });
-        Some(Converted::Scalar(change.new))
+        warnings.push(warning);
     }
 
     /// The strict policy and the case sensitivity of enum tokens for a value under the parameter
@@ -205,6 +221,8 @@ enum Converted<'c> {
     Scalar(Scalar<'c>),
     /// A list or an object (a scalar wrapped in a list, JSON text decoded).
     Whole(Value),
+    /// JSON text holding the list or object the type asked for: read as the value it holds.
+    Decode,
 }
 
 /// Where a value is: the parameter, then the steps down to it (a linked list on the stack, so
@@ -506,7 +524,24 @@ impl<'de, V: Visitor<'de>> Dispatch<'_, V> {
             Some(Converted::Kept) => feed_token(token, self.v),
             Some(Converted::Scalar(scalar)) => feed_scalar(scalar, self.v),
             Some(Converted::Whole(value)) => Hint::feed(value, self.v),
+            Some(Converted::Decode) => match token {
+                Token::Text(text) => self.read_decoded(text),
+                _ => Err(give_up()),
+            },
         }
+    }
+
+    /// Reads JSON `text` as the value it holds, through [`Lenient`] at the same place: its
+    /// elements and fields convert as if the text had been sent as JSON. Text the tree would
+    /// have to repair first (Python literals) is left to it.
+    fn read_decoded<E: de::Error>(self, text: &str) -> Result<V::Value, E> {
+        // A reader that never borrows from its input: the text lives only as long as this call,
+        // while the type may borrow for `'de`.
+        let mut inner = serde_json::Deserializer::from_reader(text.as_bytes());
+        let lenient = Lenient { de: &mut inner, place: self.place, pass: self.pass };
+        let value = lenient.dispatch(self.hint, self.v).map_err(|_| give_up())?;
+        inner.end().map_err(|_| give_up())?;
+        Ok(value)
     }
 
     #[cold]
