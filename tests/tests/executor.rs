@@ -114,7 +114,7 @@ async fn an_unknown_tool_fails_with_the_closest_names() {
     );
 
     // The arguments of a call for an unknown tool are still read, and kept.
-    assert_eq!(record.warnings()[0].rule, "tool_definition_missing");
+    assert_eq!(record.warnings()[0].rule(), "tool_definition_missing");
     assert_eq!(record.request.arguments, Some(json!({})));
 
     let record = executor().execute(call("add-blocking", "{}")).await;
@@ -142,7 +142,7 @@ async fn refused_arguments_do_not_call_the_tool_and_name_field_expectation_and_v
         vec![("/a", "invalid_type"), ("/b", "missing_required")]
     );
     assert_eq!(record.warnings().len(), 1);
-    assert_eq!(record.warnings()[0].rule, "unknown_parameter");
+    assert_eq!(record.warnings()[0].rule(), "unknown_parameter");
     assert_eq!(record.content.structured.as_ref().unwrap()["errors"][0]["loc"], json!(["a"]));
 }
 

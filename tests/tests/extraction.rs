@@ -43,10 +43,10 @@ fn unknown_keys_are_dropped_with_a_warning_naming_the_closest_parameter() {
     assert_eq!(extraction.value.unwrap().1, 2);
     let warning = &extraction.warnings[0];
     assert_eq!(
-        (warning.pointer.as_str(), warning.rule.as_ref(), warning.received.as_str(), warning.action.as_str()),
+        (warning.pointer(), warning.rule(), warning.received(), warning.action()),
         ("/seat", "unknown_parameter", "seat", "ignored; did you mean `seats`?")
     );
-    assert_eq!(warning.expected, "one of the declared parameters: name, seats, notes, tags");
+    assert_eq!(warning.expected(), "one of the declared parameters: name, seats, notes, tags");
     assert_eq!(
         tool_core::joined_warnings(&extraction.warnings).as_deref(),
         Some("unknown_parameter at `seat`: ignored; did you mean `seats`?")
@@ -92,7 +92,7 @@ fn a_key_given_twice_keeps_the_last_value_with_a_warning() {
     assert_eq!(extraction.value.unwrap().0, "Bob");
     let warning = &extraction.warnings[0];
     assert_eq!(
-        (warning.pointer.as_str(), warning.rule.as_ref(), warning.received.as_str(), warning.action.as_str()),
+        (warning.pointer(), warning.rule(), warning.received(), warning.action()),
         ("/name", "duplicate_parameter", "`name` more than once", "kept the last value")
     );
 }
@@ -118,13 +118,7 @@ fn empty_arguments_are_an_empty_object_and_the_required_parameters_are_missing()
     let extraction = <book as DeclaredTool>::extract("");
     assert_eq!(
         extraction.warnings,
-        vec![tool_core::ParseWarning {
-            pointer: String::new(),
-            rule: "empty_arguments".into(),
-            expected: "a JSON object".into(),
-            received: String::new(),
-            action: "read as an empty object `{}`".into(),
-        }]
+        vec![tool_core::ParseWarning::new("", "empty_arguments", "a JSON object", "", "read as an empty object `{}`")]
     );
     assert_eq!(extraction.arguments, Some(json!({})));
     let errors = extraction.value.unwrap_err();

@@ -11,7 +11,7 @@ use tool_core::Extraction;
 
 /// (pointer, rule) of each warning.
 fn warnings<T>(extraction: &Extraction<'_, T>) -> Vec<(String, String)> {
-    extraction.warnings.iter().map(|w| (w.pointer.clone(), w.rule.to_string())).collect()
+    extraction.warnings.iter().map(|w| (w.pointer().to_owned(), w.rule().to_owned())).collect()
 }
 
 /// (pointer, rule) of each error.
@@ -223,7 +223,7 @@ fn read_file(path: String) -> String {
 fn a_wrong_key_is_dropped_with_the_closest_name_and_the_missing_parameter_is_an_error() {
     let e = <read_file as DeclaredTool>::extract(r#"{"relative_path": "src/main.rs"}"#);
     assert_eq!(warnings(&e), vec![at("/relative_path", "unknown_parameter")]);
-    assert_eq!(e.warnings[0].action, "ignored; did you mean `path`?");
+    assert_eq!(e.warnings[0].action(), "ignored; did you mean `path`?");
     assert_eq!(errors(e), vec![at("/path", "missing_required")]);
 }
 
@@ -300,7 +300,7 @@ fn a_conversion_keeps_the_raw_text_and_its_warning_says_what_the_value_became() 
     assert_eq!(e.raw, raw);
     let w = &e.warnings[0];
     assert_eq!(
-        (w.pointer.as_str(), w.rule.as_ref(), w.expected.as_ref(), w.received.as_str(), w.action.as_str()),
+        (w.pointer(), w.rule(), w.expected(), w.received(), w.action()),
         ("/maxResults", "string_to_integer", "an integer", "\"5\"", "converted to 5")
     );
     // Read in one pass: no tree was built, the warnings are the whole account.
@@ -474,7 +474,7 @@ fn an_external_tag_in_the_wrong_case_is_normalised_at_the_enums_place() {
     );
     let w = &e.warnings[0];
     assert_eq!(
-        (w.expected.as_ref(), w.received.as_str(), w.action.as_str()),
+        (w.expected(), w.received(), w.action()),
         ("one of: `asap`, `within`, `slot`, `between`", "\"Within\"", "read as \"within\"")
     );
     assert_eq!(e.value.unwrap(), (Window::Within { hours: 4 }, Some(Window::Slot(1))));
@@ -545,7 +545,7 @@ fn an_internally_tagged_variant_is_picked_by_its_tag_and_its_fields_converted() 
     );
     assert_eq!(e.value.unwrap(), (Payment::Card { last4: "0042".into(), installments: 2 },));
     let w = &e.warnings[0];
-    assert_eq!((w.expected.as_ref(), w.received.as_str()), ("one of: `cash`, `card`, `voucher`", "\"Card\""));
+    assert_eq!((w.expected(), w.received()), ("one of: `cash`, `card`, `voucher`", "\"Card\""));
     // A tag naming no variant: nothing is guessed.
     let e = both_paths::<pay>(r#"{"payment": {"method": "cheque", "value": "20"}}"#);
     assert_eq!(errors(e), vec![at("/payment/method", "not_allowed")]);
@@ -698,10 +698,10 @@ fn json_text_is_read_as_the_value_it_holds_with_its_elements_converted() {
     assert_eq!(e.arguments, None);
     let w = &e.warnings[0];
     assert_eq!(
-        (w.expected.as_ref(), w.received.as_str(), w.action.as_str()),
+        (w.expected(), w.received(), w.action()),
         ("an array", r#""[\"4\", 7, 9.0]""#, "decoded the JSON text inside the string")
     );
-    assert_eq!(e.warnings[3].expected, "an object");
+    assert_eq!(e.warnings[3].expected(), "an object");
     assert_eq!(e.value.unwrap(), (vec![4, 7, 9], Leg { from: 1, to: 2 }, Some(vec!["a".to_owned()])));
 }
 
@@ -715,7 +715,7 @@ fn json_text_the_single_pass_cannot_settle_is_left_to_the_tree_with_the_same_res
     ] {
         let e = both_paths::<route>(raw);
         assert!(e.arguments.is_some(), "the tree path read {raw}");
-        assert_eq!(e.warnings[0].rule, "json_string_decoded");
+        assert_eq!(e.warnings[0].rule(), "json_string_decoded");
         let (_, leg, _) = e.value.unwrap();
         assert_eq!(leg, Leg { from: 1, to: 2 });
     }

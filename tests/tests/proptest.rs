@@ -421,7 +421,7 @@ where
 
     let extraction = T::extract(&raw);
     let mut got: Vec<(String, String)> =
-        extraction.warnings.iter().map(|w| (w.pointer.clone(), w.rule.to_string())).collect();
+        extraction.warnings.iter().map(|w| (w.pointer().to_owned(), w.rule().to_owned())).collect();
     prop_assert_eq!(extraction.raw, raw.as_str());
     prop_assert_eq!(extraction.value.as_ref(), Ok(args), "raw: {}\nwarnings: {:?}", raw, got);
     prop_assert!(!expected.is_empty(), "the plan applied no perturbation");

@@ -246,7 +246,7 @@ async fn a_map_sent_as_json_text_reaches_the_tool_as_a_map() {
         "parcels": null}"#;
     let record = executor.execute(ToolCallRequest::new("shipment.create", "call_1", raw)).await;
     assert_eq!(record.status, CallStatus::Success, "{}", record.content.text);
-    let rules: Vec<(&str, &str)> = record.warnings().iter().map(|w| (w.pointer.as_str(), w.rule.as_ref())).collect();
+    let rules: Vec<(&str, &str)> = record.warnings().iter().map(|w| (w.pointer(), w.rule())).collect();
     assert_eq!(rules, vec![("/parcels", "null_as_absent"), ("/metadata", "json_string_decoded")]);
 }
 

@@ -30,7 +30,7 @@ fn errors<T: std::fmt::Debug>(extraction: tool_core::Extraction<'_, T>) -> Vec<(
 fn a_strict_parameter_refuses_conversions_the_others_still_get() {
     let e = <page as DeclaredTool>::extract(r#"{"size": "10", "offset": "20"}"#);
     assert_eq!(
-        e.warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_ref())).collect::<Vec<_>>(),
+        e.warnings.iter().map(|w| (w.pointer(), w.rule())).collect::<Vec<_>>(),
         vec![("/size", "string_to_integer")]
     );
     assert_eq!(

@@ -65,7 +65,7 @@ fn constraints_are_checked_after_conversion_on_the_lenient_path() {
     let e = <schedule as DeclaredTool>::extract(
         r#"{"guests": "0", "room": "ABC", "invite": {"email": "a@b.io", "name": "Al"}}"#,
     );
-    assert_eq!(e.warnings[0].rule, "string_to_integer");
+    assert_eq!(e.warnings[0].rule(), "string_to_integer");
     let errors = e.value.unwrap_err();
     assert_eq!(errors.errors.len(), 1);
     assert_eq!((errors.errors[0].pointer.as_str(), errors.errors[0].rule.as_str()), ("/guests", "minimum"));

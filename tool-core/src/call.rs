@@ -66,23 +66,104 @@ pub fn joined_warnings(warnings: &[ParseWarning]) -> Option<String> {
 }
 
 /// Something extraction noticed or changed, that did not stop the call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+///
+/// Its texts (the pointer, what arrived, what was done) share one allocation: a conversion's
+/// warning costs one string, not three. Serialized as an object with the five fields.
+#[derive(Clone, PartialEq, Eq)]
 pub struct ParseWarning {
+    rule: Cow<'static, str>,
+    expected: Cow<'static, str>,
+    /// The pointer, the received text and the action, one after the other.
+    texts: String,
+    /// Where the received text and the action start in `texts`.
+    splits: [usize; 2],
+}
+
+impl ParseWarning {
+    /// A warning at `pointer` (a JSON pointer, `""` for the whole object): the rule it applied
+    /// (a stable snake_case id), what the declaration expected there, what arrived (cut when
+    /// long, see [`truncate`]) and what extraction did about it.
+    pub fn new(
+        pointer: &str,
+        rule: impl Into<Cow<'static, str>>,
+        expected: impl Into<Cow<'static, str>>,
+        received: &str,
+        action: &str,
+    ) -> Self {
+        let mut texts = String::with_capacity(pointer.len() + received.len() + action.len());
+        texts.push_str(pointer);
+        texts.push_str(received);
+        texts.push_str(action);
+        let splits = [pointer.len(), pointer.len() + received.len()];
+        ParseWarning { rule: rule.into(), expected: expected.into(), texts, splits }
+    }
+
+    /// A warning whose texts were written one after the other into `texts` (the received text
+    /// from `splits[0]`, the action from `splits[1]`).
+    pub(crate) fn from_texts(
+        texts: String,
+        splits: [usize; 2],
+        rule: &'static str,
+        expected: Cow<'static, str>,
+    ) -> Self {
+        debug_assert!(splits[0] <= splits[1] && splits[1] <= texts.len());
+        ParseWarning { rule: Cow::Borrowed(rule), expected, texts, splits }
+    }
+
     /// JSON pointer of the place in the arguments (`""` is the whole object).
-    pub pointer: String,
-    /// A stable snake_case rule id, e.g. `unknown_parameter` (borrowed: rule ids are fixed).
-    pub rule: Cow<'static, str>,
-    /// What the declaration expected there (borrowed when it is fixed text).
-    pub expected: Cow<'static, str>,
-    /// What arrived (cut when long).
-    pub received: String,
+    pub fn pointer(&self) -> &str {
+        &self.texts[..self.splits[0]]
+    }
+
+    /// A stable snake_case rule id, e.g. `unknown_parameter`.
+    pub fn rule(&self) -> &str {
+        &self.rule
+    }
+
+    /// What the declaration expected there.
+    pub fn expected(&self) -> &str {
+        &self.expected
+    }
+
+    /// What arrived, as JSON text (cut when long).
+    pub fn received(&self) -> &str {
+        &self.texts[self.splits[0]..self.splits[1]]
+    }
+
     /// What extraction did about it.
-    pub action: String,
+    pub fn action(&self) -> &str {
+        &self.texts[self.splits[1]..]
+    }
+}
+
+impl fmt::Debug for ParseWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParseWarning")
+            .field("pointer", &self.pointer())
+            .field("rule", &self.rule())
+            .field("expected", &self.expected())
+            .field("received", &self.received())
+            .field("action", &self.action())
+            .finish()
+    }
+}
+
+impl Serialize for ParseWarning {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = serializer.serialize_struct("ParseWarning", 5)?;
+        out.serialize_field("pointer", self.pointer())?;
+        out.serialize_field("rule", self.rule())?;
+        out.serialize_field("expected", self.expected())?;
+        out.serialize_field("received", self.received())?;
+        out.serialize_field("action", self.action())?;
+        out.end()
+    }
 }
 
 impl fmt::Display for ParseWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at `{}`: {}", self.rule, display_pointer(&self.pointer), self.action)
+        write!(f, "{} at `{}`: {}", self.rule, display_pointer(self.pointer()), self.action())
     }
 }
 

@@ -34,7 +34,7 @@ pub(crate) fn coerce_arguments(
     parameters: &[ToolParameter],
     strict: bool,
 ) -> Converted {
-    let mut coercer = Coercer { plan, path: String::new(), strict, out: Converted::default(), last_use: false };
+    let mut coercer = Coercer { plan, path: String::new(), strict, out: Converted::default() };
     coercer.unwrap_wrapper(object);
     if let Children::Fields { properties, .. } = &plan.node(Plan::ROOT).children {
         let optional = |key: &str| {
@@ -69,9 +69,7 @@ pub(crate) fn convert_node(
     warnings: Vec<ParseWarning>,
 ) -> Converted {
     let out = Converted { warnings, refused: Vec::new() };
-    // A value of a scalar node makes at most one warning, the last use of the path.
-    let last_use = !matches!(plan.node(node).kind, Kind::Array | Kind::Object | Kind::Enum);
-    let mut coercer = Coercer { plan, path: pointer, strict, out, last_use };
+    let mut coercer = Coercer { plan, path: pointer, strict, out };
     coercer.value(value, node, case_sensitive);
     coercer.out
 }
@@ -84,7 +82,7 @@ pub(crate) fn settled(plan: &Plan, node: NodeId, value: &mut Value) -> bool {
     !candidates.is_empty()
         && candidates.iter().all(|&candidate| {
             let out = Converted::default();
-            let mut coercer = Coercer { plan, path: String::new(), strict: false, out, last_use: false };
+            let mut coercer = Coercer { plan, path: String::new(), strict: false, out };
             // As in the tree: a parameter's case sensitivity does not reach an object's fields.
             coercer.value(value, candidate, false);
             coercer.out.warnings.is_empty()
@@ -101,8 +99,6 @@ struct Coercer<'a> {
     /// Refuse conversions instead of applying them.
     strict: bool,
     out: Converted,
-    /// The next warning is the path's last use: it takes the path instead of copying it.
-    last_use: bool,
 }
 
 /// Appends one JSON pointer segment, escaped, to `path`.
@@ -231,13 +227,21 @@ impl<'a> Token<'a> {
         }
     }
 
-    /// The token as JSON text, cut when long: a warning's received text.
-    fn received(&self) -> String {
+    /// Appends the token as JSON text, cut when long: a warning's received text.
+    fn write_received(&self, out: &mut String) {
+        let start = out.len();
+        self.write(out);
+        cut_after(out, start);
+    }
+
+    /// Room for the texts of a warning about this token, its pointer included (see
+    /// [`received_capacity`]): what is written then never grows the string.
+    pub(crate) fn warning_capacity(&self) -> usize {
         let text = if let Token::Text(text) = self { Some(*text) } else { None };
-        let mut received = String::with_capacity(received_capacity(text));
-        self.write(&mut received);
-        cut_after(&mut received, 0);
-        received
+        let received = received_capacity(text);
+        // The pointer, what arrived, and the action: a verb and the new value, about as long as
+        // what arrived.
+        32 + received + 41 + received.max(16)
     }
 
     /// Appends the token as JSON text (uncut).
@@ -302,28 +306,33 @@ impl<'p> Change<'p> {
         Change { new, rule, expected: Cow::Borrowed(expected), verb }
     }
 
-    /// The warning's received and action texts, for the change of `token`.
-    pub(crate) fn texts(&self, token: &Token<'_>) -> (String, String) {
-        let received = token.received();
-        let action = action_text(self.verb, received.len(), |out| self.new.push_json(out));
-        (received, action)
+    /// Appends the warning's received and action texts, for the change of `token`, to `out`
+    /// (which holds its pointer); returns where each starts.
+    pub(crate) fn write(&self, token: &Token<'_>, out: &mut String) -> [usize; 2] {
+        write_texts(out, |out| token.write_received(out), |out| self.write_action(out))
     }
+
+    fn write_action(&self, out: &mut String) {
+        out.push_str(self.verb);
+        out.push(' ');
+        self.new.push_json(out);
+    }
+}
+
+/// Appends a warning's received text (written by `received`, which cuts it when long) and its
+/// action (written by `action`) to `out`, which holds its pointer; returns where each starts.
+fn write_texts(out: &mut String, received: impl FnOnce(&mut String), action: impl FnOnce(&mut String)) -> [usize; 2] {
+    let start = out.len();
+    received(out);
+    let split = out.len();
+    action(out);
+    [start, split]
 }
 
 /// Room for a received value written as JSON, so that writing it never grows the string: a
 /// text's quotes and some escapes (JSON sent as text escapes every quote).
 fn received_capacity(text: Option<&str>) -> usize {
     text.map_or(24, |text| text.len() + text.len() / 4 + 2)
-}
-
-/// `verb` and the new value, in a string sized for both (the new value is about as long as
-/// what arrived, `received_len`).
-fn action_text(verb: &str, received_len: usize, new: impl FnOnce(&mut String)) -> String {
-    let mut action = String::with_capacity(verb.len() + 1 + received_len.max(16));
-    action.push_str(verb);
-    action.push(' ');
-    new(&mut action);
-    action
 }
 
 /// The node is a list, an object or an enum with data: its value converts as a whole.
@@ -492,41 +501,42 @@ impl<'a> Coercer<'a> {
         expected: impl Into<Cow<'static, str>>,
         verb: &str,
     ) -> bool {
-        let text = if let Value::String(text) = value { Some(text.as_str()) } else { None };
-        let mut received = String::with_capacity(received_capacity(text));
-        push_json(&mut received, value);
+        let text = if let Value::String(text) = &*value { Some(text.as_str()) } else { None };
         // A decoded text's value is about as long as the text.
-        let action = action_text(verb, received.len(), |out| push_json(out, &new));
-        if !self.record(rule, expected.into(), received, action) {
+        let capacity = received_capacity(text) * 2 + verb.len() + 17;
+        let received = |out: &mut String| push_json(out, value);
+        let action = |out: &mut String| {
+            out.push_str(verb);
+            out.push(' ');
+            push_json(out, &new);
+        };
+        if !self.record(rule, expected.into(), capacity, |out| write_texts(out, received, action)) {
             return false;
         }
         *value = new;
         true
     }
 
-    /// Records the warning for a change at the current path; under the strict policy the
+    /// Records the warning for a change at the current path, its texts written after the
+    /// pointer by `texts` (in a string of `capacity` more bytes); under the strict policy the
     /// refusal instead. Returns whether the change applies.
-    fn record(&mut self, rule: &'static str, expected: Cow<'static, str>, received: String, action: String) -> bool {
+    fn record(
+        &mut self,
+        rule: &'static str,
+        expected: Cow<'static, str>,
+        capacity: usize,
+        texts: impl FnOnce(&mut String) -> [usize; 2],
+    ) -> bool {
+        let mut out = String::with_capacity(self.path.len() + capacity);
+        out.push_str(&self.path);
+        let splits = texts(&mut out);
+        let warning = ParseWarning::from_texts(out, splits, rule, expected);
         if self.strict {
-            self.refuse(rule, expected, received, &action);
+            self.out.refused.push(refusal(&warning));
             return false;
         }
-        let pointer = if self.last_use { std::mem::take(&mut self.path) } else { self.path.clone() };
-        self.out.warnings.push(ParseWarning { pointer, rule: Cow::Borrowed(rule), expected, received, action });
+        self.out.warnings.push(warning);
         true
-    }
-
-    /// Records, under the strict policy, the change lenient extraction would have made at the
-    /// current path as an error that says so.
-    #[cold]
-    fn refuse(&mut self, rule: &str, expected: Cow<'static, str>, received: String, action: &str) {
-        self.out.refused.push(ArgumentError {
-            pointer: self.path.clone(),
-            rule: rule.to_owned(),
-            expected: expected.into_owned(),
-            received: Some(received),
-            detail: format!("refused by the strict policy; lenient extraction would have {action}"),
-        });
     }
 
     /// `{"arguments": {...}}` or `{"_": {...}}`: one undeclared key whose object holds only
@@ -598,8 +608,8 @@ impl<'a> Coercer<'a> {
     /// Applies a scalar's `change` to `value`, as [`Coercer::apply`] does.
     fn apply_change(&mut self, value: &mut Value, change: Change<'_>) {
         let Some(token) = Token::of(value) else { return };
-        let (received, action) = change.texts(&token);
-        if self.record(change.rule, change.expected, received, action) {
+        let capacity = token.warning_capacity();
+        if self.record(change.rule, change.expected.clone(), capacity, |out| change.write(&token, out)) {
             *value = change.new.into_value();
         }
     }
@@ -649,8 +659,8 @@ impl<'a> Coercer<'a> {
     fn decoded(&mut self, value: &mut Value, decoded: Value) -> bool {
         let Value::String(text) = value else { return false };
         let expected = if decoded.is_array() { "an array" } else { "an object" };
-        let (received, action) = decoded_texts(text);
-        if !self.record(DECODED_RULE, Cow::Borrowed(expected), received, action) {
+        let capacity = Token::Text(text).warning_capacity();
+        if !self.record(DECODED_RULE, Cow::Borrowed(expected), capacity, |out| write_decoded(text, out)) {
             return false;
         }
         *value = decoded;
@@ -763,17 +773,14 @@ impl Coercer<'_> {
             .collect();
         for key in absent {
             self.enter(&key);
-            let received = "null".to_owned();
             let action = "removed the field: it is optional, so it is read as absent and its default applies";
+            let texts = |out: &mut String| write_texts(out, |out| out.push_str("null"), |out| out.push_str(action));
             let expected = Cow::Borrowed("a value, or the field left out");
-            if strict_of(&key) {
-                self.refuse("null_as_absent", expected, received, action);
-            } else {
+            let strict = std::mem::replace(&mut self.strict, strict_of(&key));
+            if self.record("null_as_absent", expected, 4 + action.len(), texts) {
                 map.remove(&key);
-                let pointer = self.path.clone();
-                let (rule, action) = (Cow::Borrowed("null_as_absent"), action.to_owned());
-                self.out.warnings.push(ParseWarning { pointer, rule, expected, received, action });
             }
+            self.strict = strict;
             self.leave();
         }
     }
@@ -814,6 +821,19 @@ fn integer_value(f: f64) -> Option<Number> {
     None
 }
 
+/// Under the strict policy, the change lenient extraction would have made (its `warning`), as
+/// an error that says so.
+#[cold]
+fn refusal(warning: &ParseWarning) -> ArgumentError {
+    ArgumentError {
+        pointer: warning.pointer().to_owned(),
+        rule: warning.rule().to_owned(),
+        expected: warning.expected().to_owned(),
+        received: Some(warning.received().to_owned()),
+        detail: format!("refused by the strict policy; lenient extraction would have {}", warning.action()),
+    }
+}
+
 /// The rule of JSON text inside a string, decoded.
 pub(crate) const DECODED_RULE: &str = "json_string_decoded";
 
@@ -831,9 +851,11 @@ pub(crate) fn decodes(plan: &Plan, id: NodeId, text: &str) -> Option<&'static st
     }
 }
 
-/// The received and action texts of JSON text decoded (the value is the text itself).
-pub(crate) fn decoded_texts(text: &str) -> (String, String) {
-    (Token::Text(text).received(), "decoded the JSON text inside the string".to_owned())
+/// Appends the received and action texts of JSON `text` decoded (the value is the text
+/// itself) to `out`, which holds the pointer; returns where each starts.
+pub(crate) fn write_decoded(text: &str, out: &mut String) -> [usize; 2] {
+    let action = |out: &mut String| out.push_str("decoded the JSON text inside the string");
+    write_texts(out, |out| Token::Text(text).write_received(out), action)
 }
 
 /// JSON text inside a string (also Python-literal style), parsed once more.
@@ -866,7 +888,7 @@ mod tests {
         let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
         (
             object.remove("p").unwrap_or(Value::Null),
-            warnings.into_iter().map(|w| (w.pointer, w.rule.into_owned())).collect(),
+            warnings.into_iter().map(|w| (w.pointer().to_owned(), w.rule().to_owned())).collect(),
         )
     }
 
@@ -1202,7 +1224,7 @@ mod tests {
             let mut object = Map::from_iter([(wrapper.to_owned(), json!({"path": "a.md", "n": "2"}))]);
             let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
             assert_eq!(Value::Object(object), json!({"path": "a.md", "n": 2}));
-            let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_ref())).collect();
+            let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer(), w.rule())).collect();
             assert_eq!(rules, vec![(format!("/{wrapper}").as_str(), "wrapper_unwrapped"), ("/n", "string_to_integer")]);
         }
         let mut unrelated = Map::from_iter([("other".to_owned(), json!({"x": 1}))]);
@@ -1220,9 +1242,9 @@ mod tests {
         let mut object = Map::from_iter([("p".to_owned(), json!("FAST"))]);
         let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
         assert_eq!(object["p"], json!("fast"));
-        assert_eq!(warnings[0].rule, "enum_case_normalized");
-        assert_eq!(warnings[0].expected, "one of: `fast`, `slow`");
-        assert_eq!(warnings[0].received, "\"FAST\"");
+        assert_eq!(warnings[0].rule(), "enum_case_normalized");
+        assert_eq!(warnings[0].expected(), "one of: `fast`, `slow`");
+        assert_eq!(warnings[0].received(), "\"FAST\"");
     }
 
     #[test]
@@ -1265,7 +1287,7 @@ mod tests {
             Map::from_iter([("p".to_owned(), json!({"n": "1", "kids": [{"n": "2", "kids": "[{\"n\": 3.0}]"}]}))]);
         let warnings = coerce_arguments(&mut object, &Plan::compile(&schema), &[], false).warnings;
         assert_eq!(object["p"], json!({"n": 1, "kids": [{"n": 2, "kids": [{"n": 3}]}]}));
-        let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_ref())).collect();
+        let rules: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer(), w.rule())).collect();
         assert_eq!(
             rules,
             vec![

@@ -320,7 +320,7 @@ impl Executor {
         };
         let bound = tool.bind(&mut request, self.catalog.policy());
         for w in &request.parse_warnings {
-            tracing::warn!(target: "tool_parse", tool = %request.tool_name, call_id = %request.call_id, pointer = %w.pointer, rule = %w.rule, received = %w.received, "{}", w.action);
+            tracing::warn!(target: "tool_parse", tool = %request.tool_name, call_id = %request.call_id, pointer = %w.pointer(), rule = %w.rule(), received = %w.received(), "{}", w.action());
         }
         match bound {
             Ok(invocation) => {

@@ -107,7 +107,7 @@ fn is_single_key_object(raw: &str) -> bool {
 #[inline(never)]
 fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Checks) -> Option<Extraction<'r, A>> {
     let mut warnings = pass.into_warnings();
-    let unknown = warnings.iter().filter(|w| w.rule == UNKNOWN_PARAMETER).count();
+    let unknown = warnings.iter().filter(|w| w.rule() == UNKNOWN_PARAMETER).count();
     // A lone unknown key may wrap the real arguments (`{"arguments": {...}}`), which only the
     // tree unwraps.
     if unknown == 1 && is_single_key_object(raw) {
@@ -115,7 +115,7 @@ fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Che
     }
     // The unknown keys were noted as they came; the tree reports them after the conversions.
     if unknown > 0 {
-        warnings.sort_by_key(|w| w.rule == UNKNOWN_PARAMETER);
+        warnings.sort_by_key(|w| w.rule() == UNKNOWN_PARAMETER);
     }
     let converted_nothing = warnings.len() == unknown;
     if !checks.constrained {
@@ -152,13 +152,8 @@ pub(crate) fn lenient_path<'r, A: WireArgs>(
 /// (no conversions, there are no declared types), with the warning `tool_definition_missing`
 /// first.
 pub fn extract_untyped(raw: &str) -> Extraction<'_, Map<String, Value>> {
-    let missing = ParseWarning {
-        pointer: String::new(),
-        rule: "tool_definition_missing".into(),
-        expected: "a declared tool".into(),
-        received: truncate(raw),
-        action: "read the arguments without a definition: repairs only, no conversions".into(),
-    };
+    let action = "read the arguments without a definition: repairs only, no conversions";
+    let missing = ParseWarning::new("", "tool_definition_missing", "a declared tool", &truncate(raw), action);
     match repair_arguments(raw) {
         Ok(Repaired { value: object, warnings }) => Extraction {
             raw,
@@ -370,10 +365,10 @@ fn parse_object(
     if let (true, Some(repair)) = (strict, repairs.first()) {
         return Err(ArgumentError {
             pointer: String::new(),
-            rule: repair.rule.to_string(),
+            rule: repair.rule().to_owned(),
             expected: "exact JSON: an object".into(),
             received: Some(truncate(raw)),
-            detail: format!("refused by the strict policy; lenient extraction would have: {}", repair.action),
+            detail: format!("refused by the strict policy; lenient extraction would have: {}", repair.action()),
         });
     }
 
@@ -410,13 +405,8 @@ pub(crate) fn unknown_parameter(key: &str, parameters: &[ToolParameter]) -> Pars
     } else {
         format!("one of the declared parameters: {}", declared.join(", "))
     };
-    ParseWarning {
-        pointer: format!("/{}", pointer_segment(key)),
-        rule: UNKNOWN_PARAMETER.into(),
-        expected: expected.into(),
-        received: truncate(key),
-        action,
-    }
+    let pointer = format!("/{}", pointer_segment(key));
+    ParseWarning::new(&pointer, UNKNOWN_PARAMETER, expected, &truncate(key), &action)
 }
 
 /// Reads one parameter from the object (slow path), pushing an error when it cannot.

@@ -111,13 +111,14 @@ impl<'c> Pass<'c> {
         if !place.is_known() {
             return None;
         }
-        let mut pointer = String::with_capacity(32);
-        let Some((node, only_indices)) = self.locate(place, &mut pointer) else { return Some(Converted::Kept) };
+        // The warning's texts, its pointer first, in one string.
+        let mut texts = String::with_capacity(token.warning_capacity());
+        let Some((node, only_indices)) = self.locate(place, &mut texts) else { return Some(Converted::Kept) };
         let located = (place.param, node, only_indices);
         // A node that depends on a value beside it, or one that converts whole values (a list, an
         // object): the way of a whole value.
         if self.plan.node(node).deferred() {
-            return self.convert_at(located, pointer, token.to_value()).map(Converted::Whole);
+            return self.convert_at(located, texts, token.to_value()).map(Converted::Whole);
         }
         let (strict, case_sensitive) = self.flags(place.param, only_indices);
         let change = match coerce::scalar_change(self.plan, node, &token, case_sensitive) {
@@ -129,22 +130,21 @@ impl<'c> Pass<'c> {
                         if strict {
                             return None;
                         }
-                        let (received, action) = coerce::decoded_texts(text);
-                        let rule = Cow::Borrowed(coerce::DECODED_RULE);
-                        self.push(ParseWarning { pointer, rule, expected: Cow::Borrowed(expected), received, action });
+                        let splits = coerce::write_decoded(text, &mut texts);
+                        let expected = Cow::Borrowed(expected);
+                        self.push(ParseWarning::from_texts(texts, splits, coerce::DECODED_RULE, expected));
                         return Some(Converted::Decode);
                     }
                 }
-                return self.convert_at(located, pointer, token.to_value()).map(Converted::Whole);
+                return self.convert_at(located, texts, token.to_value()).map(Converted::Whole);
             }
         };
         // Refused, or "absent", which only the tree path can express inside an option.
         if strict || matches!(change.new, Scalar::Null) {
             return None;
         }
-        let (received, action) = change.texts(&token);
-        let rule = Cow::Borrowed(change.rule);
-        self.push(ParseWarning { pointer, rule, expected: change.expected, received, action });
+        let splits = change.write(&token, &mut texts);
+        self.push(ParseWarning::from_texts(texts, splits, change.rule, change.expected));
         Some(Converted::Scalar(change.new))
     }
 

@@ -265,13 +265,7 @@ fn finish(
 }
 
 fn warning(raw: &str, rule: &'static str, action: String) -> ParseWarning {
-    ParseWarning {
-        pointer: String::new(),
-        rule: rule.into(),
-        expected: EXPECTED.into(),
-        received: truncate(raw),
-        action,
-    }
+    ParseWarning::new("", rule, EXPECTED, &truncate(raw), &action)
 }
 
 fn syntax_error(raw: &str, error: &LenientError, context: &str) -> ArgumentError {
@@ -733,9 +727,10 @@ mod tests {
 
     fn outcome(raw: &str) -> Result<Read, Refused> {
         match repair_arguments(raw) {
-            Ok(Repaired { value, warnings }) => {
-                Ok((Value::Object(value), warnings.into_iter().map(|w| (w.pointer, w.rule.into_owned())).collect()))
-            }
+            Ok(Repaired { value, warnings }) => Ok((
+                Value::Object(value),
+                warnings.into_iter().map(|w| (w.pointer().to_owned(), w.rule().to_owned())).collect(),
+            )),
             Err(e) => {
                 assert_eq!((e.pointer.as_str(), e.expected.as_str()), ("", EXPECTED), "{raw}");
                 Err((e.pointer, e.rule, e.received))
@@ -787,13 +782,7 @@ mod tests {
         let Ok(repaired) = repair_arguments("") else { panic!("not repaired") };
         assert_eq!(
             repaired.warnings,
-            vec![ParseWarning {
-                pointer: String::new(),
-                rule: "empty_arguments".into(),
-                expected: "a JSON object".into(),
-                received: String::new(),
-                action: "read as an empty object `{}`".into(),
-            }]
+            vec![ParseWarning::new("", "empty_arguments", "a JSON object", "", "read as an empty object `{}`")]
         );
     }
 
@@ -830,8 +819,8 @@ mod tests {
             ("```json\n{\"a\":1}\n```<|call|>", json!({"a": 1}), &["code_fence_removed", "special_token_removed"]),
         ]);
         let Ok(repaired) = repair_arguments(r#"{"a":1}<|call|>"#) else { panic!("not repaired") };
-        assert_eq!(repaired.warnings[0].action, "removed `<|call|>` after the arguments");
-        assert_eq!(repaired.warnings[0].received, r#"{"a":1}<|call|>"#);
+        assert_eq!(repaired.warnings[0].action(), "removed `<|call|>` after the arguments");
+        assert_eq!(repaired.warnings[0].received(), r#"{"a":1}<|call|>"#);
         check_errors(&[
             (r#"{"a":1}<|call"#, "invalid_json"),
             (r#"{"a":1}<||>"#, "invalid_json"),
@@ -857,7 +846,7 @@ mod tests {
             (r#"{"a":1}{'a':1}"#, json!({"a": 1}), &["identical_objects_merged", "python_literal"]),
         ]);
         let Ok(repaired) = repair_arguments("{}{}{}") else { panic!("not repaired") };
-        assert_eq!(repaired.warnings[0].action, "read the first of 3 identical objects sent one after another");
+        assert_eq!(repaired.warnings[0].action(), "read the first of 3 identical objects sent one after another");
         check_errors(&[
             (r#"{"f":"a.ts"}{"f":"b.ts"}"#, "multiple_objects"),
             ("{\"f\":\"a.ts\"}\n{\"f\":\"a.ts\"}\n{\"g\":1}", "multiple_objects"),
@@ -906,7 +895,7 @@ mod tests {
         ]);
         let Ok(repaired) = repair_arguments("{'a': True}") else { panic!("not repaired") };
         assert_eq!(
-            repaired.warnings[0].action,
+            repaired.warnings[0].action(),
             "read single-quoted strings as JSON strings; read Python's True, False and None as true, false and null"
         );
         check_errors(&[
@@ -961,7 +950,7 @@ mod tests {
         ]);
         let Ok(repaired) = repair_arguments(r#"{"m": "\'\q"}"#) else { panic!("not repaired") };
         assert_eq!(
-            repaired.warnings[0].action,
+            repaired.warnings[0].action(),
             "read the escape `\\'` as a single quote; kept each backslash that starts no valid JSON escape as a literal backslash"
         );
         check_errors(&[
@@ -1172,13 +1161,7 @@ fn duplicate_key_warnings(text: &str) -> Vec<ParseWarning> {
 fn duplicate_warning(pointer: String, key: &str, top_level: bool) -> ParseWarning {
     let (rule, expected) =
         if top_level { ("duplicate_parameter", "each parameter once") } else { ("duplicate_key", "each key once") };
-    ParseWarning {
-        pointer,
-        rule: rule.into(),
-        expected: expected.into(),
-        received: format!("`{key}` more than once"),
-        action: "kept the last value".into(),
-    }
+    ParseWarning::new(&pointer, rule, expected, &format!("`{key}` more than once"), "kept the last value")
 }
 
 /// Walks a JSON text, recording duplicate keys with their pointers.
@@ -1262,7 +1245,7 @@ mod duplicate_tests {
         let warnings = duplicate_key_warnings(
             r#"{"limit": 2, "limit": "3", "origin": {"x": 1, "x": 2, "y": 0}, "list": [{"a": 1, "a": 1}]}"#,
         );
-        let found: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer.as_str(), w.rule.as_ref())).collect();
+        let found: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer(), w.rule())).collect();
         assert_eq!(
             found,
             vec![("/limit", "duplicate_parameter"), ("/origin/x", "duplicate_key"), ("/list/0/a", "duplicate_key")]
@@ -1274,7 +1257,7 @@ mod duplicate_tests {
     fn duplicate_keys_are_reported_in_text_only_the_tolerant_parser_reads() {
         let found = |raw: &str| -> Vec<(String, String)> {
             let Ok(repaired) = repair_arguments(raw) else { panic!("not repaired: {raw}") };
-            repaired.warnings.iter().map(|w| (w.pointer.clone(), w.rule.to_string())).collect()
+            repaired.warnings.iter().map(|w| (w.pointer().to_owned(), w.rule().to_owned())).collect()
         };
         assert_eq!(
             found("{'limit': 2, 'limit': 3, 'origin': {'x': 1, 'x': 2}, 'list': [{'a': True, 'a': False}]}"),

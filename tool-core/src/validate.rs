@@ -91,13 +91,9 @@ impl Checks {
                 ValidationErrorKind::Required { .. } => continue,
                 ValidationErrorKind::Type { .. } if !self.untyped => continue,
                 ValidationErrorKind::Format { format } if format == "uri" || format == "iri" => {
-                    warnings.push(ParseWarning {
-                        pointer,
-                        rule: "uri_not_absolute".into(),
-                        expected: "an absolute URI".into(),
-                        received,
-                        action: "kept the text as it is".into(),
-                    });
+                    let expected = "an absolute URI";
+                    let action = "kept the text as it is";
+                    warnings.push(ParseWarning::new(&pointer, "uri_not_absolute", expected, &received, action));
                     continue;
                 }
                 _ => {}
@@ -300,6 +296,6 @@ mod tests {
         );
         assert_eq!(errors[0].received.as_deref(), Some("80"));
         assert_eq!(warnings.len(), 1);
-        assert_eq!((warnings[0].pointer.as_str(), warnings[0].rule.as_ref()), ("/link", "uri_not_absolute"));
+        assert_eq!((warnings[0].pointer(), warnings[0].rule()), ("/link", "uri_not_absolute"));
     }
 }
