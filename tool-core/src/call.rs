@@ -81,8 +81,8 @@ pub struct ParseWarning {
 
 impl ParseWarning {
     /// A warning at `pointer` (a JSON pointer, `""` for the whole object): the rule it applied
-    /// (a stable snake_case id), what the declaration expected there, what arrived (cut when
-    /// long, see [`truncate`]) and what extraction did about it.
+    /// (a stable snake_case id), what the declaration expected there, what arrived (as JSON
+    /// text; extraction cuts it after 120 characters) and what extraction did about it.
     pub fn new(
         pointer: &str,
         rule: impl Into<Cow<'static, str>>,
