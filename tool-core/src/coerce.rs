@@ -130,12 +130,19 @@ fn push_json(out: &mut String, value: &Value) {
 }
 
 /// Cuts what was appended after `start` when it is long, as `received_text` cuts it.
+#[inline]
 fn cut_after(out: &mut String, start: usize) {
     if out.len() - start > RECEIVED_MAX_CHARS {
-        let cut = truncate(&out[start..]);
-        out.truncate(start);
-        out.push_str(&cut);
+        cut_long(out, start);
     }
+}
+
+#[cold]
+#[inline(never)]
+fn cut_long(out: &mut String, start: usize) {
+    let cut = truncate(&out[start..]);
+    out.truncate(start);
+    out.push_str(&cut);
 }
 
 /// Appends a number as serde_json writes it.

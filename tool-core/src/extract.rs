@@ -81,7 +81,7 @@ pub fn extract<'r, A: WireArgs>(
     policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
     let checks = definition.checks();
-    let pass = Pass::new(definition, &checks.plan, policy.strict || definition.strict);
+    let pass = Pass::new(definition, checks, policy.strict || definition.strict);
     if let Some(value) = single_pass::<A>(raw, names, defaults, &pass) {
         // The common case, built in place: a `Vec` put on the stack and copied out in one wider
         // load stalls store forwarding, a measurable part of the call for small tools.
@@ -106,8 +106,7 @@ fn is_single_key_object(raw: &str) -> bool {
 #[cold]
 #[inline(never)]
 fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Checks) -> Option<Extraction<'r, A>> {
-    let mut warnings = pass.into_warnings();
-    let unknown = warnings.iter().filter(|w| w.rule() == UNKNOWN_PARAMETER).count();
+    let (mut warnings, unknown) = pass.into_warnings();
     // A lone unknown key may wrap the real arguments (`{"arguments": {...}}`), which only the
     // tree unwraps.
     if unknown == 1 && is_single_key_object(raw) {
@@ -599,7 +598,7 @@ impl<'de, A> Visitor<'de> for KeySeed<'_, A> {
 #[cold]
 #[inline(never)]
 fn note_unknown(pass: &Pass<'_>, key: &str) -> Key {
-    pass.note(unknown_parameter(key, pass.parameters()));
+    pass.note_unknown(unknown_parameter(key, pass.parameters()));
     UNKNOWN_KEY
 }
 

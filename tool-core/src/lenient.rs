@@ -15,7 +15,7 @@
 //! result the tree path gives.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -32,20 +32,27 @@ use crate::call::ParseWarning;
 use crate::coerce::{self, push_segment, Scalar, Token};
 use crate::model::ToolDefinition;
 use crate::plan::{NodeId, Plan};
+use crate::validate::Checks;
 
 /// What the single pass shares over one extraction: the definition it converts by, and the
 /// warnings for what it converted.
 #[doc(hidden)]
 pub struct Pass<'c> {
     definition: &'c ToolDefinition,
-    plan: &'c Plan,
+    checks: &'c Checks,
     strict: bool,
     warnings: RefCell<Vec<ParseWarning>>,
+    /// How many of the warnings are about unknown keys.
+    unknown: Cell<usize>,
 }
 
 impl<'c> Pass<'c> {
-    pub(crate) fn new(definition: &'c ToolDefinition, plan: &'c Plan, strict: bool) -> Self {
-        Pass { definition, plan, strict, warnings: RefCell::new(Vec::new()) }
+    pub(crate) fn new(definition: &'c ToolDefinition, checks: &'c Checks, strict: bool) -> Self {
+        Pass { definition, checks, strict, warnings: RefCell::new(Vec::new()), unknown: Cell::new(0) }
+    }
+
+    fn plan(&self) -> &'c Plan {
+        &self.checks.plan
     }
 
     /// Whether nothing was converted and no unknown key met.
@@ -59,13 +66,15 @@ impl<'c> Pass<'c> {
         &self.definition.parameters
     }
 
-    /// Notes a warning about the arguments themselves (an unknown key).
-    pub(crate) fn note(&self, warning: ParseWarning) {
+    /// Notes the warning about an unknown key.
+    pub(crate) fn note_unknown(&self, warning: ParseWarning) {
         self.warnings.borrow_mut().push(warning);
+        self.unknown.set(self.unknown.get() + 1);
     }
 
-    pub(crate) fn into_warnings(self) -> Vec<ParseWarning> {
-        self.warnings.into_inner()
+    /// The warnings, and how many of them are about unknown keys.
+    pub(crate) fn into_warnings(self) -> (Vec<ParseWarning>, usize) {
+        (self.warnings.into_inner(), self.unknown.get())
     }
 
     /// Converts `value`, met at `place` with the wrong kind, as the tree path would. `None` when
@@ -85,11 +94,11 @@ impl<'c> Pass<'c> {
     /// [`Pass::convert`], once the node (and `pointer`) of the value is known.
     fn convert_at(&self, (param, node, only_indices): Located, pointer: String, mut value: Value) -> Option<Value> {
         // Its node depends on a value beside it (a tagged enum's content, by its tag).
-        if self.plan.node(node).deferred() {
-            return coerce::settled(self.plan, node, &mut value).then_some(value);
+        if self.plan().node(node).deferred() {
+            return coerce::settled(self.plan(), node, &mut value).then_some(value);
         }
         let (strict, case_sensitive) = self.flags(param, only_indices);
-        let plan = self.plan;
+        let plan = self.plan();
         let mut warnings = self.warnings.borrow_mut();
         let before = warnings.len();
         reserve_first(&mut warnings);
@@ -117,16 +126,16 @@ impl<'c> Pass<'c> {
         let located = (place.param, node, only_indices);
         // A node that depends on a value beside it, or one that converts whole values (a list, an
         // object): the way of a whole value.
-        if self.plan.node(node).deferred() {
+        if self.plan().node(node).deferred() {
             return self.convert_at(located, texts, token.to_value()).map(Converted::Whole);
         }
         let (strict, case_sensitive) = self.flags(place.param, only_indices);
-        let change = match coerce::scalar_change(self.plan, node, &token, case_sensitive) {
+        let change = match coerce::scalar_change(self.plan(), node, &token, case_sensitive) {
             Ok(Some(change)) => change,
             Ok(None) => return Some(Converted::Kept),
             Err(coerce::Composite) => {
                 if let Token::Text(text) = token {
-                    if let Some(expected) = coerce::decodes(self.plan, node, text) {
+                    if let Some(expected) = coerce::decodes(self.plan(), node, text) {
                         if strict {
                             return None;
                         }
@@ -173,18 +182,18 @@ impl<'c> Pass<'c> {
             return true;
         }
         let mut pointer = String::new();
-        self.locate(place, &mut pointer).is_some_and(|(node, _)| self.plan.node(node).converts())
+        self.locate(place, &mut pointer).is_some_and(|(node, _)| self.plan().node(node).converts())
     }
 
     /// The schema node of the value at `place`, where the tree's conversion descends to it,
     /// with its JSON pointer written to `pointer`; and whether the steps below the parameter
     /// are all list indices.
     fn locate(&self, place: &Place<'_>, pointer: &mut String) -> Option<(NodeId, bool)> {
-        let plan = self.plan;
+        let plan = self.plan();
         let Some(step) = place.up else {
-            let parameter = self.definition.parameters.get(place.param)?;
-            push_segment(pointer, &parameter.name);
-            return Some((plan.parameter(&parameter.name)?, true));
+            let at = self.checks.places.get(place.param)?;
+            pointer.push_str(&at.pointer);
+            return Some((at.node?, true));
         };
         let (parent, only_indices) = self.locate(&step.parent, pointer)?;
         match step.segment {

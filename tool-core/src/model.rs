@@ -233,7 +233,7 @@ impl ToolDefinition {
     /// The compiled constraint checks of the input schema.
     #[inline]
     pub(crate) fn checks(&self) -> &crate::validate::Checks {
-        self.checks.get(&self.input_schema)
+        self.checks.get(&self.input_schema, &self.parameters)
     }
 
     /// The parameter with this wire name.

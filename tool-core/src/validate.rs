@@ -12,6 +12,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
 use crate::call::{received_text, ArgumentError, ParseWarning};
+use crate::model::ToolParameter;
 use crate::shape::{integer_format_bounds, is_numeric_format, token_text};
 
 /// What is compiled once per tool from its input schema: the constraint checks and the
@@ -25,6 +26,15 @@ pub(crate) struct Checks {
     pub(crate) constrained: bool,
     /// The schema compiled for conversion.
     pub(crate) plan: crate::plan::Plan,
+    /// Per declared parameter, in order: where its values convert.
+    pub(crate) places: Vec<ParameterPlace>,
+}
+
+/// Where a top-level parameter's values convert: its node in the plan (`None` when the schema
+/// does not declare it) and its JSON pointer.
+pub(crate) struct ParameterPlace {
+    pub node: Option<crate::plan::NodeId>,
+    pub pointer: String,
 }
 
 /// A lazily compiled [`Checks`], carried with a definition (ignored by equality and serde).
@@ -43,8 +53,8 @@ impl LazyChecks {
     }
 
     #[inline]
-    pub(crate) fn get(&self, input_schema: &Value) -> &Checks {
-        self.cell.get_or_init(|| Checks::compile(input_schema, self.untyped))
+    pub(crate) fn get(&self, input_schema: &Value, parameters: &[ToolParameter]) -> &Checks {
+        self.cell.get_or_init(|| Checks::compile(input_schema, parameters, self.untyped))
     }
 }
 
@@ -61,7 +71,7 @@ impl fmt::Debug for LazyChecks {
 }
 
 impl Checks {
-    fn compile(input_schema: &Value, untyped: bool) -> Checks {
+    fn compile(input_schema: &Value, parameters: &[ToolParameter], untyped: bool) -> Checks {
         let constrained = untyped || has_constraints(input_schema);
         let validator = if constrained {
             jsonschema::options()
@@ -73,7 +83,16 @@ impl Checks {
             None
         };
         let constrained = constrained && validator.is_some();
-        Checks { validator, untyped, constrained, plan: crate::plan::Plan::compile(input_schema) }
+        let plan = crate::plan::Plan::compile(input_schema);
+        let places = parameters
+            .iter()
+            .map(|parameter| {
+                let mut pointer = String::new();
+                crate::coerce::push_segment(&mut pointer, &parameter.name);
+                ParameterPlace { node: plan.parameter(&parameter.name), pointer }
+            })
+            .collect();
+        Checks { validator, untyped, constrained, plan, places }
     }
 
     /// The constraint violations in `arguments`, and the warnings for values kept as they are
@@ -276,7 +295,7 @@ mod tests {
                 "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2, "uniqueItems": true}
             }
         });
-        let checks = Checks::compile(&schema, false);
+        let checks = Checks::compile(&schema, &[], false);
         assert!(checks.constrained);
         let (errors, warnings) = checks.check(&json!({
             "limit": 80, "code": "abcd", "when": "tomorrow", "link": "docs/a.md", "tags": ["a", "a", "b"]
