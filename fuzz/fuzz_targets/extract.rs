@@ -94,7 +94,7 @@ where
     let extraction = T::extract(raw);
     assert!(std::ptr::eq(extraction.raw, raw), "the raw text is kept as it is");
     for warning in &extraction.warnings {
-        assert!(!warning.rule.is_empty());
+        assert!(!warning.rule().is_empty());
         let _ = warning.to_string();
     }
     let _ = tool_core::joined_warnings(&extraction.warnings);
