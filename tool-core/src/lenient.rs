@@ -82,13 +82,13 @@ impl<'c> Pass<'c> {
     /// "absent", which only the tree path can express inside an option.
     #[cold]
     #[inline(never)]
-    fn convert(&self, place: &Place<'_>, value: Value) -> Option<Value> {
+    fn convert(&self, place: Place<'_>, value: Value) -> Option<Value> {
         if !place.is_known() {
             return None;
         }
         let mut pointer = String::with_capacity(32);
         let Some((node, only_indices)) = self.locate(place, &mut pointer) else { return Some(value) };
-        self.convert_at((place.param, node, only_indices), pointer, value)
+        self.convert_at((place.root().0, node, only_indices), pointer, value)
     }
 
     /// [`Pass::convert`], once the node (and `pointer`) of the value is known.
@@ -116,20 +116,21 @@ impl<'c> Pass<'c> {
     /// [`Pass::convert`]).
     #[cold]
     #[inline(never)]
-    fn convert_token(&self, place: &Place<'_>, token: Token<'_>) -> Option<Converted<'c>> {
+    fn convert_token(&self, place: Place<'_>, token: Token<'_>) -> Option<Converted<'c>> {
         if !place.is_known() {
             return None;
         }
         // The warning's texts, its pointer first, in one string.
         let mut texts = String::with_capacity(token.warning_capacity());
         let Some((node, only_indices)) = self.locate(place, &mut texts) else { return Some(Converted::Kept) };
-        let located = (place.param, node, only_indices);
+        let param = place.root().0;
+        let located = (param, node, only_indices);
         // A node that depends on a value beside it, or one that converts whole values (a list, an
         // object): the way of a whole value.
         if self.plan().node(node).deferred() {
             return self.convert_at(located, texts, token.to_value()).map(Converted::Whole);
         }
-        let (strict, case_sensitive) = self.flags(place.param, only_indices);
+        let (strict, case_sensitive) = self.flags(param, only_indices);
         let change = match coerce::scalar_change(self.plan(), node, &token, case_sensitive) {
             Ok(Some(change)) => change,
             Ok(None) => return Some(Converted::Kept),
@@ -176,7 +177,7 @@ impl<'c> Pass<'c> {
     /// Whether a value read without a type hint at `place` could need converting.
     #[cold]
     #[inline(never)]
-    fn converts(&self, place: &Place<'_>) -> bool {
+    fn converts(&self, place: Place<'_>) -> bool {
         // Where the path is not known, `convert` gives up, which leaves the call to the tree.
         if !place.is_known() {
             return true;
@@ -188,15 +189,18 @@ impl<'c> Pass<'c> {
     /// The schema node of the value at `place`, where the tree's conversion descends to it,
     /// with its JSON pointer written to `pointer`; and whether the steps below the parameter
     /// are all list indices.
-    fn locate(&self, place: &Place<'_>, pointer: &mut String) -> Option<(NodeId, bool)> {
+    fn locate(&self, place: Place<'_>, pointer: &mut String) -> Option<(NodeId, bool)> {
         let plan = self.plan();
-        let Some(step) = place.up else {
-            let at = self.checks.places.get(place.param)?;
-            pointer.push_str(&at.pointer);
-            return Some((at.node?, true));
+        let (parent, segment) = match *place {
+            Step::Param(param, _) => {
+                let at = self.checks.places.get(param)?;
+                pointer.push_str(&at.pointer);
+                return Some((at.node?, true));
+            }
+            Step::In(parent, segment) => (parent, segment),
         };
-        let (parent, only_indices) = self.locate(&step.parent, pointer)?;
-        match step.segment {
+        let (parent, only_indices) = self.locate(parent, pointer)?;
+        match segment {
             Segment::Key(key) => {
                 let key = key?;
                 push_segment(pointer, key);
@@ -234,36 +238,50 @@ enum Converted<'c> {
     Decode,
 }
 
-/// Where a value is: the parameter, then the steps down to it (a linked list on the stack, so
-/// that going down costs nothing until a conversion needs the path).
+/// Where a value is: the steps up to its parameter (a linked list on the stack, so that going
+/// down costs nothing until a conversion needs the path). One pointer: a reader passes it, with
+/// the deserializer, in registers; the pass is found at the root when a conversion needs it.
+type Place<'p> = &'p Step<'p>;
+
+/// A value's place: a parameter, or a step from its container's place.
 #[derive(Clone, Copy)]
-struct Place<'p> {
-    param: usize,
-    up: Option<&'p Step<'p>>,
+enum Step<'p> {
+    /// The value of the parameter at this index, read in this pass.
+    Param(usize, &'p Pass<'p>),
+    /// A value inside the container at the first place.
+    In(Place<'p>, Segment<'p>),
 }
 
-impl Place<'_> {
+impl<'p> Step<'p> {
+    /// The parameter this place is under, and the pass it is read in.
+    fn root(&self) -> (usize, &'p Pass<'p>) {
+        let mut step = *self;
+        loop {
+            match step {
+                Step::Param(param, pass) => return (param, pass),
+                Step::In(parent, _) => step = *parent,
+            }
+        }
+    }
+
+    fn pass(&self) -> &'p Pass<'p> {
+        self.root().1
+    }
+
     /// Whether every key on the way is known (see [`Segment::Key`]).
     fn is_known(&self) -> bool {
-        let mut up = self.up;
-        while let Some(step) = up {
-            if let Segment::Key(None) = step.segment {
-                return false;
+        let mut step = *self;
+        loop {
+            match step {
+                Step::Param(..) => return true,
+                Step::In(_, Segment::Key(None)) => return false,
+                Step::In(parent, _) => step = *parent,
             }
-            up = step.parent.up;
         }
-        true
     }
 }
 
-/// A container's place and the step to the value being read in it: kept in the map or list
-/// reader and updated in place as it goes, so that a value costs one store, not a new link.
-struct Step<'p> {
-    parent: Place<'p>,
-    segment: Segment<'p>,
-}
-
-/// One step from a parameter's value to a value inside it (`Copy`: overwriting it costs
+/// One step from a container's value to a value inside it (`Copy`: overwriting it costs
 /// nothing more than the store).
 #[derive(Clone, Copy)]
 enum Segment<'a> {
@@ -322,7 +340,7 @@ impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ParamSeed<'_, T> {
 
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<T, D::Error> {
-        T::deserialize(Lenient { de, place: Place { param: self.param, up: None }, pass: self.pass })
+        T::deserialize(Lenient { de, place: &Step::Param(self.param, self.pass) })
     }
 }
 
@@ -330,7 +348,6 @@ impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ParamSeed<'_, T> {
 struct Wrapped<'p, S> {
     seed: S,
     place: Place<'p>,
-    pass: &'p Pass<'p>,
 }
 
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Wrapped<'_, S> {
@@ -338,53 +355,50 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Wrapped<'_, S> {
 
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
-        self.seed.deserialize(Lenient { de, place: self.place, pass: self.pass })
+        self.seed.deserialize(Lenient { de, place: self.place })
     }
 }
 
-/// What the type asked for: which kinds of value it takes as they arrive.
-#[derive(Clone, Copy)]
-enum Hint {
-    Bool,
-    Integer,
-    Float,
-    Text,
-    Seq,
-    Map,
+/// What the type asked for: which kinds of value it takes as they arrive. A const parameter of
+/// [`Dispatch`], so that its checks fold away in each reader.
+mod hint {
+    pub const BOOL: u8 = 0;
+    pub const INTEGER: u8 = 1;
+    pub const FLOAT: u8 = 2;
+    pub const TEXT: u8 = 3;
+    pub const SEQ: u8 = 4;
+    pub const MAP: u8 = 5;
     /// A struct: an object, or its fields in order as a list.
-    Struct,
+    pub const STRUCT: u8 = 6;
     /// `()` or a unit struct: only `null`, never converted.
-    Unit,
+    pub const UNIT: u8 = 7;
+
+    pub const fn takes_seq(hint: u8) -> bool {
+        hint == SEQ || hint == STRUCT
+    }
+
+    pub const fn takes_map(hint: u8) -> bool {
+        hint == MAP || hint == STRUCT
+    }
 }
 
-impl Hint {
-    /// Hands a converted value to the type's visitor. A `serde_json::Value` deserializes the
-    /// same way whatever the type asked for (it ignores names, field lists and lengths), so
-    /// the value says which visitor method it calls.
-    fn feed<'de, V: Visitor<'de>, E: de::Error>(value: Value, v: V) -> Result<V::Value, E> {
-        value.deserialize_any(v).map_err(E::custom)
-    }
-
-    fn takes_seq(self) -> bool {
-        matches!(self, Hint::Seq | Hint::Struct)
-    }
-
-    fn takes_map(self) -> bool {
-        matches!(self, Hint::Map | Hint::Struct)
-    }
+/// Hands a converted value to the type's visitor. A `serde_json::Value` deserializes the same
+/// way whatever the type asked for (it ignores names, field lists and lengths), so the value
+/// says which visitor method it calls.
+fn feed<'de, V: Visitor<'de>, E: de::Error>(value: Value, v: V) -> Result<V::Value, E> {
+    value.deserialize_any(v).map_err(E::custom)
 }
 
 /// The deserializer every parameter value is read through.
 struct Lenient<'p, D> {
     de: D,
     place: Place<'p>,
-    pass: &'p Pass<'p>,
 }
 
 impl<'p, 'de, D: Deserializer<'de>> Lenient<'p, D> {
     #[inline]
-    fn dispatch<V: Visitor<'de>>(self, hint: Hint, v: V) -> Result<V::Value, D::Error> {
-        self.de.deserialize_any(Dispatch { v, hint, place: self.place, pass: self.pass })
+    fn dispatch<const H: u8, V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        self.de.deserialize_any(Dispatch::<V, H> { v, place: self.place })
     }
 }
 
@@ -393,7 +407,7 @@ macro_rules! dispatch_as {
         $(
             #[inline]
             fn $method<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
-                self.dispatch($hint, v)
+                self.dispatch::<{ $hint }, V>(v)
             }
         )*
     };
@@ -405,37 +419,38 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
     /// No hint (`serde_json::Value`, untagged enums, flattened fields): handed on untouched
     /// where the schema declares nothing to convert, else read whole and converted.
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
-        if !self.pass.converts(&self.place) {
+        let pass = self.place.pass();
+        if !pass.converts(self.place) {
             return self.de.deserialize_any(v);
         }
         let value = Value::deserialize(self.de)?;
-        match self.pass.convert(&self.place, value) {
+        match pass.convert(self.place, value) {
             Some(value) => value.deserialize_any(v).map_err(de::Error::custom),
             None => Err(give_up()),
         }
     }
 
     dispatch_as! {
-        deserialize_bool => Hint::Bool,
-        deserialize_i8 => Hint::Integer,
-        deserialize_i16 => Hint::Integer,
-        deserialize_i32 => Hint::Integer,
-        deserialize_i64 => Hint::Integer,
-        deserialize_i128 => Hint::Integer,
-        deserialize_u8 => Hint::Integer,
-        deserialize_u16 => Hint::Integer,
-        deserialize_u32 => Hint::Integer,
-        deserialize_u64 => Hint::Integer,
-        deserialize_u128 => Hint::Integer,
-        deserialize_f32 => Hint::Float,
-        deserialize_f64 => Hint::Float,
-        deserialize_char => Hint::Text,
-        deserialize_str => Hint::Text,
-        deserialize_string => Hint::Text,
-        deserialize_identifier => Hint::Text,
-        deserialize_unit => Hint::Unit,
-        deserialize_seq => Hint::Seq,
-        deserialize_map => Hint::Map,
+        deserialize_bool => hint::BOOL,
+        deserialize_i8 => hint::INTEGER,
+        deserialize_i16 => hint::INTEGER,
+        deserialize_i32 => hint::INTEGER,
+        deserialize_i64 => hint::INTEGER,
+        deserialize_i128 => hint::INTEGER,
+        deserialize_u8 => hint::INTEGER,
+        deserialize_u16 => hint::INTEGER,
+        deserialize_u32 => hint::INTEGER,
+        deserialize_u64 => hint::INTEGER,
+        deserialize_u128 => hint::INTEGER,
+        deserialize_f32 => hint::FLOAT,
+        deserialize_f64 => hint::FLOAT,
+        deserialize_char => hint::TEXT,
+        deserialize_str => hint::TEXT,
+        deserialize_string => hint::TEXT,
+        deserialize_identifier => hint::TEXT,
+        deserialize_unit => hint::UNIT,
+        deserialize_seq => hint::SEQ,
+        deserialize_map => hint::MAP,
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
@@ -448,11 +463,11 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
 
     #[inline]
     fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
-        self.de.deserialize_option(OptionVisitor { v, place: self.place, pass: self.pass })
+        self.de.deserialize_option(OptionVisitor { v, place: self.place })
     }
 
     fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, v: V) -> Result<V::Value, D::Error> {
-        self.dispatch(Hint::Unit, v)
+        self.dispatch::<{ hint::UNIT }, V>(v)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, v: V) -> Result<V::Value, D::Error> {
@@ -464,7 +479,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, v: V) -> Result<V::Value, D::Error> {
-        self.dispatch(Hint::Seq, v)
+        self.dispatch::<{ hint::SEQ }, V>(v)
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -473,7 +488,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
         _len: usize,
         v: V,
     ) -> Result<V::Value, D::Error> {
-        self.dispatch(Hint::Seq, v)
+        self.dispatch::<{ hint::SEQ }, V>(v)
     }
 
     #[inline]
@@ -483,7 +498,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
         _fields: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, D::Error> {
-        self.dispatch(Hint::Struct, v)
+        self.dispatch::<{ hint::STRUCT }, V>(v)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -492,7 +507,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
         variants: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, D::Error> {
-        self.de.deserialize_enum(name, variants, EnumVisitor { v, variants, place: self.place, pass: self.pass })
+        self.de.deserialize_enum(name, variants, EnumVisitor { v, variants, place: self.place })
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
@@ -505,21 +520,19 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
 }
 
 /// Receives what arrived and either hands it on (it is what the type asked for) or converts it.
-struct Dispatch<'p, V> {
+struct Dispatch<'p, V, const H: u8> {
     v: V,
-    hint: Hint,
     place: Place<'p>,
-    pass: &'p Pass<'p>,
 }
 
-impl<'de, V: Visitor<'de>> Dispatch<'_, V> {
+impl<'de, V: Visitor<'de>, const H: u8> Dispatch<'_, V, H> {
     // Every mismatch is out of line, its value built there: the forwarding arms stay small
     // enough to inline into the type's own code, as a derived `Deserialize` reads.
     #[cold]
     #[inline(never)]
     fn mismatch<E: de::Error>(self, value: Value) -> Result<V::Value, E> {
-        match self.pass.convert(&self.place, value) {
-            Some(value) => Hint::feed(value, self.v),
+        match self.place.pass().convert(self.place, value) {
+            Some(value) => feed(value, self.v),
             None => Err(give_up()),
         }
     }
@@ -528,11 +541,11 @@ impl<'de, V: Visitor<'de>> Dispatch<'_, V> {
     #[cold]
     #[inline(never)]
     fn mismatch_token<E: de::Error>(self, token: Token<'_>) -> Result<V::Value, E> {
-        match self.pass.convert_token(&self.place, token.clone()) {
+        match self.place.pass().convert_token(self.place, token.clone()) {
             None => Err(give_up()),
             Some(Converted::Kept) => feed_token(token, self.v),
             Some(Converted::Scalar(scalar)) => feed_scalar(scalar, self.v),
-            Some(Converted::Whole(value)) => Hint::feed(value, self.v),
+            Some(Converted::Whole(value)) => feed(value, self.v),
             Some(Converted::Decode) => match token {
                 Token::Text(text) => self.read_decoded(text),
                 _ => Err(give_up()),
@@ -547,8 +560,8 @@ impl<'de, V: Visitor<'de>> Dispatch<'_, V> {
         // A reader that never borrows from its input: the text lives only as long as this call,
         // while the type may borrow for `'de`.
         let mut inner = serde_json::Deserializer::from_reader(text.as_bytes());
-        let lenient = Lenient { de: &mut inner, place: self.place, pass: self.pass };
-        let value = lenient.dispatch(self.hint, self.v).map_err(|_| give_up())?;
+        let lenient = Lenient { de: &mut inner, place: self.place };
+        let value = lenient.dispatch::<H, V>(self.v).map_err(|_| give_up())?;
         inner.end().map_err(|_| give_up())?;
         Ok(value)
     }
@@ -568,7 +581,7 @@ impl<'de, V: Visitor<'de>> Dispatch<'_, V> {
     }
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
+impl<'de, V: Visitor<'de>, const H: u8> Visitor<'de> for Dispatch<'_, V, H> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -577,32 +590,35 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
 
     #[inline]
     fn visit_bool<E: de::Error>(self, b: bool) -> Result<V::Value, E> {
-        match self.hint {
-            Hint::Bool => self.v.visit_bool(b),
-            _ => self.mismatch_token(Token::Bool(b)),
+        if H == hint::BOOL {
+            self.v.visit_bool(b)
+        } else {
+            self.mismatch_token(Token::Bool(b))
         }
     }
 
     #[inline]
     fn visit_i64<E: de::Error>(self, n: i64) -> Result<V::Value, E> {
-        match self.hint {
-            Hint::Integer | Hint::Float => self.v.visit_i64(n),
-            _ => self.mismatch_token(Token::Number(n.into())),
+        if H == hint::INTEGER || H == hint::FLOAT {
+            self.v.visit_i64(n)
+        } else {
+            self.mismatch_token(Token::Number(n.into()))
         }
     }
 
     #[inline]
     fn visit_u64<E: de::Error>(self, n: u64) -> Result<V::Value, E> {
-        match self.hint {
-            Hint::Integer | Hint::Float => self.v.visit_u64(n),
-            _ => self.mismatch_token(Token::Number(n.into())),
+        if H == hint::INTEGER || H == hint::FLOAT {
+            self.v.visit_u64(n)
+        } else {
+            self.mismatch_token(Token::Number(n.into()))
         }
     }
 
     #[inline]
     fn visit_f64<E: de::Error>(self, n: f64) -> Result<V::Value, E> {
-        match self.hint {
-            Hint::Float => self.v.visit_f64(n),
+        match H {
+            hint::FLOAT => self.v.visit_f64(n),
             // serde_json reads only finite numbers.
             _ => match Number::from_f64(n) {
                 Some(n) => self.mismatch_token(Token::Number(n)),
@@ -613,25 +629,28 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
 
     #[inline]
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
-        match self.hint {
-            Hint::Text => self.v.visit_str(s),
-            _ => self.mismatch_token(Token::Text(s)),
+        if H == hint::TEXT {
+            self.v.visit_str(s)
+        } else {
+            self.mismatch_token(Token::Text(s))
         }
     }
 
     #[inline]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
-        match self.hint {
-            Hint::Text => self.v.visit_borrowed_str(s),
-            _ => self.mismatch_token(Token::Text(s)),
+        if H == hint::TEXT {
+            self.v.visit_borrowed_str(s)
+        } else {
+            self.mismatch_token(Token::Text(s))
         }
     }
 
     #[inline]
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
-        match self.hint {
-            Hint::Text => self.v.visit_string(s),
-            _ => self.mismatch_token(Token::Text(&s)),
+        if H == hint::TEXT {
+            self.v.visit_string(s)
+        } else {
+            self.mismatch_token(Token::Text(&s))
         }
     }
 
@@ -646,18 +665,16 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
 
     #[inline]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
-        if self.hint.takes_seq() {
-            let step = Step { parent: self.place, segment: Segment::Index(0) };
-            return self.v.visit_seq(SeqWrap { seq, step, pass: self.pass });
+        if hint::takes_seq(H) {
+            return self.v.visit_seq(SeqWrap { seq, parent: self.place, index: 0 });
         }
         self.mismatch_seq(seq)
     }
 
     #[inline]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        if self.hint.takes_map() {
-            let step = Step { parent: self.place, segment: Segment::Key(None) };
-            return self.v.visit_map(MapWrap { map, step, pass: self.pass });
+        if hint::takes_map(H) {
+            return self.v.visit_map(MapWrap { map, parent: self.place, key: None });
         }
         self.mismatch_map(map)
     }
@@ -667,7 +684,6 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Dispatch<'_, V> {
 struct OptionVisitor<'p, V> {
     v: V,
     place: Place<'p>,
-    pass: &'p Pass<'p>,
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for OptionVisitor<'_, V> {
@@ -687,16 +703,17 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for OptionVisitor<'_, V> {
 
     #[inline]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
-        self.v.visit_some(Lenient { de, place: self.place, pass: self.pass })
+        self.v.visit_some(Lenient { de, place: self.place })
     }
 }
 
 /// A list's elements, each read through [`Lenient`] at its index.
 struct SeqWrap<'p, A> {
     seq: A,
-    /// At the next element.
-    step: Step<'p>,
-    pass: &'p Pass<'p>,
+    /// The list's place.
+    parent: Place<'p>,
+    /// The next element's index.
+    index: usize,
 }
 
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for SeqWrap<'_, A> {
@@ -704,11 +721,9 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for SeqWrap<'_, A> {
 
     #[inline]
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>, A::Error> {
-        let place = Place { param: self.step.parent.param, up: Some(&self.step) };
-        let element = self.seq.next_element_seed(Wrapped { seed, place, pass: self.pass });
-        if let Segment::Index(index) = &mut self.step.segment {
-            *index += 1;
-        }
+        let step = Step::In(self.parent, Segment::Index(self.index));
+        let element = self.seq.next_element_seed(Wrapped { seed, place: &step });
+        self.index += 1;
         element
     }
 
@@ -719,12 +734,13 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for SeqWrap<'_, A> {
 
 /// An object's or map's entries: each key is noted, each value read through [`Lenient`] under
 /// it. `'x` is no longer than the place it is in nor the text it reads (`'de: 'x`), so that a
-/// borrowed key can be kept in the step.
+/// borrowed key can be kept.
 struct MapWrap<'x, A> {
     map: A,
-    /// At the key just read.
-    step: Step<'x>,
-    pass: &'x Pass<'x>,
+    /// The object's place.
+    parent: Place<'x>,
+    /// The key just read (see [`Segment::Key`]).
+    key: Option<&'x str>,
 }
 
 impl<'de: 'x, 'x, A: MapAccess<'de>> MapAccess<'de> for MapWrap<'x, A> {
@@ -732,13 +748,13 @@ impl<'de: 'x, 'x, A: MapAccess<'de>> MapAccess<'de> for MapWrap<'x, A> {
 
     #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
-        self.map.next_key_seed(KeyCapture { seed, slot: &mut self.step.segment })
+        self.map.next_key_seed(KeyCapture { seed, slot: &mut self.key })
     }
 
     #[inline]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
-        let place = Place { param: self.step.parent.param, up: Some(&self.step) };
-        self.map.next_value_seed(Wrapped { seed, place, pass: self.pass })
+        let step = Step::In(self.parent, Segment::Key(self.key));
+        self.map.next_value_seed(Wrapped { seed, place: &step })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -749,7 +765,7 @@ impl<'de: 'x, 'x, A: MapAccess<'de>> MapAccess<'de> for MapWrap<'x, A> {
 /// Reads a key with the seed the type gave, noting its text on the way.
 struct KeyCapture<'k, 'x, S> {
     seed: S,
-    slot: &'k mut Segment<'x>,
+    slot: &'k mut Option<&'x str>,
 }
 
 impl<'de: 'x, 'x, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeyCapture<'_, 'x, S> {
@@ -763,7 +779,7 @@ impl<'de: 'x, 'x, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeyCapture<'
 
 struct KeyDeserializer<'k, 'x, D> {
     de: D,
-    slot: &'k mut Segment<'x>,
+    slot: &'k mut Option<&'x str>,
 }
 
 macro_rules! forward_key {
@@ -800,14 +816,14 @@ impl<'de: 'x, 'x, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<'_
 
 struct KeyVisitor<'k, 'x, V> {
     v: V,
-    slot: &'k mut Segment<'x>,
+    slot: &'k mut Option<&'x str>,
 }
 
 macro_rules! note_key {
     ($($method:ident($ty:ty)),* $(,)?) => {
         $(
             fn $method<E: de::Error>(self, n: $ty) -> Result<V::Value, E> {
-                *self.slot = Segment::Key(None);
+                *self.slot = None;
                 self.v.$method(n)
             }
         )*
@@ -823,17 +839,17 @@ impl<'de: 'x, 'x, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, 'x, V> {
 
     #[inline]
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<V::Value, E> {
-        *self.slot = Segment::Key(Some(s));
+        *self.slot = Some(s);
         self.v.visit_borrowed_str(s)
     }
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<V::Value, E> {
-        *self.slot = Segment::Key(None);
+        *self.slot = None;
         self.v.visit_str(s)
     }
 
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
-        *self.slot = Segment::Key(None);
+        *self.slot = None;
         self.v.visit_string(s)
     }
 
@@ -890,7 +906,6 @@ struct EnumVisitor<'p, V> {
     v: V,
     variants: &'static [&'static str],
     place: Place<'p>,
-    pass: &'p Pass<'p>,
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for EnumVisitor<'_, V> {
@@ -902,7 +917,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for EnumVisitor<'_, V> {
 
     #[inline]
     fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
-        self.v.visit_enum(EnumWrap { data, variants: self.variants, place: self.place, pass: self.pass })
+        self.v.visit_enum(EnumWrap { data, variants: self.variants, place: self.place })
     }
 }
 
@@ -910,7 +925,6 @@ struct EnumWrap<'p, A> {
     data: A,
     variants: &'static [&'static str],
     place: Place<'p>,
-    pass: &'p Pass<'p>,
 }
 
 impl<'p, 'de, A: EnumAccess<'de>> EnumAccess<'de> for EnumWrap<'p, A> {
@@ -919,11 +933,11 @@ impl<'p, 'de, A: EnumAccess<'de>> EnumAccess<'de> for EnumWrap<'p, A> {
 
     #[inline]
     fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self::Variant), A::Error> {
-        let EnumWrap { data, variants, place, pass } = self;
+        let EnumWrap { data, variants, place } = self;
         let mut name = None;
-        let capture = VariantCapture { seed, variants, place, pass, slot: &mut name };
+        let capture = VariantCapture { seed, variants, place, slot: &mut name };
         let (value, variant) = data.variant_seed(capture)?;
-        Ok((value, VariantWrap { variant, place, pass, name }))
+        Ok((value, VariantWrap { variant, place, name }))
     }
 }
 
@@ -932,7 +946,6 @@ struct VariantCapture<'k, 'p, S> {
     seed: S,
     variants: &'static [&'static str],
     place: Place<'p>,
-    pass: &'p Pass<'p>,
     slot: &'k mut Option<&'static str>,
 }
 
@@ -954,7 +967,7 @@ impl<'de, S: DeserializeSeed<'de>> VariantCapture<'_, '_, S> {
 
     /// A token that names no variant: converted as the tree converts it (case, retyping).
     fn convert<E: de::Error>(mut self, token: &str) -> Result<S::Value, E> {
-        match self.pass.convert(&self.place, Value::String(token.to_owned())) {
+        match self.place.pass().convert(self.place, Value::String(token.to_owned())) {
             Some(Value::String(converted)) => {
                 self.note(&converted);
                 self.seed.deserialize(StringDeserializer::<E>::new(converted))
@@ -1000,7 +1013,6 @@ impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for VariantCapture<'_, '_, S> {
 struct VariantWrap<'p, A> {
     variant: A,
     place: Place<'p>,
-    pass: &'p Pass<'p>,
     name: Option<&'static str>,
 }
 
@@ -1012,20 +1024,17 @@ impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for VariantWrap<'_, A> {
     }
 
     fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, A::Error> {
-        let step = Step { parent: self.place, segment: Segment::Key(self.name) };
-        let place = Place { param: self.place.param, up: Some(&step) };
-        self.variant.newtype_variant_seed(Wrapped { seed, place, pass: self.pass })
+        let step = Step::In(self.place, Segment::Key(self.name));
+        self.variant.newtype_variant_seed(Wrapped { seed, place: &step })
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, A::Error> {
-        let step = Step { parent: self.place, segment: Segment::Key(self.name) };
-        let place = Place { param: self.place.param, up: Some(&step) };
-        self.variant.tuple_variant(len, Dispatch { v, hint: Hint::Seq, place, pass: self.pass })
+        let step = Step::In(self.place, Segment::Key(self.name));
+        self.variant.tuple_variant(len, Dispatch::<V, { hint::SEQ }> { v, place: &step })
     }
 
     fn struct_variant<V: Visitor<'de>>(self, fields: &'static [&'static str], v: V) -> Result<V::Value, A::Error> {
-        let step = Step { parent: self.place, segment: Segment::Key(self.name) };
-        let place = Place { param: self.place.param, up: Some(&step) };
-        self.variant.struct_variant(fields, Dispatch { v, hint: Hint::Struct, place, pass: self.pass })
+        let step = Step::In(self.place, Segment::Key(self.name));
+        self.variant.struct_variant(fields, Dispatch::<V, { hint::STRUCT }> { v, place: &step })
     }
 }
