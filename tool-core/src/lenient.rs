@@ -116,24 +116,24 @@ impl<'c> Pass<'c> {
     /// [`Pass::convert`]).
     #[cold]
     #[inline(never)]
-    fn convert_token(&self, place: Place<'_>, token: Token<'_>) -> Option<Converted<'c>> {
+    fn convert_token(&self, place: Place<'_>, token: Token<'_>) -> Option<Became<'c>> {
         if !place.is_known() {
             return None;
         }
         // The warning's texts, its pointer first, in one string.
         let mut texts = String::with_capacity(token.warning_capacity());
-        let Some((node, only_indices)) = self.locate(place, &mut texts) else { return Some(Converted::Kept) };
+        let Some((node, only_indices)) = self.locate(place, &mut texts) else { return Some(Became::Kept) };
         let param = place.root().0;
         let located = (param, node, only_indices);
         // A node that depends on a value beside it, or one that converts whole values (a list, an
         // object): the way of a whole value.
         if self.plan().node(node).deferred() {
-            return self.convert_at(located, texts, token.to_value()).map(Converted::Whole);
+            return self.convert_at(located, texts, token.to_value()).map(Became::Whole);
         }
         let (strict, case_sensitive) = self.flags(param, only_indices);
         let change = match coerce::scalar_change(self.plan(), node, &token, case_sensitive) {
             Ok(Some(change)) => change,
-            Ok(None) => return Some(Converted::Kept),
+            Ok(None) => return Some(Became::Kept),
             Err(coerce::Composite) => {
                 if let Token::Text(text) = token {
                     if let Some(expected) = coerce::decodes(self.plan(), node, text) {
@@ -143,10 +143,10 @@ impl<'c> Pass<'c> {
                         let splits = coerce::write_decoded(text, &mut texts);
                         let expected = Cow::Borrowed(expected);
                         self.push(ParseWarning::from_texts(texts, splits, coerce::DECODED_RULE, expected));
-                        return Some(Converted::Decode);
+                        return Some(Became::Decode);
                     }
                 }
-                return self.convert_at(located, texts, token.to_value()).map(Converted::Whole);
+                return self.convert_at(located, texts, token.to_value()).map(Became::Whole);
             }
         };
         // Refused, or "absent", which only the tree path can express inside an option.
@@ -155,7 +155,7 @@ impl<'c> Pass<'c> {
         }
         let splits = change.write(&token, &mut texts);
         self.push(ParseWarning::from_texts(texts, splits, change.rule, change.expected));
-        Some(Converted::Scalar(change.new))
+        Some(Became::Scalar(change.new))
     }
 
     /// Notes a conversion's warning.
@@ -227,7 +227,7 @@ fn reserve_first(warnings: &mut Vec<ParseWarning>) {
 }
 
 /// What a scalar met with the wrong kind became.
-enum Converted<'c> {
+enum Became<'c> {
     /// Nothing converts it: the type decides.
     Kept,
     /// A scalar again.
@@ -543,10 +543,10 @@ impl<'de, V: Visitor<'de>, const H: u8> Dispatch<'_, V, H> {
     fn mismatch_token<E: de::Error>(self, token: Token<'_>) -> Result<V::Value, E> {
         match self.place.pass().convert_token(self.place, token.clone()) {
             None => Err(give_up()),
-            Some(Converted::Kept) => feed_token(token, self.v),
-            Some(Converted::Scalar(scalar)) => feed_scalar(scalar, self.v),
-            Some(Converted::Whole(value)) => feed(value, self.v),
-            Some(Converted::Decode) => match token {
+            Some(Became::Kept) => feed_token(token, self.v),
+            Some(Became::Scalar(scalar)) => feed_scalar(scalar, self.v),
+            Some(Became::Whole(value)) => feed(value, self.v),
+            Some(Became::Decode) => match token {
                 Token::Text(text) => self.read_decoded(text),
                 _ => Err(give_up()),
             },
