@@ -136,3 +136,30 @@ fn long_received_values_are_cut_in_errors() {
     assert!(received.ends_with("… (502 chars)"), "{received}");
     assert_eq!(received.chars().count(), 120 + "… (502 chars)".chars().count());
 }
+
+#[test]
+fn a_warning_reads_its_five_parts_and_serialises_as_an_object_of_them() {
+    let extraction = <book as DeclaredTool>::extract(r#"{"name": "Ada", "seats": "4"}"#);
+    let warning = &extraction.warnings[0];
+    assert_eq!(
+        (warning.pointer(), warning.rule(), warning.expected(), warning.received(), warning.action()),
+        ("/seats", "string_to_integer", "an integer", "\"4\"", "converted to 4")
+    );
+    assert_eq!(
+        serde_json::to_value(warning).unwrap(),
+        json!({
+            "pointer": "/seats",
+            "rule": "string_to_integer",
+            "expected": "an integer",
+            "received": "\"4\"",
+            "action": "converted to 4",
+        })
+    );
+    assert_eq!(warning.to_string(), "string_to_integer at `seats`: converted to 4");
+    // Built by hand, the same parts read back, empty ones included.
+    let by_hand = tool_core::ParseWarning::new("/seats", "string_to_integer", "an integer", "\"4\"", "converted to 4");
+    assert_eq!(&by_hand, warning);
+    let empty =
+        tool_core::ParseWarning::new("", "empty_arguments", "a JSON object", "", "read as an empty object `{}`");
+    assert_eq!((empty.pointer(), empty.received(), empty.action()), ("", "", "read as an empty object `{}`"));
+}
