@@ -234,21 +234,17 @@ impl<'a> Token<'a> {
         }
     }
 
-    /// Appends the token as JSON text, cut when long: a warning's received text.
+    /// Appends the token as JSON text, cut when long (as a warning's received text).
     fn write_received(&self, out: &mut String) {
         let start = out.len();
         self.write(out);
         cut_after(out, start);
     }
 
-    /// Room for the texts of a warning about this token, its pointer included (see
-    /// [`received_capacity`]): what is written then never grows the string.
-    pub(crate) fn warning_capacity(&self) -> usize {
-        let text = if let Token::Text(text) = self { Some(*text) } else { None };
-        let received = received_capacity(text);
-        // The pointer, what arrived, and the action: a verb and the new value, about as long as
-        // what arrived.
-        32 + received + 41 + received.max(16)
+    /// Room for the texts of a warning about this token after its pointer (see
+    /// [`texts_capacity`]).
+    pub(crate) fn texts_capacity(&self) -> usize {
+        texts_capacity(if let Token::Text(text) = self { Some(*text) } else { None })
     }
 
     /// Appends the token as JSON text (uncut).
@@ -336,10 +332,13 @@ fn write_texts(out: &mut String, received: impl FnOnce(&mut String), action: imp
     [start, split]
 }
 
-/// Room for a received value written as JSON, so that writing it never grows the string: a
-/// text's quotes and some escapes (JSON sent as text escapes every quote).
-fn received_capacity(text: Option<&str>) -> usize {
-    text.map_or(24, |text| text.len() + text.len() / 4 + 2)
+/// Room for a warning's texts after its pointer, so that writing them never grows the string:
+/// what arrived as JSON (a text's quotes and some escapes: JSON sent as text escapes every
+/// quote), and the action, a verb of up to 41 bytes and the new value, about as long as what
+/// arrived. `text` is what arrived when it is a string.
+fn texts_capacity(text: Option<&str>) -> usize {
+    let received = text.map_or(24, |text| text.len() + text.len() / 4 + 2);
+    received + 41 + received.max(16)
 }
 
 /// The node is a list, an object or an enum with data: its value converts as a whole.
@@ -508,9 +507,7 @@ impl<'a> Coercer<'a> {
         expected: impl Into<Cow<'static, str>>,
         verb: &str,
     ) -> bool {
-        let text = if let Value::String(text) = &*value { Some(text.as_str()) } else { None };
-        // A decoded text's value is about as long as the text.
-        let capacity = received_capacity(text) * 2 + verb.len() + 17;
+        let capacity = texts_capacity(if let Value::String(text) = &*value { Some(text.as_str()) } else { None });
         let received = |out: &mut String| push_json(out, value);
         let action = |out: &mut String| {
             out.push_str(verb);
@@ -615,7 +612,7 @@ impl<'a> Coercer<'a> {
     /// Applies a scalar's `change` to `value`, as [`Coercer::apply`] does.
     fn apply_change(&mut self, value: &mut Value, change: Change<'_>) {
         let Some(token) = Token::of(value) else { return };
-        let capacity = token.warning_capacity();
+        let capacity = token.texts_capacity();
         if self.record(change.rule, change.expected.clone(), capacity, |out| change.write(&token, out)) {
             *value = change.new.into_value();
         }
@@ -666,7 +663,7 @@ impl<'a> Coercer<'a> {
     fn decoded(&mut self, value: &mut Value, decoded: Value) -> bool {
         let Value::String(text) = value else { return false };
         let expected = if decoded.is_array() { "an array" } else { "an object" };
-        let capacity = Token::Text(text).warning_capacity();
+        let capacity = Token::Text(text).texts_capacity();
         if !self.record(DECODED_RULE, Cow::Borrowed(expected), capacity, |out| write_decoded(text, out)) {
             return false;
         }

@@ -86,7 +86,7 @@ impl<'c> Pass<'c> {
         if !place.is_known() {
             return None;
         }
-        let mut pointer = String::with_capacity(32);
+        let mut pointer = String::with_capacity(POINTER_CAPACITY);
         let Some((node, only_indices)) = self.locate(place, &mut pointer) else { return Some(value) };
         self.convert_at((place.root().0, node, only_indices), pointer, value)
     }
@@ -121,7 +121,7 @@ impl<'c> Pass<'c> {
             return None;
         }
         // The warning's texts, its pointer first, in one string.
-        let mut texts = String::with_capacity(token.warning_capacity());
+        let mut texts = String::with_capacity(POINTER_CAPACITY + token.texts_capacity());
         let Some((node, only_indices)) = self.locate(place, &mut texts) else { return Some(Became::Kept) };
         let param = place.root().0;
         let located = (param, node, only_indices);
@@ -135,18 +135,21 @@ impl<'c> Pass<'c> {
             Ok(Some(change)) => change,
             Ok(None) => return Some(Became::Kept),
             Err(coerce::Composite) => {
-                if let Token::Text(text) = token {
-                    if let Some(expected) = coerce::decodes(self.plan(), node, text) {
-                        if strict {
-                            return None;
-                        }
-                        let splits = coerce::write_decoded(text, &mut texts);
-                        let expected = Cow::Borrowed(expected);
-                        self.push(ParseWarning::from_texts(texts, splits, coerce::DECODED_RULE, expected));
-                        return Some(Became::Decode);
-                    }
+                // JSON text holding the list or object declared there is read as the value it
+                // holds; anything else converts as a whole value.
+                let decoded = match token {
+                    Token::Text(text) => coerce::decodes(self.plan(), node, text).map(|expected| (text, expected)),
+                    _ => None,
+                };
+                let Some((text, expected)) = decoded else {
+                    return self.convert_at(located, texts, token.to_value()).map(Became::Whole);
+                };
+                if strict {
+                    return None;
                 }
-                return self.convert_at(located, texts, token.to_value()).map(Became::Whole);
+                let splits = coerce::write_decoded(text, &mut texts);
+                self.push(ParseWarning::from_texts(texts, splits, coerce::DECODED_RULE, Cow::Borrowed(expected)));
+                return Some(Became::Decode);
             }
         };
         // Refused, or "absent", which only the tree path can express inside an option.
@@ -225,6 +228,9 @@ fn reserve_first(warnings: &mut Vec<ParseWarning>) {
         *warnings = Vec::with_capacity(4);
     }
 }
+
+/// Room for a JSON pointer, in the string a warning's texts are written to.
+const POINTER_CAPACITY: usize = 32;
 
 /// What a scalar met with the wrong kind became.
 enum Became<'c> {
@@ -306,8 +312,9 @@ fn feed_token<'de, V: Visitor<'de>, E: de::Error>(token: Token<'_>, v: V) -> Res
 fn feed_scalar<'de, V: Visitor<'de>, E: de::Error>(scalar: Scalar<'_>, v: V) -> Result<V::Value, E> {
     match scalar {
         Scalar::Null => v.visit_unit(),
-        Scalar::Bool(b) => v.visit_bool(b),
-        Scalar::Number(n) => n.deserialize_any(v).map_err(E::custom),
+        Scalar::Bool(b) => feed_token(Token::Bool(b), v),
+        Scalar::Number(n) => feed_token(Token::Number(n), v),
+        // The text moves to the type instead of being copied.
         Scalar::Text(text) => v.visit_string(text),
         Scalar::Token(token) => match Token::of(token) {
             Some(token) => feed_token(token, v),
