@@ -12,9 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-BINARY = ROOT / "target" / "release" / "examples" / "extract_loop"
-TOOLS = {"1": "1 param", "2": "2 params", "5": "5 params", "8": "8 params"}
+from loop_table import BINARY, build, print_table
+
 CASES = ["limit", "clean", "messy", "rmcp"]
 CALLS = 1000
 
@@ -34,15 +33,9 @@ def total(tool: str, case: str, calls: int) -> int:
 
 
 def main() -> None:
-    subprocess.run(["cargo", "build", "-q", "--profile", "bench", "-p", "tool-benches", "--example", "extract_loop"],
-                   cwd=ROOT, check=True)
-    print("| tool | limit: `from_str::<Args>`, clean | `extract`, clean | `extract`, messy | rmcp way |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    for tool, label in TOOLS.items():
-        per_call = {case: (total(tool, case, 2 * CALLS) - total(tool, case, CALLS)) / CALLS for case in CASES}
-        limit = per_call["limit"]
-        cells = [f"{per_call['limit']:.0f}"] + [f"{per_call[c]:.0f} ({per_call[c] / limit:.2f}x)" for c in CASES[1:]]
-        print(f"| {label} | " + " | ".join(cells) + " |")
+    build()
+    headers = ["limit: `from_str::<Args>`, clean", "`extract`, clean", "`extract`, messy", "rmcp way"]
+    print_table(CASES, headers, lambda tool, case: (total(tool, case, 2 * CALLS) - total(tool, case, CALLS)) / CALLS)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,9 @@ slowed down.
 """
 import subprocess
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-BINARY = ROOT / "target" / "release" / "examples" / "extract_loop"
-TOOLS = {"1": "1 param", "2": "2 params", "5": "5 params", "8": "8 params"}
+from loop_table import BINARY, build, print_table
+
 CASES = ["limit", "clean", "messy"]
 CALLS = 1_000_000
 RUNS = 5
@@ -29,14 +27,8 @@ def per_call(tool: str, case: str) -> float:
 
 
 def main() -> None:
-    subprocess.run(["cargo", "build", "-q", "--profile", "bench", "-p", "tool-benches", "--example", "extract_loop"],
-                   cwd=ROOT, check=True)
-    print("| tool | limit | `extract`, clean | `extract`, messy |")
-    print("|---|---:|---:|---:|")
-    for tool, label in TOOLS.items():
-        ns = {case: per_call(tool, case) for case in CASES}
-        cells = [f"{ns['limit']:.0f} ns"] + [f"{ns[c]:.0f} ns ({ns[c] / ns['limit']:.2f}x)" for c in CASES[1:]]
-        print(f"| {label} | " + " | ".join(cells) + " |")
+    build()
+    print_table(CASES, ["limit", "`extract`, clean", "`extract`, messy"], per_call, unit=" ns")
 
 
 if __name__ == "__main__":
