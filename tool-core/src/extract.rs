@@ -17,7 +17,9 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::call::{pointer_segment, received_text, truncate, ArgumentError, ArgumentErrors, Extraction, ParseWarning};
+use crate::call::{
+    pointer_segment, received_text, truncate, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning,
+};
 use crate::coerce;
 use crate::lenient::{ParamSeed, Pass};
 use crate::model::{ToolDefinition, ToolParameter};
@@ -86,7 +88,7 @@ pub fn extract<'r, A: WireArgs>(
         // The common case, built in place: a `Vec` put on the stack and copied out in one wider
         // load stalls store forwarding, a measurable part of the call for small tools.
         if pass.noted_nothing() && !checks.constrained {
-            return Extraction { raw, value: Ok(value), warnings: Vec::new(), arguments: None };
+            return Extraction { raw, value: Ok(value), warnings: Findings::new(), arguments: None };
         }
         if let Some(done) = single_pass_noted(raw, value, pass, checks) {
             return done;
@@ -118,7 +120,7 @@ fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Che
     }
     let converted_nothing = warnings.len() == unknown;
     if !checks.constrained {
-        return Some(Extraction { raw, value: Ok(value), warnings, arguments: None });
+        return Some(Extraction { raw, value: Ok(value), warnings: warnings.into(), arguments: None });
     }
     // The constraints are checked on the converted tree, which only the tree path builds; a
     // violation is also left to it (it may convert what the single pass took as it was).
@@ -131,7 +133,7 @@ fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Che
         return None;
     }
     warnings.extend(more);
-    Some(Extraction { raw, value: Ok(value), warnings, arguments: Some(arguments) })
+    Some(Extraction { raw, value: Ok(value), warnings: warnings.into(), arguments: Some(arguments) })
 }
 
 /// When the single pass could not settle the call: the tree path, out of line.
@@ -157,12 +159,15 @@ pub fn extract_untyped(raw: &str) -> Extraction<'_, Map<String, Value>> {
         Ok(Repaired { value: object, warnings }) => Extraction {
             raw,
             value: Ok(object.clone()),
-            warnings: std::iter::once(missing).chain(warnings).collect(),
+            warnings: std::iter::once(missing).chain(warnings).collect::<Vec<_>>().into(),
             arguments: Some(Value::Object(object)),
         },
-        Err(error) => {
-            Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: vec![missing], arguments: None }
-        }
+        Err(error) => Extraction {
+            raw,
+            value: Err(ArgumentErrors::single(error)),
+            warnings: vec![missing].into(),
+            arguments: None,
+        },
     }
 }
 
@@ -236,7 +241,7 @@ pub(crate) fn slow_path<'r, T>(
             };
             let value = match typed {
                 Ok(value) if violations.is_empty() => Ok(value),
-                Ok(_) => Err(ArgumentErrors { errors: violations }),
+                Ok(_) => Err(ArgumentErrors { errors: violations.into() }),
                 Err(mut errors) => {
                     // A constraint broken inside a value the typed read already refused is noise.
                     let fresh: Vec<ArgumentError> = violations
@@ -244,13 +249,13 @@ pub(crate) fn slow_path<'r, T>(
                         .filter(|v| !errors.iter().any(|e| covers(&e.pointer, &v.pointer)))
                         .collect();
                     errors.extend(fresh);
-                    Err(ArgumentErrors { errors })
+                    Err(ArgumentErrors { errors: errors.into() })
                 }
             };
-            Extraction { raw, value, warnings, arguments: Some(arguments) }
+            Extraction { raw, value, warnings: warnings.into(), arguments: Some(arguments) }
         }
         Err(error) => {
-            Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: Vec::new(), arguments: None }
+            Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: Findings::new(), arguments: None }
         }
     }
 }

@@ -51,7 +51,7 @@ mod shape;
 mod tool;
 mod validate;
 
-pub use call::{joined_warnings, ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
+pub use call::{joined_warnings, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning, ToolCallRequest};
 pub use catalog::{validate, CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, State, ToolContext};
 pub use executor::{CallFailure, CallStatus, ExecutionRecord, Executor, ExecutorBuilder};

@@ -63,7 +63,7 @@ fn settle<T>(
 type ExtractionParts<T> = (Result<T, ArgumentErrors>, Vec<crate::call::ParseWarning>, Option<Value>);
 
 fn parts<T>(extraction: Extraction<'_, T>) -> ExtractionParts<T> {
-    (extraction.value, extraction.warnings, extraction.arguments)
+    (extraction.value, extraction.warnings.into_vec(), extraction.arguments)
 }
 
 /// A type the `#[tool]` macro turned into a tool: a function's companion type, or the struct.
