@@ -33,6 +33,13 @@ pub(crate) enum Leniency {
     InvalidEscape,
     /// The escape `\'` inside a double-quoted string, read as `'` (as Python and JavaScript do).
     EscapedSingleQuote,
+    /// A line break, tab or other control character written raw inside a string, read as itself
+    /// (as Python's `json.loads(strict=False)` does).
+    RawControlCharacter,
+    /// An object key without quotes (`{path: "a"}`, JavaScript's object literal), an identifier.
+    UnquotedKey,
+    /// A `// line` or `/* block */` comment between tokens.
+    Comment,
 }
 
 impl Leniency {
@@ -42,6 +49,9 @@ impl Leniency {
             Leniency::SingleQuotes | Leniency::PythonLiteral => "python_literal",
             Leniency::TrailingComma => "trailing_comma_removed",
             Leniency::InvalidEscape | Leniency::EscapedSingleQuote => "invalid_escape_repaired",
+            Leniency::RawControlCharacter => "raw_control_character",
+            Leniency::UnquotedKey => "unquoted_key",
+            Leniency::Comment => "comment_removed",
         }
     }
 
@@ -53,6 +63,11 @@ impl Leniency {
             Leniency::TrailingComma => "removed the comma after the last element",
             Leniency::InvalidEscape => "kept each backslash that starts no valid JSON escape as a literal backslash",
             Leniency::EscapedSingleQuote => "read the escape `\\'` as a single quote",
+            Leniency::RawControlCharacter => {
+                "read the line breaks, tabs and other control characters written raw inside strings as themselves"
+            }
+            Leniency::UnquotedKey => "read keys written without quotes as strings",
+            Leniency::Comment => "removed the comments",
         }
     }
 }
@@ -141,8 +156,12 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     }
 
     let mut parser = Parser::new(raw);
-    parser.skip_whitespace();
+    let byte_order_mark = parser.eat("\u{feff}");
+    // What may come first: special tokens and opening tags (`<tool_call>`), a code fence.
+    let mut leading: Vec<&str> = Vec::new();
+    parser.leading_tokens(&mut leading);
     let fenced = parser.open_fence();
+    parser.leading_tokens(&mut leading);
     let first = parser.value(0).map_err(|e| syntax_error(raw, &e, ""))?;
     let first_duplicates = parser.duplicates.len();
 
@@ -171,7 +190,8 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
         }
         if let Some(token) = parser.special_token() {
             removed.push(token);
-        } else if fenced && !fence_closed && parser.eat("```") {
+        } else if !fence_closed && parser.eat("```") {
+            // Closing the opening fence, or a closing fence alone.
             fence_closed = true;
         } else {
             let e = parser.unexpected("the end of the arguments");
@@ -192,15 +212,30 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     }
 
     let mut warnings = Vec::new();
-    if fenced {
+    if byte_order_mark {
+        warnings.push(warning(
+            raw,
+            "byte_order_mark_removed",
+            "removed the byte order mark (U+FEFF) before the arguments".into(),
+        ));
+    }
+    if fenced || fence_closed {
         warnings.push(warning(
             raw,
             "code_fence_removed",
             "removed the markdown code fence around the arguments".into(),
         ));
     }
-    if !removed.is_empty() {
-        let action = format!("removed `{}` after the arguments", truncate(&removed.join(" ")));
+    let tokens = |list: &[&str]| format!("`{}`", truncate(&list.join(" ")));
+    let action = match (leading.is_empty(), removed.is_empty()) {
+        (true, true) => None,
+        (false, true) => Some(format!("removed {} before the arguments", tokens(&leading))),
+        (true, false) => Some(format!("removed {} after the arguments", tokens(&removed))),
+        (false, false) => {
+            Some(format!("removed {} before and {} after the arguments", tokens(&leading), tokens(&removed)))
+        }
+    };
+    if let Some(action) = action {
         warnings.push(warning(raw, "special_token_removed", action));
     }
     if objects > 1 {
@@ -363,9 +398,23 @@ impl<'t> Parser<'t> {
         found
     }
 
+    /// Skips whitespace and comments (`// line`, `/* block */`; an unclosed block comment runs
+    /// to the end of the text).
     fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.pos += 1;
+        loop {
+            while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+                self.pos += 1;
+            }
+            let rest = self.rest();
+            let comment = if rest.starts_with("//") {
+                rest.find('\n').unwrap_or(rest.len())
+            } else if let Some(body) = rest.strip_prefix("/*") {
+                body.find("*/").map_or(rest.len(), |end| 2 + end + 2)
+            } else {
+                return;
+            };
+            self.note(Leniency::Comment);
+            self.pos += comment;
         }
     }
 
@@ -427,7 +476,10 @@ impl<'t> Parser<'t> {
             let key = match self.peek() {
                 Some(quote @ (b'"' | b'\'')) => self.string(quote)?,
                 None => return Err(self.truncated("an object")),
-                Some(_) => return Err(self.unexpected("a quoted key")),
+                Some(_) => match self.unquoted_key() {
+                    Some(key) => key,
+                    None => return Err(self.unexpected("a quoted key")),
+                },
             };
             self.skip_whitespace();
             match self.peek() {
@@ -462,6 +514,21 @@ impl<'t> Parser<'t> {
                 Some(_) => return Err(self.unexpected("`,` or `}` after an object member")),
             }
         }
+    }
+
+    /// A key without quotes at the cursor: an identifier (`[A-Za-z_$][A-Za-z0-9_$]*`) followed by
+    /// `:`. `None`, the cursor unmoved, for anything else.
+    fn unquoted_key(&mut self) -> Option<String> {
+        let rest = self.rest();
+        let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).unwrap_or(rest.len());
+        let key = rest.get(..len).filter(|key| key.starts_with(|c: char| !c.is_ascii_digit()))?;
+        let after = rest.get(len..)?.trim_start_matches([' ', '\t', '\n', '\r']);
+        if key.is_empty() || !after.starts_with(':') {
+            return None;
+        }
+        self.note(Leniency::UnquotedKey);
+        self.pos += len;
+        Some(key.to_owned())
     }
 
     fn array(&mut self, depth: usize) -> Result<Value, LenientError> {
@@ -523,7 +590,11 @@ impl<'t> Parser<'t> {
                     return Ok(out);
                 }
                 Some(b'\\') => self.escape(quote, &mut out)?,
-                Some(_) => return Err(self.unexpected("the rest of the string (control characters must be escaped)")),
+                Some(control) => {
+                    self.note(Leniency::RawControlCharacter);
+                    out.push(char::from(control));
+                    self.pos += 1;
+                }
             }
         }
     }
@@ -683,6 +754,31 @@ impl<'t> Parser<'t> {
         true
     }
 
+    /// Special tokens and opening tags before the arguments (`<tool_call>`, `<|python_tag|>`,
+    /// `<function=search>`), each consumed and added to `found`.
+    fn leading_tokens(&mut self, found: &mut Vec<&'t str>) {
+        loop {
+            self.skip_whitespace();
+            match self.special_token().or_else(|| self.opening_tag()) {
+                Some(token) => found.push(token),
+                None => return,
+            }
+        }
+    }
+
+    /// An opening tag at the cursor (`<tool_call>`, `<function=search>`): a name of letters,
+    /// digits and `_-:.=`, no attributes, no spaces. Consumed and returned.
+    fn opening_tag(&mut self) -> Option<&'t str> {
+        let body = self.rest().strip_prefix('<')?;
+        let name = body.find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.' | '=')))?;
+        if name == 0 || !body.get(name..)?.starts_with('>') || !body.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return None;
+        }
+        let tag = self.rest().get(..name + 2)?;
+        self.pos += tag.len();
+        Some(tag)
+    }
+
     /// A model's special token (`<|call|>`, `<｜end▁of▁sentence｜>`) or a closing tag
     /// (`</tool_call>`) at the cursor, consumed and returned.
     fn special_token(&mut self) -> Option<&'t str> {
@@ -829,8 +925,80 @@ mod tests {
             (r#"{"a":1}</tool call>"#, "invalid_json"),
             (r#"{"a":1}<tool_call>"#, "invalid_json"),
             (r#"{"a":1}<|call|> and more"#, "invalid_json"),
-            (r#"<|call|>{"a":1}"#, "invalid_json"),
-            ("<|call|>", "invalid_json"),
+            ("<|call|>", "truncated_json"),
+        ]);
+    }
+
+    #[test]
+    fn leading_tokens_a_byte_order_mark_and_a_lone_closing_fence_are_removed() {
+        check_repairs(&[
+            ("<tool_call>{\"a\": 1}</tool_call>", json!({"a": 1}), &["special_token_removed"]),
+            ("<|python_tag|>{\"a\": 1}", json!({"a": 1}), &["special_token_removed"]),
+            ("<function=search>{\"a\": 1}</function>", json!({"a": 1}), &["special_token_removed"]),
+            ("<|tool_call|> <tool_call>\n{\"a\": 1}", json!({"a": 1}), &["special_token_removed"]),
+            (
+                "```json\n<tool_call>{\"a\": 1}</tool_call>\n```",
+                json!({"a": 1}),
+                &["code_fence_removed", "special_token_removed"],
+            ),
+            ("\u{feff}{\"a\": 1}", json!({"a": 1}), &["byte_order_mark_removed"]),
+            ("{\"a\": 1}\n```", json!({"a": 1}), &["code_fence_removed"]),
+        ]);
+        let action = |raw: &str| repair_arguments(raw).map(|r| r.warnings[0].action().to_owned());
+        assert_eq!(
+            action("<tool_call>{}</tool_call>").as_deref(),
+            Ok("removed `<tool_call>` before and `</tool_call>` after the arguments")
+        );
+        assert_eq!(action("<|python_tag|>{}").as_deref(), Ok("removed `<|python_tag|>` before the arguments"));
+        assert_eq!(action("\u{feff}{}").as_deref(), Ok("removed the byte order mark (U+FEFF) before the arguments"));
+        check_errors(&[
+            ("<tool call>{\"a\": 1}", "invalid_json"),
+            ("<>{\"a\": 1}", "invalid_json"),
+            ("<1>{\"a\": 1}", "invalid_json"),
+            ("Here: <tool_call>{\"a\": 1}", "invalid_json"),
+            ("<tool_call>", "truncated_json"),
+            ("{\"a\": 1}\n```\n```", "invalid_json"),
+            ("\u{feff}\u{feff}{}", "invalid_json"),
+        ]);
+    }
+
+    #[test]
+    fn raw_control_characters_comments_and_unquoted_keys_are_read() {
+        check_repairs(&[
+            (
+                "{\"code\": \"def f():\n\treturn 1\n\"}",
+                json!({"code": "def f():\n\treturn 1\n"}),
+                &["raw_control_character"],
+            ),
+            ("{'a': 'x\ry'}", json!({"a": "x\ry"}), &["python_literal", "raw_control_character"]),
+            ("{\"a\": 1, // the count\n \"b\": 2}", json!({"a": 1, "b": 2}), &["comment_removed"]),
+            ("/* args */ {\"a\": [1, /* two */ 2]}", json!({"a": [1, 2]}), &["comment_removed"]),
+            ("{\"url\": \"http://x/*y*/\"} // done", json!({"url": "http://x/*y*/"}), &["comment_removed"]),
+            (
+                "{path: \"a\", max_bytes : 5, $ref: null}",
+                json!({"path": "a", "max_bytes": 5, "$ref": null}),
+                &["unquoted_key"],
+            ),
+            (
+                "{query: 'x', limit: 3,}",
+                json!({"query": "x", "limit": 3}),
+                &["unquoted_key", "python_literal", "trailing_comma_removed"],
+            ),
+        ]);
+        let Ok(repaired) = repair_arguments("{\"a\": \"x\ny\"}") else { panic!("not repaired") };
+        assert_eq!(
+            repaired.warnings[0].action(),
+            "read the line breaks, tabs and other control characters written raw inside strings as themselves"
+        );
+        check_errors(&[
+            ("{1a: 2}", "invalid_json"),
+            ("{a b: 1}", "invalid_json"),
+            ("{a-b: 1}", "invalid_json"),
+            ("{a}", "invalid_json"),
+            ("{a", "invalid_json"),
+            ("{\"a\": 1 /* open", "truncated_json"),
+            ("{\"a\": 1} / 2", "invalid_json"),
+            ("{\"a\": \"x\n", "truncated_json"),
         ]);
     }
 
@@ -905,7 +1073,6 @@ mod tests {
             ("{'a': TRUE}", "invalid_json"),
             ("{'a': none}", "invalid_json"),
             ("{'a': Nonesuch}", "invalid_json"),
-            ("{a: 1}", "invalid_json"),
             ("{'a': (1, 2)}", "invalid_json"),
             ("{'a': u'x'}", "invalid_json"),
         ]);
@@ -959,7 +1126,6 @@ mod tests {
             (r#"{"a": "\ud83d"#, "truncated_json"),
             (r#"{"a": "\ud83d\"#, "truncated_json"),
             (r#"{"a": "\ud83d\ude0"#, "truncated_json"),
-            ("{\"a\": \"line\nbreak\"}", "invalid_json"),
         ]);
     }
 
@@ -1056,6 +1222,9 @@ mod tests {
             Leniency::TrailingComma,
             Leniency::InvalidEscape,
             Leniency::EscapedSingleQuote,
+            Leniency::RawControlCharacter,
+            Leniency::UnquotedKey,
+            Leniency::Comment,
         ]
         .into_iter()
         .map(Leniency::rule)
@@ -1067,7 +1236,10 @@ mod tests {
                 "python_literal",
                 "trailing_comma_removed",
                 "invalid_escape_repaired",
-                "invalid_escape_repaired"
+                "invalid_escape_repaired",
+                "raw_control_character",
+                "unquoted_key",
+                "comment_removed"
             ]
         );
     }
