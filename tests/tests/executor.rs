@@ -156,7 +156,7 @@ async fn invalid_json_is_an_error_that_keeps_the_text() {
     assert_eq!(error.received.as_deref(), Some(r#"{"a": 1, "b": "#));
     assert_eq!(
         record.content.text,
-        "The arguments for `add` were not accepted:\n- arguments: expected a JSON object; got {\"a\": 1, \"b\": .\nSend the corrected arguments to `add` again."
+        "The arguments for `add` were not accepted:\n- arguments: expected a JSON object; got {\"a\": 1, \"b\":  (the text ends inside a value at line 1 column 15).\nSend the corrected arguments to `add` again."
     );
 }
 

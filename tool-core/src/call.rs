@@ -210,12 +210,19 @@ impl ArgumentErrors {
         let mut text = format!("The arguments for `{tool_name}` were not accepted:");
         for e in &self.errors {
             let place = if e.pointer.is_empty() { "arguments".to_owned() } else { format!("`{}`", e.field()) };
+            // Where the whole text could not be read, the reader's words say where and why
+            // (`the text ends inside a string at line 1 column 30`); the text alone does not.
+            let why = match e.rule.as_str() {
+                _ if !e.pointer.is_empty() || e.detail.is_empty() => String::new(),
+                "not_an_object" => String::new(),
+                _ => format!(" ({})", e.detail),
+            };
             match (&e.received, e.rule.as_str()) {
                 (None, "missing_required") => {
                     text.push_str(&format!("\n- {place}: required, expected {}; it was missing.", e.expected))
                 }
-                (None, _) => text.push_str(&format!("\n- {place}: expected {}.", e.expected)),
-                (Some(got), _) => text.push_str(&format!("\n- {place}: expected {}; got {got}.", e.expected)),
+                (None, _) => text.push_str(&format!("\n- {place}: expected {}{why}.", e.expected)),
+                (Some(got), _) => text.push_str(&format!("\n- {place}: expected {}; got {got}{why}.", e.expected)),
             }
         }
         text.push_str(&format!("\nSend the corrected arguments to `{tool_name}` again."));
@@ -529,6 +536,21 @@ mod tests {
         assert_eq!(
             errors.model_message("memory.search"),
             "The arguments for `memory.search` were not accepted:\n- `limit`: expected an integer; got \"many\".\n- `query`: required, expected an integer; it was missing.\nSend the corrected arguments to `memory.search` again."
+        );
+    }
+
+    #[test]
+    fn model_message_says_where_unreadable_arguments_go_wrong() {
+        let errors = crate::extract::extract_untyped(r#"{"a":"b",c":"d"}"#).value.unwrap_err();
+        assert_eq!(
+            errors.model_message("t"),
+            "The arguments for `t` were not accepted:\n- arguments: expected a JSON object; got {\"a\":\"b\",c\":\"d\"} (expected a quoted key, found `c` at line 1 column 10).\nSend the corrected arguments to `t` again."
+        );
+        // Valid JSON of the wrong kind: what arrived says it all.
+        let errors = crate::extract::extract_untyped("[1]").value.unwrap_err();
+        assert_eq!(
+            errors.model_message("t"),
+            "The arguments for `t` were not accepted:\n- arguments: expected a JSON object; got [1].\nSend the corrected arguments to `t` again."
         );
     }
 
