@@ -335,6 +335,66 @@ fn a_wrapper_key_is_unwrapped_even_when_every_parameter_is_optional() {
 }
 
 #[test]
+fn a_call_envelope_around_the_arguments_is_unwrapped_and_its_other_keys_named() {
+    // Llama-style `parameters`, OpenAI-style `arguments` as JSON text; every parameter optional,
+    // so the single pass alone would have read an empty call.
+    for raw in [
+        r#"{"name": "adjust", "parameters": {"limit": "3"}}"#,
+        r#"{"type": "function", "name": "adjust", "arguments": "{\"limit\": \"3\"}"}"#,
+    ] {
+        let e = <adjust as DeclaredTool>::extract(raw);
+        let wrapper = if raw.contains("parameters") { "/parameters" } else { "/arguments" };
+        assert_eq!(warnings(&e), vec![at(wrapper, "wrapper_unwrapped"), at("/limit", "string_to_integer")], "{raw}");
+        assert_eq!(e.value.unwrap(), (None, Some(3), 1), "{raw}");
+    }
+    let e = <adjust as DeclaredTool>::extract(r#"{"name": "adjust", "parameters": {"limit": 3}}"#);
+    assert_eq!(e.warnings[0].action(), r#"dropped `name`; used as the arguments: {"limit":3}"#);
+    // Two keys that could each be the arguments: no guess, both unknown.
+    let e = <adjust as DeclaredTool>::extract(r#"{"a": {"limit": 3}, "b": {"limit": 4}}"#);
+    assert_eq!(warnings(&e), vec![at("/a", "unknown_parameter"), at("/b", "unknown_parameter")]);
+    assert_eq!(e.value.unwrap(), (None, None, 1));
+    // A declared key beside it: the arguments are not wrapped.
+    let e = <adjust as DeclaredTool>::extract(r#"{"level": 2, "arguments": {"limit": 3}}"#);
+    assert_eq!(warnings(&e), vec![at("/arguments", "unknown_parameter")]);
+    assert_eq!(e.value.unwrap(), (None, None, 2));
+}
+
+#[test]
+fn a_key_differing_only_in_case_or_separators_is_read_as_the_declared_parameter() {
+    let e = <fetch as DeclaredTool>::extract(r#"{"max_bytes": "200", "Paths": ["a.png"], "HEADERS": {}}"#);
+    assert_eq!(
+        warnings(&e),
+        vec![
+            at("/max_bytes", "parameter_name_normalized"),
+            at("/Paths", "parameter_name_normalized"),
+            at("/HEADERS", "parameter_name_normalized"),
+            at("/maxBytes", "string_to_integer")
+        ]
+    );
+    assert_eq!(e.warnings[0].expected(), "the declared name `maxBytes`");
+    assert_eq!(e.warnings[0].received(), "`max_bytes`");
+    assert_eq!(e.warnings[0].action(), "read as `maxBytes`");
+    assert_eq!(e.value.unwrap(), (200, vec!["a.png".to_owned()], BTreeMap::new()));
+
+    // Also where the single pass would have settled the call (every parameter optional).
+    let e = <adjust as DeclaredTool>::extract(r#"{"Limit": 3}"#);
+    assert_eq!(warnings(&e), vec![at("/Limit", "parameter_name_normalized")]);
+    assert_eq!(e.value.unwrap(), (None, Some(3), 1));
+
+    // The parameter also arrived under its own name, or two keys name it: no rename.
+    let e = <adjust as DeclaredTool>::extract(r#"{"limit": 3, "LIMIT": 4}"#);
+    assert_eq!(warnings(&e), vec![at("/LIMIT", "unknown_parameter")]);
+    assert_eq!(e.value.unwrap(), (None, Some(3), 1));
+    let e = <adjust as DeclaredTool>::extract(r#"{"Limit": 3, "LIMIT": 4}"#);
+    assert_eq!(warnings(&e), vec![at("/Limit", "unknown_parameter"), at("/LIMIT", "unknown_parameter")]);
+    assert_eq!(e.value.unwrap(), (None, None, 1));
+
+    // The strict policy refuses the rename.
+    let e = <adjust as DeclaredTool>::extract_with(r#"{"Limit": 3}"#, tool_core::ExtractionPolicy::STRICT);
+    assert_eq!(errors(e), vec![at("/Limit", "parameter_name_normalized")]);
+}
+
+#[test]
 fn a_parameter_sent_twice_is_reported_on_the_lenient_path_too() {
     let e = <adjust as DeclaredTool>::extract(r#"{"limit": 2, "limit": "3"}"#);
     assert_eq!(warnings(&e), vec![at("/limit", "duplicate_parameter"), at("/limit", "string_to_integer")]);

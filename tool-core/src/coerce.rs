@@ -36,6 +36,7 @@ pub(crate) fn coerce_arguments(
 ) -> Converted {
     let mut coercer = Coercer { plan, path: String::new(), strict, out: Converted::default() };
     coercer.unwrap_wrapper(object);
+    coercer.normalize_names(object, parameters);
     if let Children::Fields { properties, .. } = &plan.node(Plan::ROOT).children {
         let optional = |key: &str| {
             properties.iter().find(|(name, ..)| name == key).filter(|(.., required)| !required).map(|(_, id, _)| *id)
@@ -91,6 +92,15 @@ pub(crate) fn settled(plan: &Plan, node: NodeId, value: &mut Value) -> bool {
 
 /// What a wrapped arguments object should have been: the expectation of `wrapper_unwrapped`.
 const WRAPPER_KEYS_HINT: &str = "the parameters at the top level";
+
+/// The rule of a key read as the declared parameter it names but for case and separators.
+pub(crate) const NAME_NORMALIZED: &str = "parameter_name_normalized";
+
+/// A parameter name without case and separators: `max_bytes`, `MaxBytes` and `max-bytes` all
+/// fold to `maxbytes`.
+pub(crate) fn fold_name(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '.')).flat_map(char::to_lowercase).collect()
+}
 
 struct Coercer<'a> {
     plan: &'a Plan,
@@ -543,36 +553,99 @@ impl<'a> Coercer<'a> {
         true
     }
 
-    /// `{"arguments": {...}}` or `{"_": {...}}`: one undeclared key whose object holds only
-    /// declared parameters is the real arguments object.
+    /// `{"arguments": {...}}`, `{"_": {...}}`, or a call's envelope `{"name": "search",
+    /// "arguments": {...}}`: when no key is declared and exactly one of them holds an object
+    /// (or JSON text of one) with only declared parameters, that object is the real arguments.
+    /// The other keys are named in the warning's action, as dropped.
     fn unwrap_wrapper(&mut self, object: &mut Map<String, Value>) {
-        if object.len() != 1 {
+        if object.is_empty() || object.keys().any(|key| self.plan.declares(key)) {
             return;
         }
-        let Some((key, inner)) = object.iter().next() else { return };
-        if self.plan.declares(key) {
-            return;
-        }
-        let inner_object = match inner {
-            Value::Object(map) => Some(map.clone()),
-            Value::String(text) => match serde_json::from_str::<Value>(text) {
-                Ok(Value::Object(map)) => Some(map),
+        let fits = |inner: &Value| {
+            let inner_object = match inner {
+                Value::Object(map) => Some(map.clone()),
+                Value::String(text) => match serde_json::from_str::<Value>(text) {
+                    Ok(Value::Object(map)) => Some(map),
+                    _ => None,
+                },
                 _ => None,
-            },
-            _ => None,
+            };
+            inner_object.filter(|map| !map.is_empty() && map.keys().all(|k| self.plan.declares(k)))
         };
-        let Some(inner_object) = inner_object else { return };
-        if inner_object.is_empty() || !inner_object.keys().all(|k| self.plan.declares(k)) {
-            return;
-        }
+        let mut fitting = object.iter().filter_map(|(key, inner)| fits(inner).map(|map| (key, map)));
+        let (Some((key, inner_object)), None) = (fitting.next(), fitting.next()) else { return };
         let key = key.clone();
+        let dropped: Vec<String> = object.keys().filter(|k| **k != key).map(|k| format!("`{k}`")).collect();
+        let verb = if dropped.is_empty() {
+            "used as the arguments:".to_owned()
+        } else {
+            format!("dropped {}; used as the arguments:", dropped.join(", "))
+        };
         self.enter(&key);
         let mut whole = Value::Object(std::mem::take(object));
         let unwrapped = Value::Object(inner_object);
-        self.apply(&mut whole, unwrapped, "wrapper_unwrapped", WRAPPER_KEYS_HINT, "used as the arguments:");
+        self.apply(&mut whole, unwrapped, "wrapper_unwrapped", WRAPPER_KEYS_HINT, &verb);
         self.leave();
         if let Value::Object(map) = whole {
             *object = map;
+        }
+    }
+
+    /// Keys that name a declared parameter but for case and separators (`max_bytes`, `MaxBytes`
+    /// or `max-bytes` for `maxBytes`) are read as that parameter, when exactly one parameter
+    /// matches and it did not also arrive under its own name.
+    fn normalize_names(&mut self, object: &mut Map<String, Value>, parameters: &[ToolParameter]) {
+        let renames: Vec<(String, &str)> = object
+            .keys()
+            .filter(|key| !self.plan.declares(key))
+            .filter_map(|key| {
+                let folded = fold_name(key);
+                let mut matching = parameters.iter().filter(|p| fold_name(&p.name) == folded);
+                match (matching.next(), matching.next()) {
+                    (Some(p), None) if !object.contains_key(&p.name) => Some((key.clone(), p.name.as_str())),
+                    _ => None,
+                }
+            })
+            .collect();
+        // Two keys for one parameter (`MaxBytes` and `max_bytes`): neither is renamed.
+        let renames: Vec<(String, &str)> = renames
+            .iter()
+            .filter(|(_, name)| renames.iter().filter(|(_, other)| other == name).count() == 1)
+            .cloned()
+            .collect();
+        if renames.is_empty() {
+            return;
+        }
+        let mut applied = Vec::new();
+        for (key, name) in &renames {
+            self.enter(key);
+            let expected = format!("the declared name `{name}`");
+            let renamed = self.record(NAME_NORMALIZED, expected.into(), key.len() + name.len() + 16, |out| {
+                let received = |out: &mut String| {
+                    out.push('`');
+                    out.push_str(key);
+                    out.push('`');
+                };
+                let action = |out: &mut String| {
+                    out.push_str("read as `");
+                    out.push_str(name);
+                    out.push('`');
+                };
+                write_texts(out, received, action)
+            });
+            self.leave();
+            if renamed {
+                applied.push((key.as_str(), *name));
+            }
+        }
+        if !applied.is_empty() {
+            *object = std::mem::take(object)
+                .into_iter()
+                .map(|(key, value)| match applied.iter().find(|(from, _)| *from == key) {
+                    Some((_, name)) => ((*name).to_owned(), value),
+                    None => (key, value),
+                })
+                .collect();
         }
     }
 

@@ -97,9 +97,19 @@ pub fn extract<'r, A: WireArgs>(
     lenient_path(raw, definition, defaults, policy)
 }
 
-/// Whether `raw` is an object with exactly one key (only asked on an uncommon path).
-fn is_single_key_object(raw: &str) -> bool {
-    serde_json::from_str::<Map<String, Value>>(raw).is_ok_and(|object| object.len() == 1)
+/// Whether the unknown keys of `raw` are for the tree path to settle: every key is unknown
+/// (the arguments may be wrapped, `{"arguments": {...}}`), or one names a declared parameter
+/// but for case and separators (`max_bytes` for `maxBytes`). Only asked when unknown keys came.
+fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter]) -> bool {
+    let Ok(object) = serde_json::from_str::<Map<String, Value>>(raw) else { return true };
+    let declared = |key: &str| parameters.iter().any(|p| p.name == key);
+    if !object.keys().any(|key| declared(key)) {
+        return true;
+    }
+    object.keys().filter(|key| !declared(key)).any(|key| {
+        let folded = coerce::fold_name(key);
+        parameters.iter().any(|p| coerce::fold_name(&p.name) == folded)
+    })
 }
 
 /// The single pass's value when it converted something, met unknown keys, or the schema
@@ -108,12 +118,11 @@ fn is_single_key_object(raw: &str) -> bool {
 #[cold]
 #[inline(never)]
 fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Checks) -> Option<Extraction<'r, A>> {
-    let (mut warnings, unknown) = pass.into_warnings();
-    // A lone unknown key may wrap the real arguments (`{"arguments": {...}}`), which only the
-    // tree unwraps.
-    if unknown == 1 && is_single_key_object(raw) {
+    let parameters = pass.parameters();
+    if pass.unknown_count() > 0 && unknown_keys_need_tree(raw, parameters) {
         return None;
     }
+    let (mut warnings, unknown) = pass.into_warnings();
     // The unknown keys were noted as they came; the tree reports them after the conversions.
     if unknown > 0 {
         warnings.sort_by_key(|w| w.rule() == UNKNOWN_PARAMETER);

@@ -72,6 +72,11 @@ impl<'c> Pass<'c> {
         self.unknown.set(self.unknown.get() + 1);
     }
 
+    /// How many unknown keys were noted.
+    pub(crate) fn unknown_count(&self) -> usize {
+        self.unknown.get()
+    }
+
     /// The warnings, and how many of them are about unknown keys.
     pub(crate) fn into_warnings(self) -> (Vec<ParseWarning>, usize) {
         (self.warnings.into_inner(), self.unknown.get())
