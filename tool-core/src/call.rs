@@ -212,10 +212,10 @@ impl ArgumentErrors {
             let place = if e.pointer.is_empty() { "arguments".to_owned() } else { format!("`{}`", e.field()) };
             // Where the whole text could not be read, the reader's words say where and why
             // (`the text ends inside a string at line 1 column 30`); the text alone does not.
-            let why = match e.rule.as_str() {
-                _ if !e.pointer.is_empty() || e.detail.is_empty() => String::new(),
-                "not_an_object" => String::new(),
-                _ => format!(" ({})", e.detail),
+            let why = if e.pointer.is_empty() && !e.detail.is_empty() && e.rule != "not_an_object" {
+                format!(" ({})", e.detail)
+            } else {
+                String::new()
             };
             match (&e.received, e.rule.as_str()) {
                 (None, "missing_required") => {

@@ -98,8 +98,18 @@ pub(crate) const NAME_NORMALIZED: &str = "parameter_name_normalized";
 
 /// A parameter name without case and separators: `max_bytes`, `MaxBytes` and `max-bytes` all
 /// fold to `maxbytes`.
-pub(crate) fn fold_name(name: &str) -> String {
+fn fold_name(name: &str) -> String {
     name.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '.')).flat_map(char::to_lowercase).collect()
+}
+
+/// The one parameter `key` names but for case and separators, if exactly one does.
+pub(crate) fn folded_parameter<'p>(key: &str, parameters: &'p [ToolParameter]) -> Option<&'p ToolParameter> {
+    let folded = fold_name(key);
+    let mut matching = parameters.iter().filter(|p| fold_name(&p.name) == folded);
+    match (matching.next(), matching.next()) {
+        (Some(parameter), None) => Some(parameter),
+        _ => None,
+    }
 }
 
 struct Coercer<'a> {
@@ -599,12 +609,8 @@ impl<'a> Coercer<'a> {
             .keys()
             .filter(|key| !self.plan.declares(key))
             .filter_map(|key| {
-                let folded = fold_name(key);
-                let mut matching = parameters.iter().filter(|p| fold_name(&p.name) == folded);
-                match (matching.next(), matching.next()) {
-                    (Some(p), None) if !object.contains_key(&p.name) => Some((key.clone(), p.name.as_str())),
-                    _ => None,
-                }
+                let parameter = folded_parameter(key, parameters).filter(|p| !object.contains_key(&p.name))?;
+                Some((key.clone(), parameter.name.as_str()))
             })
             .collect();
         // Two keys for one parameter (`MaxBytes` and `max_bytes`): neither is renamed.

@@ -106,10 +106,7 @@ fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter]) -> bool {
     if !object.keys().any(|key| declared(key)) {
         return true;
     }
-    object.keys().filter(|key| !declared(key)).any(|key| {
-        let folded = coerce::fold_name(key);
-        parameters.iter().any(|p| coerce::fold_name(&p.name) == folded)
-    })
+    object.keys().any(|key| !declared(key) && coerce::folded_parameter(key, parameters).is_some())
 }
 
 /// The single pass's value when it converted something, met unknown keys, or the schema
@@ -119,10 +116,10 @@ fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter]) -> bool {
 #[inline(never)]
 fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Checks) -> Option<Extraction<'r, A>> {
     let parameters = pass.parameters();
-    if pass.unknown_count() > 0 && unknown_keys_need_tree(raw, parameters) {
+    let (mut warnings, unknown) = pass.into_warnings();
+    if unknown > 0 && unknown_keys_need_tree(raw, parameters) {
         return None;
     }
-    let (mut warnings, unknown) = pass.into_warnings();
     // The unknown keys were noted as they came; the tree reports them after the conversions.
     if unknown > 0 {
         warnings.sort_by_key(|w| w.rule() == UNKNOWN_PARAMETER);

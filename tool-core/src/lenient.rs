@@ -62,7 +62,7 @@ impl<'c> Pass<'c> {
     }
 
     /// The tool's declared parameters.
-    pub(crate) fn parameters(&self) -> &[crate::model::ToolParameter] {
+    pub(crate) fn parameters(&self) -> &'c [crate::model::ToolParameter] {
         &self.definition.parameters
     }
 
@@ -70,11 +70,6 @@ impl<'c> Pass<'c> {
     pub(crate) fn note_unknown(&self, warning: ParseWarning) {
         self.warnings.borrow_mut().push(warning);
         self.unknown.set(self.unknown.get() + 1);
-    }
-
-    /// How many unknown keys were noted.
-    pub(crate) fn unknown_count(&self) -> usize {
-        self.unknown.get()
     }
 
     /// The warnings, and how many of them are about unknown keys.

@@ -523,7 +523,7 @@ impl<'t> Parser<'t> {
         let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$')).unwrap_or(rest.len());
         let key = rest.get(..len).filter(|key| key.starts_with(|c: char| !c.is_ascii_digit()))?;
         let after = rest.get(len..)?.trim_start_matches([' ', '\t', '\n', '\r']);
-        if key.is_empty() || !after.starts_with(':') {
+        if !after.starts_with(':') {
             return None;
         }
         self.note(Leniency::UnquotedKey);
