@@ -6,7 +6,7 @@ output), divides by the benchmark's element count (a batch of 8 calls reports pe
 and adds the ratios the README discusses. Standard library only.
 
 Usage: python3 benches/criterion_table.py [--dir target/criterion]
-       python3 benches/criterion_table.py --extraction   # the `--bench extraction` table
+       python3 benches/criterion_table.py --extraction   # the `--bench extraction` tables
 """
 
 from __future__ import annotations
@@ -92,6 +92,30 @@ def extraction_table(results: dict[str, tuple[float, float, float, int]]) -> Non
         print("| " + " | ".join(cells) + " |")
 
 
+def paired_table(directory: Path) -> None:
+    """The paired ratios `benches/extraction.rs` writes: per tool and way, the median of the
+    per-sample ratios to the limit (limit and way alternate in blocks inside every sample),
+    with the quartiles."""
+    found = {group: directory / "paired" / f"{group}.json" for group in EXTRACTION_GROUPS}
+    if not any(path.exists() for path in found.values()):
+        return
+    print()
+    print("Paired (limit and way alternating inside every sample): median ratio to the limit, [quartiles]")
+    print()
+    header = ["tool"] + [label for _, label in EXTRACTION_COLUMNS]
+    print("| " + " | ".join(header) + " |")
+    print("| --- |" + " ---: |" * (len(header) - 1))
+    for group, path in found.items():
+        if not path.exists():
+            continue
+        ratios = json.loads(path.read_text())
+        cells = [group.removeprefix("extract ")]
+        for function, _ in EXTRACTION_COLUMNS:
+            r = ratios.get(function)
+            cells.append(f"{r['median']:.2f}x [{r['q1']:.2f}-{r['q3']:.2f}]" if r else "-")
+        print("| " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", type=Path, default=ROOT / "target" / "criterion")
@@ -102,6 +126,7 @@ def main() -> None:
         sys.exit(f"no criterion results under {args.dir}: run the benchmark first")
     if args.extraction:
         extraction_table(results)
+        paired_table(args.dir)
         return
     print("| benchmark | median per iteration | 95% CI of the median | median per call |")
     print("| --- | ---: | ---: | ---: |")

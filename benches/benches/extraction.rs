@@ -14,10 +14,22 @@
 //! Every measured call drops its result inside the iteration, so each side pays for freeing
 //! what it built.
 //!
+//! Then three **paired** functions (`paired: extract clean`, `paired: extract messy`,
+//! `paired: rmcp way`) measure the ratio to the limit where the host's noise cannot bias it.
+//! On a shared machine a slow spell of a few seconds can fall on one function's measurement
+//! and not on another's, which moved single-run ratios by ±10%. A paired function runs the
+//! limit and the measured way in alternating blocks of [`BLOCK`] calls inside every sample
+//! (the order swapped from block to block), so both see the same spell; criterion records the
+//! measured way's time, and the per-sample ratios go to
+//! `target/criterion/paired/<group>.json` (their median and quartiles).
+//!
 //! Run: `cargo bench -p tool-benches --bench extraction -- --warm-up-time 1 --measurement-time 3`
-//! then `python3 benches/criterion_table.py --extraction` for the table.
+//! then `python3 benches/criterion_table.py --extraction` for the tables.
 
+use std::cell::RefCell;
 use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde::de::DeserializeOwned;
@@ -60,7 +72,124 @@ where
                 .is_ok()
         })
     });
+    let limit = || serde_json::from_str::<L>(black_box(clean)).is_ok();
+    let ratios = [
+        paired_function(&mut g, "extract clean", limit, || T::extract(black_box(clean)).value.is_ok()),
+        paired_function(&mut g, "extract messy", limit, || T::extract(black_box(messy)).value.is_ok()),
+        paired_function(&mut g, "rmcp way", limit, || {
+            serde_json::from_str::<Map<String, Value>>(black_box(clean))
+                .and_then(|map| serde_json::from_value::<L>(Value::Object(map)))
+                .is_ok()
+        }),
+    ];
     g.finish();
+    write_paired(group, &ratios);
+}
+
+/// Calls per block of a paired sample (about half a millisecond for one parameter): short
+/// enough that both sides of a pair run within the same spell of the host; long enough that
+/// reading the clock is negligible and that re-warming the branch predictors after the other
+/// side's block does not count. Blocks of 1000 calls read 1-point-something percent higher
+/// ratios than blocks of 10,000 on the same build (`BLOCK=1000` with `extract_loop paired:`).
+const BLOCK: u64 = 10_000;
+
+/// The paired function `paired: <name>`: its samples' totals of the limit and of `way`.
+/// Both closures are generic (no call through a pointer on either side, which would add the
+/// same few nanoseconds to both and pull the ratio towards 1).
+fn paired_function<M, L, W>(
+    g: &mut criterion::BenchmarkGroup<'_, M>,
+    name: &'static str,
+    limit: L,
+    way: W,
+) -> (&'static str, Vec<(Duration, Duration)>)
+where
+    M: criterion::measurement::Measurement<Value = Duration>,
+    L: Fn() -> bool,
+    W: Fn() -> bool,
+{
+    let pairs = RefCell::new(Vec::new());
+    g.bench_function(format!("paired: {name}"), |b| b.iter_custom(|iters| paired(iters, &limit, &way, &pairs)));
+    (name, pairs.into_inner())
+}
+
+/// One sample of a paired function: `iters` calls of `limit` and of `way`, in alternating
+/// blocks. Returns the time of `way`; notes both totals in `pairs`.
+fn paired(
+    iters: u64,
+    limit: &impl Fn() -> bool,
+    way: &impl Fn() -> bool,
+    pairs: &RefCell<Vec<(Duration, Duration)>>,
+) -> Duration {
+    fn block(f: &impl Fn() -> bool, n: u64) -> Duration {
+        let start = Instant::now();
+        for _ in 0..n {
+            black_box(f());
+        }
+        start.elapsed()
+    }
+    let (mut spent_limit, mut spent_way) = (Duration::ZERO, Duration::ZERO);
+    let (mut left, mut limit_first) = (iters, true);
+    while left > 0 {
+        let n = left.min(BLOCK);
+        if limit_first {
+            spent_limit += block(limit, n);
+            spent_way += block(way, n);
+        } else {
+            spent_way += block(way, n);
+            spent_limit += block(limit, n);
+        }
+        limit_first = !limit_first;
+        left -= n;
+    }
+    pairs.borrow_mut().push((spent_limit, spent_way));
+    spent_way
+}
+
+/// Writes the paired ratios of one group: per way, the median and quartiles of the per-sample
+/// ratios to the limit over the measured samples (criterion's warm-up calls come first and
+/// are left out), and the per-call medians of both sides.
+fn write_paired(group: &str, ways: &[(&str, Vec<(Duration, Duration)>)]) {
+    const SAMPLES: usize = 100; // criterion's default sample size, which `measure` keeps
+    let mut entries = Vec::new();
+    for (name, pairs) in ways {
+        // Too few samples: a `--test` or filtered run; nothing to report.
+        let Some(measured) = pairs.len().checked_sub(SAMPLES).map(|warm_up| &pairs[warm_up..]) else { return };
+        let quantile = |mut values: Vec<f64>, q: f64| {
+            values.sort_by(f64::total_cmp);
+            values[((values.len() - 1) as f64 * q).round() as usize]
+        };
+        let ratios: Vec<f64> = measured.iter().map(|(limit, way)| way.as_secs_f64() / limit.as_secs_f64()).collect();
+        // Per-call times need the calls per sample, which criterion does not hand over: the
+        // ratio of the totals over all samples stands in for them with the same weight.
+        let total =
+            |side: fn(&(Duration, Duration)) -> Duration| measured.iter().map(side).sum::<Duration>().as_secs_f64();
+        entries.push(format!(
+            "{:?}: {{\"median\": {:.4}, \"q1\": {:.4}, \"q3\": {:.4}, \"of_totals\": {:.4}, \"samples\": {}}}",
+            name,
+            quantile(ratios.clone(), 0.5),
+            quantile(ratios.clone(), 0.25),
+            quantile(ratios, 0.75),
+            total(|p| p.1) / total(|p| p.0),
+            measured.len()
+        ));
+    }
+    let directory = criterion_directory().join("paired");
+    let written = std::fs::create_dir_all(&directory).and_then(|()| {
+        std::fs::write(directory.join(format!("{group}.json")), format!("{{{}}}\n", entries.join(", ")))
+    });
+    if let Err(error) = written {
+        eprintln!("paired ratios of `{group}` not written: {error}");
+    }
+}
+
+/// Where criterion writes its results: `$CRITERION_HOME`, else `criterion` in the target
+/// directory this benchmark was built in (`target/release/deps/extraction-*` → `target`).
+fn criterion_directory() -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return home.into();
+    }
+    let exe = std::env::current_exe().unwrap_or_default();
+    exe.ancestors().nth(3).map_or_else(|| PathBuf::from("target"), PathBuf::from).join("criterion")
 }
 
 fn extraction(c: &mut Criterion) {
