@@ -100,7 +100,8 @@ def paired_table(directory: Path) -> None:
     if not any(path.exists() for path in found.values()):
         return
     print()
-    print("Paired (limit and way alternating inside every sample): median ratio to the limit, [quartiles]")
+    print("Paired (limit and way alternating in blocks inside every sample): median ratio to the limit")
+    print("[quartiles]; then the median over the quiet pairs (limit within 10% of its floor) and how many")
     print()
     header = ["tool"] + [label for _, label in EXTRACTION_COLUMNS]
     print("| " + " | ".join(header) + " |")
@@ -112,7 +113,12 @@ def paired_table(directory: Path) -> None:
         cells = [group.removeprefix("extract ")]
         for function, _ in EXTRACTION_COLUMNS:
             r = ratios.get(function)
-            cells.append(f"{r['median']:.2f}x [{r['q1']:.2f}-{r['q3']:.2f}]" if r else "-")
+            cells.append(
+                f"{r['median']:.2f}x [{r['q1']:.2f}-{r['q3']:.2f}]; quiet {r['quiet_median']:.2f}x"
+                f" ({r['quiet_pairs']} of {r['pairs']})"
+                if r
+                else "-"
+            )
         print("| " + " | ".join(cells) + " |")
 
 

@@ -39,6 +39,11 @@ use tool_core::prelude::*;
 #[path = "extraction/tools.rs"]
 mod tools;
 
+#[path = "extraction/paired.rs"]
+mod paired_stats;
+
+use paired_stats::{paired_stats, Pair};
+
 use tools::*;
 
 /// Checks the inputs take the paths they are meant to, then measures one tool.
@@ -93,32 +98,32 @@ where
 /// ratios than blocks of 10,000 on the same build (`BLOCK=1000` with `extract_loop paired:`).
 const BLOCK: u64 = 10_000;
 
-/// The paired function `paired: <name>`: its samples' totals of the limit and of `way`.
-/// Both closures are generic (no call through a pointer on either side, which would add the
-/// same few nanoseconds to both and pull the ratio towards 1).
+/// The paired function `paired: <name>`: the block pairs of each of its samples. Both closures
+/// are generic (no call through a pointer on either side, which would add the same few
+/// nanoseconds to both and pull the ratio towards 1).
 fn paired_function<M, L, W>(
     g: &mut criterion::BenchmarkGroup<'_, M>,
     name: &'static str,
     limit: L,
     way: W,
-) -> (&'static str, Vec<(Duration, Duration)>)
+) -> (&'static str, Vec<Vec<Pair>>)
 where
     M: criterion::measurement::Measurement<Value = Duration>,
     L: Fn() -> bool,
     W: Fn() -> bool,
 {
-    let pairs = RefCell::new(Vec::new());
-    g.bench_function(format!("paired: {name}"), |b| b.iter_custom(|iters| paired(iters, &limit, &way, &pairs)));
-    (name, pairs.into_inner())
+    let samples = RefCell::new(Vec::new());
+    g.bench_function(format!("paired: {name}"), |b| b.iter_custom(|iters| paired(iters, &limit, &way, &samples)));
+    (name, samples.into_inner())
 }
 
 /// One sample of a paired function: `iters` calls of `limit` and of `way`, in alternating
-/// blocks. Returns the time of `way`; notes both totals in `pairs`.
+/// blocks. Returns the time of `way`; notes the sample's block pairs in `samples`.
 fn paired(
     iters: u64,
     limit: &impl Fn() -> bool,
     way: &impl Fn() -> bool,
-    pairs: &RefCell<Vec<(Duration, Duration)>>,
+    samples: &RefCell<Vec<Vec<Pair>>>,
 ) -> Duration {
     fn block(f: &impl Fn() -> bool, n: u64) -> Duration {
         let start = Instant::now();
@@ -127,51 +132,38 @@ fn paired(
         }
         start.elapsed()
     }
-    let (mut spent_limit, mut spent_way) = (Duration::ZERO, Duration::ZERO);
+    let per_call = |spent: Duration, n: u64| spent.as_secs_f64() * 1e9 / n as f64;
+    let mut pairs = Vec::new();
+    let mut spent_way = Duration::ZERO;
     let (mut left, mut limit_first) = (iters, true);
     while left > 0 {
         let n = left.min(BLOCK);
-        if limit_first {
-            spent_limit += block(limit, n);
-            spent_way += block(way, n);
+        let (l, w) = if limit_first {
+            let l = block(limit, n);
+            (l, block(way, n))
         } else {
-            spent_way += block(way, n);
-            spent_limit += block(limit, n);
-        }
+            let w = block(way, n);
+            (block(limit, n), w)
+        };
+        spent_way += w;
+        pairs.push((per_call(l, n), per_call(w, n)));
         limit_first = !limit_first;
         left -= n;
     }
-    pairs.borrow_mut().push((spent_limit, spent_way));
+    samples.borrow_mut().push(pairs);
     spent_way
 }
 
-/// Writes the paired ratios of one group: per way, the median and quartiles of the per-sample
-/// ratios to the limit over the measured samples (criterion's warm-up calls come first and
-/// are left out), and the per-call medians of both sides.
-fn write_paired(group: &str, ways: &[(&str, Vec<(Duration, Duration)>)]) {
+/// Writes the paired statistics of one group (see [`paired_stats`]) over the block pairs of
+/// the measured samples; criterion's warm-up calls come first and are left out.
+fn write_paired(group: &str, ways: &[(&str, Vec<Vec<Pair>>)]) {
     const SAMPLES: usize = 100; // criterion's default sample size, which `measure` keeps
     let mut entries = Vec::new();
-    for (name, pairs) in ways {
+    for (name, samples) in ways {
         // Too few samples: a `--test` or filtered run; nothing to report.
-        let Some(measured) = pairs.len().checked_sub(SAMPLES).map(|warm_up| &pairs[warm_up..]) else { return };
-        let quantile = |mut values: Vec<f64>, q: f64| {
-            values.sort_by(f64::total_cmp);
-            values[((values.len() - 1) as f64 * q).round() as usize]
-        };
-        let ratios: Vec<f64> = measured.iter().map(|(limit, way)| way.as_secs_f64() / limit.as_secs_f64()).collect();
-        // Per-call times need the calls per sample, which criterion does not hand over: the
-        // ratio of the totals over all samples stands in for them with the same weight.
-        let total =
-            |side: fn(&(Duration, Duration)) -> Duration| measured.iter().map(side).sum::<Duration>().as_secs_f64();
-        entries.push(format!(
-            "{:?}: {{\"median\": {:.4}, \"q1\": {:.4}, \"q3\": {:.4}, \"of_totals\": {:.4}, \"samples\": {}}}",
-            name,
-            quantile(ratios.clone(), 0.5),
-            quantile(ratios.clone(), 0.25),
-            quantile(ratios, 0.75),
-            total(|p| p.1) / total(|p| p.0),
-            measured.len()
-        ));
+        let Some(warm_up) = samples.len().checked_sub(SAMPLES) else { return };
+        let pairs: Vec<Pair> = samples[warm_up..].iter().flatten().copied().collect();
+        entries.push(format!("{name:?}: {}", paired_stats(&pairs)));
     }
     let directory = criterion_directory().join("paired");
     let written = std::fs::create_dir_all(&directory).and_then(|()| {

@@ -8,12 +8,12 @@
 //! ```
 //!
 //! Arguments: the tool (`1`, `2`, `5` or `8` parameters), the case (`limit`, `clean`, `messy`,
-//! `refused`, `rmcp`) and the number of calls.
+//! `refused`, `rmcp`) and the number of calls. Every call goes through `run`, which is never
+//! inlined, so callgrind's inclusive cost of `run` divided by the calls is the cost of one call.
 //!
 //! A case written `paired:<case>` (e.g. `paired:messy`) times the case against the limit in
-//! alternating blocks of 1000 calls and prints the median of the per-block-pair ratios: a
-//! comparison that a noisy host cannot tilt, for telling two builds apart. Every call goes through `run`, which is never inlined, so
-//! callgrind's inclusive cost of `run` divided by the calls is the cost of one call.
+//! alternating blocks of 10,000 calls (`BLOCK=<calls>` to change) and prints the statistics
+//! of the per-pair ratios, as the benchmark's paired functions record them.
 
 use std::hint::black_box;
 
@@ -23,6 +23,11 @@ use tool_core::prelude::*;
 
 #[path = "../benches/extraction/tools.rs"]
 mod tools;
+
+#[path = "../benches/extraction/paired.rs"]
+mod paired_stats;
+
+use paired_stats::{paired_stats, Pair};
 
 use tools::*;
 
@@ -52,7 +57,7 @@ fn repeat<T: DeclaredTool, L: DeserializeOwned>(case: &str, calls: u64, clean: &
 }
 
 /// `calls` calls of `case` and of the limit, in alternating blocks (the order swapped each
-/// time); prints the median, quartiles and total of the per-pair ratios.
+/// time); prints the statistics of the per-pair ratios (see [`paired_stats`]).
 fn paired<T: DeclaredTool, L: DeserializeOwned>(case: &str, calls: u64, clean: &str, messy: &str) {
     let block_calls: u64 = std::env::var("BLOCK").ok().and_then(|b| b.parse().ok()).unwrap_or(10_000);
     let block = |case: &str| {
@@ -60,32 +65,20 @@ fn paired<T: DeclaredTool, L: DeserializeOwned>(case: &str, calls: u64, clean: &
         for _ in 0..block_calls {
             assert!(run::<T, L>(case, clean, messy));
         }
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64() * 1e9 / block_calls as f64
     };
-    let mut ratios = Vec::new();
-    let (mut limit_total, mut case_total) = (0.0, 0.0);
-    for i in 0..calls.div_ceil(block_calls) {
-        let (limit, way) = if i % 2 == 0 {
-            let limit = block("limit");
-            (limit, block(case))
-        } else {
-            let way = block(case);
-            (block("limit"), way)
-        };
-        limit_total += limit;
-        case_total += way;
-        ratios.push(way / limit);
-    }
-    ratios.sort_by(f64::total_cmp);
-    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
-    println!(
-        "{case} / limit: median {:.3} [{:.3}-{:.3}], of totals {:.3}; limit {:.1} ns per call",
-        at(0.5),
-        at(0.25),
-        at(0.75),
-        case_total / limit_total,
-        limit_total * 1e9 / (ratios.len() as f64 * block_calls as f64)
-    );
+    let pairs: Vec<Pair> = (0..calls.div_ceil(block_calls))
+        .map(|i| {
+            if i % 2 == 0 {
+                let limit = block("limit");
+                (limit, block(case))
+            } else {
+                let way = block(case);
+                (block("limit"), way)
+            }
+        })
+        .collect();
+    println!("{case} / limit: {}", paired_stats(&pairs));
 }
 
 fn main() {
