@@ -93,9 +93,9 @@ def extraction_table(results: dict[str, tuple[float, float, float, int]]) -> Non
 
 
 def paired_table(directory: Path) -> None:
-    """The paired ratios `benches/extraction.rs` writes: per tool and way, the median of the
-    per-sample ratios to the limit (limit and way alternate in blocks inside every sample),
-    with the quartiles."""
+    """The paired ratios `benches/extraction.rs` writes: per tool and way, the median and
+    quartiles of the block pairs' ratios to the limit (limit and way alternate in blocks inside
+    every sample), and the median over the quiet pairs (limit within 10% of its floor)."""
     found = {group: directory / "paired" / f"{group}.json" for group in EXTRACTION_GROUPS}
     if not any(path.exists() for path in found.values()):
         return

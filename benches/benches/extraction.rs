@@ -20,16 +20,16 @@
 //! and not on another's, which moved single-run ratios by ±10%. A paired function runs the
 //! limit and the measured way in alternating blocks of [`BLOCK`] calls inside every sample
 //! (the order swapped from block to block), so both see the same spell; criterion records the
-//! measured way's time, and the per-sample ratios go to
-//! `target/criterion/paired/<group>.json` (their median and quartiles).
+//! measured way's time, and the ratios of the block pairs go to
+//! `target/criterion/paired/<group>.json` (median, quartiles, and the median over the pairs
+//! whose limit ran near its floor: see `extraction/paired.rs`).
 //!
 //! Run: `cargo bench -p tool-benches --bench extraction -- --warm-up-time 1 --measurement-time 3`
 //! then `python3 benches/criterion_table.py --extraction` for the tables.
 
-use std::cell::RefCell;
 use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde::de::DeserializeOwned;
@@ -42,7 +42,7 @@ mod tools;
 #[path = "extraction/paired.rs"]
 mod paired_stats;
 
-use paired_stats::{paired_stats, Pair};
+use paired_stats::{alternate, paired_stats, Pair};
 
 use tools::*;
 
@@ -98,9 +98,8 @@ where
 /// ratios than blocks of 10,000 on the same build (`BLOCK=1000` with `extract_loop paired:`).
 const BLOCK: u64 = 10_000;
 
-/// The paired function `paired: <name>`: the block pairs of each of its samples. Both closures
-/// are generic (no call through a pointer on either side, which would add the same few
-/// nanoseconds to both and pull the ratio towards 1).
+/// The paired function `paired: <name>`: the block pairs of each of its samples (see
+/// [`alternate`]); criterion records the time of `way`.
 fn paired_function<M, L, W>(
     g: &mut criterion::BenchmarkGroup<'_, M>,
     name: &'static str,
@@ -112,46 +111,15 @@ where
     L: Fn() -> bool,
     W: Fn() -> bool,
 {
-    let samples = RefCell::new(Vec::new());
-    g.bench_function(format!("paired: {name}"), |b| b.iter_custom(|iters| paired(iters, &limit, &way, &samples)));
-    (name, samples.into_inner())
-}
-
-/// One sample of a paired function: `iters` calls of `limit` and of `way`, in alternating
-/// blocks. Returns the time of `way`; notes the sample's block pairs in `samples`.
-fn paired(
-    iters: u64,
-    limit: &impl Fn() -> bool,
-    way: &impl Fn() -> bool,
-    samples: &RefCell<Vec<Vec<Pair>>>,
-) -> Duration {
-    fn block(f: &impl Fn() -> bool, n: u64) -> Duration {
-        let start = Instant::now();
-        for _ in 0..n {
-            black_box(f());
-        }
-        start.elapsed()
-    }
-    let per_call = |spent: Duration, n: u64| spent.as_secs_f64() * 1e9 / n as f64;
-    let mut pairs = Vec::new();
-    let mut spent_way = Duration::ZERO;
-    let (mut left, mut limit_first) = (iters, true);
-    while left > 0 {
-        let n = left.min(BLOCK);
-        let (l, w) = if limit_first {
-            let l = block(limit, n);
-            (l, block(way, n))
-        } else {
-            let w = block(way, n);
-            (block(limit, n), w)
-        };
-        spent_way += w;
-        pairs.push((per_call(l, n), per_call(w, n)));
-        limit_first = !limit_first;
-        left -= n;
-    }
-    samples.borrow_mut().push(pairs);
-    spent_way
+    let mut samples = Vec::new();
+    g.bench_function(format!("paired: {name}"), |b| {
+        b.iter_custom(|iters| {
+            let (pairs, way_total) = alternate(iters, BLOCK, &limit, &way);
+            samples.push(pairs);
+            way_total
+        })
+    });
+    (name, samples)
 }
 
 /// Writes the paired statistics of one group (see [`paired_stats`]) over the block pairs of

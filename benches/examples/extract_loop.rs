@@ -27,7 +27,7 @@ mod tools;
 #[path = "../benches/extraction/paired.rs"]
 mod paired_stats;
 
-use paired_stats::{paired_stats, Pair};
+use paired_stats::{alternate, paired_stats};
 
 use tools::*;
 
@@ -56,28 +56,11 @@ fn repeat<T: DeclaredTool, L: DeserializeOwned>(case: &str, calls: u64, clean: &
     }
 }
 
-/// `calls` calls of `case` and of the limit, in alternating blocks (the order swapped each
-/// time); prints the statistics of the per-pair ratios (see [`paired_stats`]).
+/// `calls` calls of `case` and of the limit, in alternating blocks (see [`alternate`]);
+/// prints the statistics of the per-pair ratios (see [`paired_stats`]).
 fn paired<T: DeclaredTool, L: DeserializeOwned>(case: &str, calls: u64, clean: &str, messy: &str) {
-    let block_calls: u64 = std::env::var("BLOCK").ok().and_then(|b| b.parse().ok()).unwrap_or(10_000);
-    let block = |case: &str| {
-        let start = std::time::Instant::now();
-        for _ in 0..block_calls {
-            assert!(run::<T, L>(case, clean, messy));
-        }
-        start.elapsed().as_secs_f64() * 1e9 / block_calls as f64
-    };
-    let pairs: Vec<Pair> = (0..calls.div_ceil(block_calls))
-        .map(|i| {
-            if i % 2 == 0 {
-                let limit = block("limit");
-                (limit, block(case))
-            } else {
-                let way = block(case);
-                (block("limit"), way)
-            }
-        })
-        .collect();
+    let block: u64 = std::env::var("BLOCK").ok().and_then(|b| b.parse().ok()).unwrap_or(10_000);
+    let (pairs, _) = alternate(calls, block, || run::<T, L>("limit", clean, messy), || run::<T, L>(case, clean, messy));
     println!("{case} / limit: {}", paired_stats(&pairs));
 }
 
