@@ -165,7 +165,7 @@ pub fn extract_untyped(raw: &str) -> Extraction<'_, Map<String, Value>> {
         Ok(Repaired { value: object, warnings }) => Extraction {
             raw,
             value: Ok(object.clone()),
-            warnings: std::iter::once(missing).chain(warnings).collect::<Vec<_>>().into(),
+            warnings: std::iter::once(missing).chain(warnings).collect(),
             arguments: Some(Value::Object(object)),
         },
         Err(error) => Extraction {
