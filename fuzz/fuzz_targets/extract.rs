@@ -1,7 +1,8 @@
 //! Arbitrary bytes (read as lossy UTF-8) as the raw arguments of four tools: extraction (and
 //! through it the repair of the raw text and the conversion by declared type) must never
 //! panic, must keep the raw text, must say why when it refuses, and every value it accepts
-//! must read back exactly, without warnings, from the JSON that value serialises to.
+//! must read back exactly, without warnings, from the JSON that value serialises to. The object
+//! scan must agree with the single pass it shortcuts, in values, warnings and errors.
 
 #![no_main]
 
@@ -93,6 +94,11 @@ where
 {
     let extraction = T::extract(raw);
     assert!(std::ptr::eq(extraction.raw, raw), "the raw text is kept as it is");
+    // The object scan is only ever a faster way to the single pass's result.
+    let reference = T::extract_by_single_pass(raw);
+    assert_eq!(extraction.value, reference.value, "object scan vs single pass: {raw:?}");
+    assert_eq!(extraction.warnings, reference.warnings, "object scan vs single pass: {raw:?}");
+    assert_eq!(extraction.arguments, reference.arguments, "object scan vs single pass: {raw:?}");
     for warning in &extraction.warnings {
         assert!(!warning.rule().is_empty());
         let _ = warning.to_string();

@@ -780,3 +780,52 @@ fn json_text_the_single_pass_cannot_settle_is_left_to_the_tree_with_the_same_res
         assert_eq!(leg, Leg { from: 1, to: 2 });
     }
 }
+
+/// Extracts `raw` with the object scan, after checking that the single pass alone gives the same
+/// extraction: value, warnings and the arguments kept.
+fn scan_agrees<T: DeclaredTool>(raw: &str) -> Extraction<'_, T::Args>
+where
+    T::Args: PartialEq + std::fmt::Debug,
+{
+    let extraction = T::extract(raw);
+    let reference = T::extract_by_single_pass(raw);
+    assert_eq!(extraction.value, reference.value, "object scan vs single pass: {raw}");
+    assert_eq!(extraction.warnings, reference.warnings, "object scan vs single pass: {raw}");
+    assert_eq!(extraction.arguments, reference.arguments, "object scan vs single pass: {raw}");
+    extraction
+}
+
+#[test]
+fn the_object_scan_reads_json_whitespace_anywhere_between_keys_and_values() {
+    let raw = "\n{\n  \"maxBytes\" :\t\"5\" ,\r\n  \"paths\":[ \"a\" ] ,\"headers\":{ } \n}\n ";
+    let e = scan_agrees::<fetch>(raw);
+    assert_eq!(warnings(&e), vec![at("/maxBytes", "string_to_integer")]);
+    assert_eq!(e.value.unwrap(), (5, vec!["a".to_owned()], BTreeMap::new()));
+}
+
+#[test]
+fn the_object_scan_hands_over_to_the_single_pass_without_noting_a_conversion_twice() {
+    // Each stops the scan after it converted `maxBytes`; the single pass starts again.
+    let unknown = scan_agrees::<fetch>(r#"{"maxBytes": "5", "paths": [], "headers": {}, "extra": 1}"#);
+    assert_eq!(warnings(&unknown), vec![at("/maxBytes", "string_to_integer"), at("/extra", "unknown_parameter")]);
+    assert_eq!(unknown.value.unwrap(), (5, vec![], BTreeMap::new()));
+    let escaped = scan_agrees::<fetch>(r#"{"maxBytes": "5", "p\u0061ths": ["x"], "headers": {}}"#);
+    assert_eq!(warnings(&escaped), vec![at("/maxBytes", "string_to_integer")]);
+    assert_eq!(escaped.value.unwrap(), (5, vec!["x".to_owned()], BTreeMap::new()));
+    let trailing_comma = scan_agrees::<fetch>(r#"{"maxBytes": "5", "paths": [], "headers": {},}"#);
+    assert_eq!(warnings(&trailing_comma), vec![at("", "trailing_comma_removed"), at("/maxBytes", "string_to_integer")]);
+    assert_eq!(trailing_comma.value.unwrap(), (5, vec![], BTreeMap::new()));
+    let special_token = scan_agrees::<fetch>(r#"{"maxBytes": "5", "paths": [], "headers": {}}<|call|>"#);
+    assert_eq!(warnings(&special_token), vec![at("", "special_token_removed"), at("/maxBytes", "string_to_integer")]);
+    assert_eq!(special_token.value.unwrap(), (5, vec![], BTreeMap::new()));
+}
+
+#[test]
+fn the_object_scan_leaves_a_key_given_twice_and_a_value_it_cannot_read_to_the_tree_path_as_the_single_pass_does() {
+    // The last value wins, as in any JSON object, with a warning.
+    let twice = scan_agrees::<fetch>(r#"{"maxBytes": 5, "paths": [], "headers": {}, "maxBytes": 6}"#);
+    assert_eq!(warnings(&twice), vec![at("/maxBytes", "duplicate_parameter")]);
+    assert_eq!(twice.value.unwrap(), (6, vec![], BTreeMap::new()));
+    let wrong = scan_agrees::<fetch>(r#"{"maxBytes": "many", "paths": [], "headers": {}}"#);
+    assert_eq!(errors(wrong), vec![at("/maxBytes", "invalid_type")]);
+}

@@ -24,6 +24,7 @@ use crate::coerce;
 use crate::lenient::{ParamSeed, Pass};
 use crate::model::{ToolDefinition, ToolParameter};
 use crate::repair::{repair_arguments, Repaired};
+use crate::scan::{ObjectScan, Stop};
 use crate::validate::Checks;
 
 /// A type that can be a tool parameter: deserializable from owned JSON, described by a JSON
@@ -63,6 +64,15 @@ pub trait WireArgs: Sized + Send + 'static {
         pass: &Pass<'_>,
     ) -> Result<Option<Self>, A::Error>;
 
+    /// The object scan (`scan.rs`): the object's frame read by hand, each value as the single
+    /// pass reads it. `Ok(None)` when a required parameter is missing; `Stop::Unread` (the
+    /// default) leaves the text to [`WireArgs::visit_map`].
+    #[inline]
+    fn scan(raw: &str, names: &[&str], defaults: &Self::Defaults, pass: &Pass<'_>) -> Result<Option<Self>, Stop> {
+        let _ = (raw, names, defaults, pass);
+        Err(Stop::Unread)
+    }
+
     /// Slow path: reads the parameters from a JSON object, reporting every problem.
     fn from_object(
         object: &Map<String, Value>,
@@ -82,9 +92,28 @@ pub fn extract<'r, A: WireArgs>(
     defaults: &A::Defaults,
     policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
+    extract_by::<A, true>(raw, definition, names, defaults, policy)
+}
+
+/// [`extract`], with the object scan (`SCAN`) or without it: the single pass alone, the
+/// reference the scan must agree with (for tests and the fuzz target).
+#[inline(always)]
+pub(crate) fn extract_by<'r, A: WireArgs, const SCAN: bool>(
+    raw: &'r str,
+    definition: &ToolDefinition,
+    names: &[&str],
+    defaults: &A::Defaults,
+    policy: ExtractionPolicy,
+) -> Extraction<'r, A> {
     let checks = definition.checks();
     let pass = Pass::new(definition, checks, policy.strict || definition.strict);
-    if let Some(value) = single_pass::<A>(raw, names, defaults, &pass) {
+    let scanned = if SCAN { A::scan(raw, names, defaults, &pass) } else { Err(Stop::Unread) };
+    let read = match scanned {
+        Ok(read) => read,
+        Err(Stop::Failed) => None,
+        Err(Stop::Unread) => single_pass_whole::<A>(raw, names, defaults, &pass),
+    };
+    if let Some(value) = read {
         // The common case, built in place: a `Vec` put on the stack and copied out in one wider
         // load stalls store forwarding, a measurable part of the call for small tools.
         if pass.noted_nothing() && !checks.constrained {
@@ -195,6 +224,15 @@ impl ExtractionPolicy {
     pub const LENIENT: ExtractionPolicy = ExtractionPolicy { strict: false };
     /// Refuse every repair and conversion.
     pub const STRICT: ExtractionPolicy = ExtractionPolicy { strict: true };
+}
+
+/// The single pass over text the object scan does not read; what the scan noted before it
+/// stopped is forgotten (the single pass notes it again). Out of line: rare, and large.
+#[cold]
+#[inline(never)]
+fn single_pass_whole<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, pass: &Pass<'_>) -> Option<A> {
+    pass.forget();
+    single_pass::<A>(raw, names, defaults, pass)
 }
 
 fn single_pass<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, pass: &Pass<'_>) -> Option<A> {
@@ -594,10 +632,11 @@ impl<'de, A> Visitor<'de> for KeySeed<'_, A> {
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
         // Models mostly send the parameters in declaration order: try the expected one first
         // (wire names are unique, `#[tool]` refuses duplicates, so this finds what the scan would).
-        if self.names.get(usize::from(self.expected)).is_some_and(|name| same_name(name, key)) {
+        let bytes = key.as_bytes();
+        if self.names.get(usize::from(self.expected)).is_some_and(|name| same_name(name.as_bytes(), bytes)) {
             return Ok(self.expected);
         }
-        match self.names.iter().position(|name| same_name(name, key)) {
+        match self.names.iter().position(|name| same_name(name.as_bytes(), bytes)) {
             // `names` has at most `MAX_PARAMETERS` entries.
             Some(i) => Ok(i as Key),
             None => Ok(note_unknown(self.pass, key)),
@@ -616,8 +655,7 @@ fn note_unknown(pass: &Pass<'_>, key: &str) -> Key {
 /// Whether `key` is `name`, compared inline: parameter names are short, and a `memcmp` call per
 /// candidate costs more than the comparison itself.
 #[inline]
-fn same_name(name: &str, key: &str) -> bool {
-    let (a, b) = (name.as_bytes(), key.as_bytes());
+pub(crate) fn same_name(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
@@ -716,6 +754,29 @@ macro_rules! wire_args {
                 Ok(Some(($($v,)*)))
             }
 
+            #[allow(unused_mut, unreachable_code)]
+            #[inline]
+            fn scan(
+                raw: &str,
+                _names: &[&str],
+                _defaults: &Self::Defaults,
+                _pass: &Pass<'_>,
+            ) -> Result<Option<Self>, Stop> {
+                $(let mut $v: Option<$T> = None;)*
+                let mut scan = ObjectScan::open(raw)?;
+                let mut key = scan.first_key(_names)?;
+                while let Some(k) = key {
+                    match k {
+                        $($idx => scan.value(&mut $v, $idx, _pass)?,)*
+                        // Beyond the tuple (`names` too long): the single pass skips it.
+                        _ => return Err(Stop::Unread),
+                    }
+                    key = scan.next_key(_names, k.wrapping_add(1))?;
+                }
+                $(let Some($v) = fill_missing($v, _defaults.$idx) else { return Ok(None) };)*
+                Ok(Some(($($v,)*)))
+            }
+
             #[allow(unused_mut)]
             fn from_object(
                 _object: &Map<String, Value>,
@@ -780,15 +841,16 @@ mod tests {
     fn same_name_agrees_with_string_equality_at_every_length_and_position() {
         for n in 0..=40usize {
             let name: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
-            assert!(same_name(&name, &name), "{name}");
-            assert!(!same_name(&name, &format!("{name}x")), "{name}");
-            assert!(n == 0 || !same_name(&name, &name[..n - 1]), "{name}");
+            let same = |a: &str, b: &str| same_name(a.as_bytes(), b.as_bytes());
+            assert!(same(&name, &name), "{name}");
+            assert!(!same(&name, &format!("{name}x")), "{name}");
+            assert!(n == 0 || !same(&name, &name[..n - 1]), "{name}");
             // One byte different, at each position.
             for at in 0..n {
                 let mut other = name.clone().into_bytes();
                 other[at] = b'_';
                 let other = String::from_utf8(other).unwrap();
-                assert!(!same_name(&name, &other), "{name} vs {other}");
+                assert!(!same(&name, &other), "{name} vs {other}");
             }
         }
     }

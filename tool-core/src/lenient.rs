@@ -61,6 +61,12 @@ impl<'c> Pass<'c> {
         self.warnings.borrow().is_empty()
     }
 
+    /// Forgets what was noted (the single pass starts again).
+    pub(crate) fn forget(&self) {
+        self.warnings.borrow_mut().clear();
+        self.unknown.set(0);
+    }
+
     /// The tool's declared parameters.
     pub(crate) fn parameters(&self) -> &'c [crate::model::ToolParameter] {
         &self.definition.parameters

@@ -46,6 +46,7 @@ mod output;
 mod plan;
 pub mod providers;
 mod repair;
+mod scan;
 mod schema;
 mod shape;
 mod tool;

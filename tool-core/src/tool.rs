@@ -109,6 +109,20 @@ pub trait DeclaredTool: Sized + 'static {
     fn extract_by_tree(raw: &str) -> Extraction<'_, Self::Args> {
         extract::lenient_path::<Self::Args>(raw, Self::definition(), &Self::defaults(), ExtractionPolicy::LENIENT)
     }
+
+    /// Extracts through the single pass alone, without the object scan: the reference the scan
+    /// must agree with (for tests and the fuzz target).
+    #[doc(hidden)]
+    fn extract_by_single_pass(raw: &str) -> Extraction<'_, Self::Args> {
+        let names = Self::declaration().param_names;
+        extract::extract_by::<Self::Args, false>(
+            raw,
+            Self::definition(),
+            names,
+            &Self::defaults(),
+            ExtractionPolicy::LENIENT,
+        )
+    }
 }
 
 fn extract_declared<'r, T: DeclaredTool>(
