@@ -4,7 +4,8 @@
 //! [`WireArgs`], which is implemented here for tuples once, so the `#[tool]` macro generates no
 //! deserializer per tool. The single pass deserializes straight from the raw string, as a
 //! `#[derive(Deserialize)]` struct would, converting values that arrived in the wrong form as
-//! it goes (`lenient.rs`). Only when it cannot settle the call does the tree path build a JSON
+//! it goes (`lenient.rs`); the object's frame is read by the object scan (`scan.rs`), and by
+//! serde_json's map reading only where the scan stops. Only when it cannot settle the call does the tree path build a JSON
 //! tree, repair and convert it, and report every problem, per field, with the value that
 //! arrived.
 //!
