@@ -404,6 +404,12 @@ where
     prop_assert!(extraction.warnings.is_empty(), "warnings for clean {raw}: {:?}", extraction.warnings);
     prop_assert_eq!(extraction.arguments.as_ref(), None, "clean arguments are read as they are: {}", raw);
     prop_assert_eq!(extraction.value.as_ref(), Ok(args), "raw: {}", raw);
+    prop_assert_eq!(
+        &T::extract_by_single_pass(&raw).value,
+        &extraction.value,
+        "object scan vs single pass, raw: {}",
+        raw
+    );
     Ok(())
 }
 
@@ -450,6 +456,11 @@ where
     let tree = T::extract_by_tree(&raw);
     prop_assert_eq!(tree.value.as_ref(), Ok(args), "tree path, raw: {}", raw);
     prop_assert_eq!(&extraction.warnings, &tree.warnings, "single pass vs tree path, raw: {}", raw);
+    // The object scan agrees with the single pass it shortcuts, whichever of them read the text.
+    let single_pass = T::extract_by_single_pass(&raw);
+    prop_assert_eq!(&extraction.value, &single_pass.value, "object scan vs single pass, raw: {}", raw);
+    prop_assert_eq!(&extraction.warnings, &single_pass.warnings, "object scan vs single pass, raw: {}", raw);
+    prop_assert_eq!(&extraction.arguments, &single_pass.arguments, "object scan vs single pass, raw: {}", raw);
     // Nothing else either: values that were not perturbed are left alone.
     got.sort();
     expected.sort();
