@@ -5,9 +5,9 @@
 //! deserializer per tool. The single pass deserializes straight from the raw string, as a
 //! `#[derive(Deserialize)]` struct would, converting values that arrived in the wrong form as
 //! it goes (`lenient.rs`); the object's frame is read by the object scan (`scan.rs`), and by
-//! serde_json's map reading only where the scan stops. Only when it cannot settle the call does the tree path build a JSON
-//! tree, repair and convert it, and report every problem, per field, with the value that
-//! arrived.
+//! serde_json's map reading only where the scan stops. Only when it cannot settle the call
+//! does the tree path build a JSON tree, repair and convert it, and report every problem, per
+//! field, with the value that arrived.
 //!
 //! This module must not execute anything or know about providers.
 
@@ -632,7 +632,7 @@ impl<'de, A> Visitor<'de> for KeySeed<'_, A> {
     #[inline]
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
         // Models mostly send the parameters in declaration order: try the expected one first
-        // (wire names are unique, `#[tool]` refuses duplicates, so this finds what the scan would).
+        // (wire names are unique, `#[tool]` refuses duplicates, so this finds what the search would).
         let bytes = key.as_bytes();
         if self.names.get(usize::from(self.expected)).is_some_and(|name| same_name(name.as_bytes(), bytes)) {
             return Ok(self.expected);
