@@ -85,21 +85,10 @@ pub trait WireArgs: Sized + Send + 'static {
 /// Extracts typed arguments from `raw` for the tool `definition` describes.
 ///
 /// One pass over the text reads the typed values and converts what arrived in the wrong form;
-/// only what it cannot settle goes through the tree path (which reports every problem).
-pub fn extract<'r, A: WireArgs>(
-    raw: &'r str,
-    definition: &ToolDefinition,
-    names: &[&str],
-    defaults: &A::Defaults,
-    policy: ExtractionPolicy,
-) -> Extraction<'r, A> {
-    extract_by::<A, true>(raw, definition, names, defaults, policy)
-}
-
-/// [`extract`], with the object scan (`SCAN`) or without it: the single pass alone, the
-/// reference the scan must agree with (for tests and the fuzz target).
-#[inline(always)]
-pub(crate) fn extract_by<'r, A: WireArgs, const SCAN: bool>(
+/// only what it cannot settle goes through the tree path (which reports every problem). The
+/// object's frame is read by the object scan (`SCAN`); without it, by serde_json's map reading
+/// alone: the reference the scan must agree with (for tests and the fuzz target).
+pub(crate) fn extract<'r, A: WireArgs, const SCAN: bool>(
     raw: &'r str,
     definition: &ToolDefinition,
     names: &[&str],
@@ -631,18 +620,24 @@ impl<'de, A> Visitor<'de> for KeySeed<'_, A> {
 
     #[inline]
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-        // Models mostly send the parameters in declaration order: try the expected one first
-        // (wire names are unique, `#[tool]` refuses duplicates, so this finds what the search would).
-        let bytes = key.as_bytes();
-        if self.names.get(usize::from(self.expected)).is_some_and(|name| same_name(name.as_bytes(), bytes)) {
-            return Ok(self.expected);
-        }
-        match self.names.iter().position(|name| same_name(name.as_bytes(), bytes)) {
-            // `names` has at most `MAX_PARAMETERS` entries.
-            Some(i) => Ok(i as Key),
+        match parameter_named(self.names, key.as_bytes(), self.expected) {
+            Some(param) => Ok(param),
             None => Ok(note_unknown(self.pass, key)),
         }
     }
+}
+
+/// The position among `names` of the parameter `key` names, trying `expected` first: models
+/// mostly send the parameters in declaration order (wire names are unique, `#[tool]` refuses
+/// duplicates, so this finds what the search would). Inlined into each key reader, as the
+/// comparison it makes is.
+#[inline(always)]
+pub(crate) fn parameter_named(names: &[&str], key: &[u8], expected: Key) -> Option<Key> {
+    if names.get(usize::from(expected)).is_some_and(|name| same_name(name.as_bytes(), key)) {
+        return Some(expected);
+    }
+    // `names` has at most `MAX_PARAMETERS` entries.
+    names.iter().position(|name| same_name(name.as_bytes(), key)).map(|i| i as Key)
 }
 
 /// Notes an unknown key; out of line, so that reading a declared key stays small enough to inline.
@@ -656,7 +651,7 @@ fn note_unknown(pass: &Pass<'_>, key: &str) -> Key {
 /// Whether `key` is `name`, compared inline: parameter names are short, and a `memcmp` call per
 /// candidate costs more than the comparison itself.
 #[inline]
-pub(crate) fn same_name(a: &[u8], b: &[u8]) -> bool {
+fn same_name(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;

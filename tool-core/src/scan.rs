@@ -11,7 +11,7 @@
 
 use serde::de::{DeserializeSeed, IgnoredAny};
 
-use crate::extract::{same_name, Key, ToolParam};
+use crate::extract::{parameter_named, Key, ToolParam};
 use crate::lenient::{ParamSeed, Pass};
 
 /// Why the scan stopped before the object's end.
@@ -115,15 +115,8 @@ impl<'r> ObjectScan<'r> {
             return Err(Stop::Unread);
         }
         self.at += 1;
-        if names.get(usize::from(expected)).is_some_and(|name| same_name(name.as_bytes(), key)) {
-            return Ok(expected);
-        }
-        match names.iter().position(|name| same_name(name.as_bytes(), key)) {
-            // `names` has at most `MAX_PARAMETERS` entries.
-            Some(i) => Ok(i as Key),
-            // Unknown keys are noted (and maybe unwrapped) by the single pass.
-            None => Err(Stop::Unread),
-        }
+        // Unknown keys are noted (and maybe unwrapped) by the single pass.
+        parameter_named(names, key, expected).ok_or(Stop::Unread)
     }
 
     /// Reads the value after a key into the parameter's `slot`, as the single pass would.

@@ -95,12 +95,12 @@ pub trait DeclaredTool: Sized + 'static {
 
     /// Extracts typed arguments from a raw arguments string, leniently, with warnings and errors.
     fn extract(raw: &str) -> Extraction<'_, Self::Args> {
-        extract_declared::<Self>(raw, Self::definition(), ExtractionPolicy::LENIENT)
+        extract_declared::<Self, true>(raw, Self::definition(), ExtractionPolicy::LENIENT)
     }
 
     /// Extracts typed arguments under `policy`.
     fn extract_with(raw: &str, policy: ExtractionPolicy) -> Extraction<'_, Self::Args> {
-        extract_declared::<Self>(raw, Self::definition(), policy)
+        extract_declared::<Self, true>(raw, Self::definition(), policy)
     }
 
     /// Extracts through the tree path alone, without the single pass: the reference the single
@@ -114,23 +114,17 @@ pub trait DeclaredTool: Sized + 'static {
     /// must agree with (for tests and the fuzz target).
     #[doc(hidden)]
     fn extract_by_single_pass(raw: &str) -> Extraction<'_, Self::Args> {
-        let names = Self::declaration().param_names;
-        extract::extract_by::<Self::Args, false>(
-            raw,
-            Self::definition(),
-            names,
-            &Self::defaults(),
-            ExtractionPolicy::LENIENT,
-        )
+        extract_declared::<Self, false>(raw, Self::definition(), ExtractionPolicy::LENIENT)
     }
 }
 
-fn extract_declared<'r, T: DeclaredTool>(
+/// Extracts `T`'s arguments, with the object scan (`SCAN`) or through the single pass alone.
+fn extract_declared<'r, T: DeclaredTool, const SCAN: bool>(
     raw: &'r str,
     definition: &ToolDefinition,
     policy: ExtractionPolicy,
 ) -> Extraction<'r, T::Args> {
-    extract::extract::<T::Args>(raw, definition, T::declaration().param_names, &T::defaults(), policy)
+    extract::extract::<T::Args, SCAN>(raw, definition, T::declaration().param_names, &T::defaults(), policy)
 }
 
 /// The struct form's body: `#[tool] struct CheckAvailability { .. }` plus this impl.
@@ -204,7 +198,7 @@ fn bind_declared<T: DeclaredTool>(
     request: &mut ToolCallRequest,
     policy: ExtractionPolicy,
 ) -> Result<Invocation, ArgumentErrors> {
-    let extraction = parts(extract_declared::<T>(&request.raw_arguments, definition, policy));
+    let extraction = parts(extract_declared::<T, true>(&request.raw_arguments, definition, policy));
     let args = settle(request, extraction)?;
     Ok(Invocation::new(move |ctx| T::invoke(args, ctx)))
 }
