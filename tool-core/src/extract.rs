@@ -66,13 +66,9 @@ pub trait WireArgs: Sized + Send + 'static {
     ) -> Result<Option<Self>, A::Error>;
 
     /// The object scan (`scan.rs`): the object's frame read by hand, each value as the single
-    /// pass reads it. `Ok(None)` when a required parameter is missing; `Stop::Unread` (the
-    /// default) leaves the text to [`WireArgs::visit_map`].
-    #[inline]
-    fn scan(raw: &str, names: &[&str], defaults: &Self::Defaults, pass: &Pass<'_>) -> Result<Option<Self>, Stop> {
-        let _ = (raw, names, defaults, pass);
-        Err(Stop::Unread)
-    }
+    /// pass reads it. `Ok(None)` when a required parameter is missing; `Stop::Unread` leaves
+    /// the text to [`WireArgs::visit_map`].
+    fn scan(raw: &str, names: &[&str], defaults: &Self::Defaults, pass: &Pass<'_>) -> Result<Option<Self>, Stop>;
 
     /// Slow path: reads the parameters from a JSON object, reporting every problem.
     fn from_object(
