@@ -424,6 +424,7 @@ fn conversions_under_escaped_keys_point_at_the_key_as_sent() {
         vec![
             at("/shelf/counts/a\"b", "string_to_integer"),
             at("/shelf/counts/e", "string_to_integer"),
+            at("/shelf/unknownA", "unknown_parameter"),
             at("/x\ty", "unknown_parameter"),
         ]
     );

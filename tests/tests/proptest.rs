@@ -648,12 +648,48 @@ impl<'a> Perturber<'a> {
                             self.value(field, &field_schema, &format!("{pointer}/{}", pointer_segment(name)));
                         }
                     }
+                    // A struct (its fields declared, no other key taken): its keys.
+                    let open = schema.get("patternProperties").is_some()
+                        || matches!(schema.get("additionalProperties"), Some(Value::Bool(true) | Value::Object(_)));
+                    if let (Some(properties), false) = (properties, open) {
+                        self.keys(fields, properties, pointer);
+                    }
                 }
                 if self.hit() {
                     self.encode(value, pointer);
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The keys of a struct's object: a field's key in another case or with other separators
+    /// (`parameter_name_normalized`, at the key as sent), and a key the struct does not
+    /// declare (`unknown_parameter`). A tag field (a constant) keeps its name: it picks the
+    /// variant before the fields are read.
+    fn keys(&mut self, fields: &mut Map<String, Value>, properties: &Map<String, Value>, pointer: &str) {
+        let names: Vec<String> = fields.keys().cloned().collect();
+        for name in names {
+            let is_tag = properties.get(&name).is_some_and(|schema| schema.get("const").is_some());
+            if is_tag || !self.hit() {
+                continue;
+            }
+            let seed = self.byte();
+            let renamed = rename_key(&name, seed);
+            let folds_to = |key: &str| properties.keys().filter(|p| fold(p) == fold(key)).count();
+            if renamed == name || fields.contains_key(&renamed) || folds_to(&renamed) != 1 {
+                continue;
+            }
+            let field = fields.shift_remove(&name).expect("the field's key");
+            fields.insert(renamed.clone(), field);
+            self.expect(&format!("{pointer}/{}", pointer_segment(&renamed)), "parameter_name_normalized");
+        }
+        if self.hit() {
+            let key = format!("undeclared_{}", self.byte());
+            if !properties.contains_key(&key) && !fields.contains_key(&key) {
+                fields.insert(key.clone(), Value::from(self.byte()));
+                self.expect(&format!("{pointer}/{key}"), "unknown_parameter");
+            }
         }
     }
 
@@ -874,6 +910,21 @@ impl<'a> Perturber<'a> {
 
 /// The token with the case of some letters changed (which ones: the bits of `seed`), and at
 /// least one.
+/// A field's name as models also write it: in another case, with `-` for `_`, or in camel
+/// case (`weight_kg`: `Weight_KG`, `weight-kg`, `WeightKg`).
+fn rename_key(name: &str, seed: u8) -> String {
+    match seed % 3 {
+        0 => change_case(name, seed),
+        1 => name.replace('_', "-"),
+        _ => name.split('_').map(|part| change_case(part, 1)).collect(),
+    }
+}
+
+/// A name without case and separators, as the extraction rule folds it.
+fn fold(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '.')).flat_map(char::to_lowercase).collect()
+}
+
 fn change_case(token: &str, seed: u8) -> String {
     let mut changed = false;
     let mut out: Vec<char> = token

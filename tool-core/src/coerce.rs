@@ -36,7 +36,9 @@ pub(crate) fn coerce_arguments(
 ) -> Converted {
     let mut coercer = Coercer { plan, path: String::new(), strict, out: Converted::default() };
     coercer.unwrap_wrapper(object);
-    coercer.normalize_names(object, parameters);
+    let names: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
+    // A refused rename is reported once, as that (the caller skips it among the unknown keys).
+    coercer.normalize_names(object, &names);
     if let Children::Fields { properties, .. } = &plan.node(Plan::ROOT).children {
         let optional = |key: &str| {
             properties.iter().find(|(name, ..)| name == key).filter(|(.., required)| !required).map(|(_, id, _)| *id)
@@ -102,14 +104,32 @@ fn fold_name(name: &str) -> String {
     name.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '.')).flat_map(char::to_lowercase).collect()
 }
 
-/// The one parameter `key` names but for case and separators, if exactly one does.
-pub(crate) fn folded_parameter<'p>(key: &str, parameters: &'p [ToolParameter]) -> Option<&'p ToolParameter> {
+/// The one of `names` that `key` names but for case and separators, if exactly one does.
+pub(crate) fn folded_name<'n>(key: &str, names: impl IntoIterator<Item = &'n str>) -> Option<&'n str> {
     let folded = fold_name(key);
-    let mut matching = parameters.iter().filter(|p| fold_name(&p.name) == folded);
+    let mut matching = names.into_iter().filter(|name| fold_name(name) == folded);
     match (matching.next(), matching.next()) {
-        (Some(parameter), None) => Some(parameter),
+        (Some(name), None) => Some(name),
         _ => None,
     }
+}
+
+/// The rule of a key that no parameter or field declares.
+pub(crate) const UNKNOWN_PARAMETER: &str = "unknown_parameter";
+
+/// The warning for the key `key` at `pointer` that none of `declared` names, naming the closest
+/// one; `what` says what the declared names are (`parameters` at the top level, `fields` below).
+pub(crate) fn unknown_key(pointer: &str, key: &str, declared: &[&str], what: &str) -> ParseWarning {
+    let action = match crate::closest_names(key, declared.iter().copied(), 1, 0.5).first() {
+        Some(best) => format!("ignored; did you mean `{best}`?"),
+        None => "ignored".to_owned(),
+    };
+    let expected = if declared.is_empty() {
+        format!("no {what}")
+    } else {
+        format!("one of the declared {what}: {}", declared.join(", "))
+    };
+    ParseWarning::new(pointer, UNKNOWN_PARAMETER, expected, &truncate(key), &action)
 }
 
 struct Coercer<'a> {
@@ -604,25 +624,27 @@ impl<'a> Coercer<'a> {
     /// Keys that name a declared parameter but for case and separators (`max_bytes`, `MaxBytes`
     /// or `max-bytes` for `maxBytes`) are read as that parameter, when exactly one parameter
     /// matches and it did not also arrive under its own name.
-    fn normalize_names(&mut self, object: &mut Map<String, Value>, parameters: &[ToolParameter]) {
-        let renames: Vec<(String, &str)> = object
+    ///
+    /// Returns the keys whose rename the strict policy refused.
+    fn normalize_names<'n>(&mut self, object: &mut Map<String, Value>, names: &[&'n str]) -> Vec<String> {
+        let renames: Vec<(String, &'n str)> = object
             .keys()
-            .filter(|key| !self.plan.declares(key))
+            .filter(|key| !names.contains(&key.as_str()))
             .filter_map(|key| {
-                let parameter = folded_parameter(key, parameters).filter(|p| !object.contains_key(&p.name))?;
-                Some((key.clone(), parameter.name.as_str()))
+                let name = folded_name(key, names.iter().copied()).filter(|name| !object.contains_key(*name))?;
+                Some((key.clone(), name))
             })
             .collect();
         // Two keys for one parameter (`MaxBytes` and `max_bytes`): neither is renamed.
-        let renames: Vec<(String, &str)> = renames
+        let renames: Vec<(String, &'n str)> = renames
             .iter()
             .filter(|(_, name)| renames.iter().filter(|(_, other)| other == name).count() == 1)
             .cloned()
             .collect();
         if renames.is_empty() {
-            return;
+            return Vec::new();
         }
-        let mut applied = Vec::new();
+        let (mut applied, mut refused) = (Vec::new(), Vec::new());
         for (key, name) in &renames {
             self.enter(key);
             let expected = format!("the declared name `{name}`");
@@ -642,6 +664,8 @@ impl<'a> Coercer<'a> {
             self.leave();
             if renamed {
                 applied.push((key.as_str(), *name));
+            } else {
+                refused.push(key.clone());
             }
         }
         if !applied.is_empty() {
@@ -653,6 +677,7 @@ impl<'a> Coercer<'a> {
                 })
                 .collect();
         }
+        refused
     }
 
     fn value(&mut self, value: &mut Value, id: NodeId, case_sensitive: bool) {
@@ -766,24 +791,55 @@ impl<'a> Coercer<'a> {
         value.is_object()
     }
 
+    /// An object's fields, converted in the order they arrived. Where the object declares its
+    /// fields (a struct, not a map), a key that names one but for case and separators is read as
+    /// it, and any other key is dropped (the type would drop it silently), each with a warning.
     fn object(&mut self, value: &mut Value, children: &Children) {
         if !self.decoded_object(value) {
             return;
         }
         let Value::Object(map) = value else { return };
-        let Children::Fields { properties, .. } = children else { return };
+        let Children::Fields { properties, closed, .. } = children else { return };
+        let names: Vec<&str> =
+            if *closed { properties.iter().map(|(name, ..)| name.as_str()).collect() } else { Vec::new() };
+        // A key whose rename the strict policy refused is reported once, as that.
+        let refused = if *closed { self.normalize_names(map, &names) } else { Vec::new() };
         let optional = |key: &str| {
             properties.iter().find(|(name, ..)| name == key).filter(|(.., required)| !required).map(|(_, id, _)| *id)
         };
         let strict = self.strict;
         self.nulls_as_absent(map, optional, |_| strict);
+        let mut dropped = Vec::new();
         for (key, field) in map.iter_mut() {
-            if let Some(node) = children.field(key) {
-                self.enter(key);
-                self.value(field, node, false);
-                self.leave();
+            match children.field(key) {
+                Some(node) => {
+                    self.enter(key);
+                    self.value(field, node, false);
+                    self.leave();
+                }
+                None if *closed && !refused.contains(key) && self.unknown_field(key, &names) => {
+                    dropped.push(key.clone());
+                }
+                None => {}
             }
         }
+        for key in dropped {
+            map.shift_remove(&key);
+        }
+    }
+
+    /// Records the warning for the key `key` the object at the current path does not declare
+    /// (or, under the strict policy, the refusal). Returns whether the key is dropped.
+    fn unknown_field(&mut self, key: &str, declared: &[&str]) -> bool {
+        self.enter(key);
+        let warning = unknown_key(&self.path, key, declared, "fields");
+        self.leave();
+        if self.strict {
+            self.out.refused.push(refusal(&warning));
+            return false;
+        }
+        self.out.warnings.push(warning);
+        true
     }
 }
 
@@ -907,7 +963,7 @@ fn integer_value(f: f64) -> Option<Number> {
 /// Under the strict policy, the change lenient extraction would have made (its `warning`), as
 /// an error that says so.
 #[cold]
-fn refusal(warning: &ParseWarning) -> ArgumentError {
+pub(crate) fn refusal(warning: &ParseWarning) -> ArgumentError {
     ArgumentError {
         pointer: warning.pointer().to_owned(),
         rule: warning.rule().to_owned(),

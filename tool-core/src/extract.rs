@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use crate::call::{
     pointer_segment, received_text, truncate, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning,
 };
-use crate::coerce;
+use crate::coerce::{self, UNKNOWN_PARAMETER};
 use crate::lenient::{ParamSeed, Pass};
 use crate::model::{ToolDefinition, ToolParameter};
 use crate::repair::{repair_arguments, Repaired};
@@ -121,7 +121,9 @@ fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter]) -> bool {
     if !object.keys().any(|key| declared(key)) {
         return true;
     }
-    object.keys().any(|key| !declared(key) && coerce::folded_parameter(key, parameters).is_some())
+    object
+        .keys()
+        .any(|key| !declared(key) && coerce::folded_name(key, parameters.iter().map(|p| p.name.as_str())).is_some())
 }
 
 /// The single pass's value when it converted something, met unknown keys, or the schema
@@ -131,13 +133,16 @@ fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter]) -> bool {
 #[inline(never)]
 fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Checks) -> Option<Extraction<'r, A>> {
     let parameters = pass.parameters();
+    let strict = pass.strict();
     let (mut warnings, unknown) = pass.into_warnings();
-    if unknown > 0 && unknown_keys_need_tree(raw, parameters) {
+    // The strict policy refuses unknown keys, which the tree reports.
+    if unknown > 0 && (strict || unknown_keys_need_tree(raw, parameters)) {
         return None;
     }
-    // The unknown keys were noted as they came; the tree reports them after the conversions.
+    // The unknown parameters were noted as they came; the tree reports them after the
+    // conversions (an unknown field inside a parameter, where it is met).
     if unknown > 0 {
-        warnings.sort_by_key(|w| w.rule() == UNKNOWN_PARAMETER);
+        warnings.sort_by_key(|w| w.rule() == UNKNOWN_PARAMETER && !w.pointer()[1..].contains('/'));
     }
     let converted_nothing = warnings.len() == unknown;
     if !checks.constrained {
@@ -407,16 +412,18 @@ fn parse_object(
     }
 
     let converted = coerce::coerce_arguments(&mut object, &definition.checks().plan, parameters, strict);
-    let mut warnings = converted.warnings;
+    let (mut warnings, mut refused) = (converted.warnings, converted.refused);
     // The repairs of the raw text come first.
     warnings.splice(0..0, repairs);
-    warnings.extend(
-        object
-            .keys()
-            .filter(|key| !parameters.iter().any(|p| &p.name == *key))
-            .map(|key| unknown_parameter(key, parameters)),
-    );
-    Ok((object, warnings, converted.refused))
+    let unknown = object.keys().filter(|key| !parameters.iter().any(|p| &p.name == *key));
+    for warning in unknown.map(|key| unknown_parameter(key, parameters)) {
+        if strict && !refused.iter().any(|r| r.pointer == warning.pointer()) {
+            refused.push(coerce::refusal(&warning));
+        } else {
+            warnings.push(warning);
+        }
+    }
+    Ok((object, warnings, refused))
 }
 
 /// Whether the place `outer` is, or contains, the place `inner`.
@@ -424,23 +431,10 @@ fn covers(outer: &str, inner: &str) -> bool {
     inner == outer || inner.strip_prefix(outer).is_some_and(|rest| rest.starts_with('/'))
 }
 
-/// The rule of a key no parameter declares.
-const UNKNOWN_PARAMETER: &str = "unknown_parameter";
-
 /// The warning for a key no parameter declares, naming the closest declared one.
 pub(crate) fn unknown_parameter(key: &str, parameters: &[ToolParameter]) -> ParseWarning {
     let declared: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
-    let action = match crate::closest_names(key, declared.iter().copied(), 1, 0.5).first() {
-        Some(best) => format!("ignored; did you mean `{best}`?"),
-        None => "ignored".to_owned(),
-    };
-    let expected = if declared.is_empty() {
-        "no parameters".to_owned()
-    } else {
-        format!("one of the declared parameters: {}", declared.join(", "))
-    };
-    let pointer = format!("/{}", pointer_segment(key));
-    ParseWarning::new(&pointer, UNKNOWN_PARAMETER, expected, &truncate(key), &action)
+    coerce::unknown_key(&format!("/{}", pointer_segment(key)), key, &declared, "parameters")
 }
 
 /// Reads one parameter from the object (slow path), pushing an error when it cannot.
@@ -475,6 +469,17 @@ pub fn read_element<T: ToolParam>(
                 let inner = inner_pointer(e.path(), value);
                 let received = value.pointer(&inner).unwrap_or(value);
                 let detail = e.into_inner().to_string();
+                // A field missing inside an object: point at the field (`/items/0/qty`).
+                if let Some(field) = missing_field(&detail) {
+                    errors.push(ArgumentError {
+                        pointer: format!("{pointer}{inner}/{}", pointer_segment(field)),
+                        rule: "missing_required".into(),
+                        expected: parameter.expected(),
+                        received: None,
+                        detail,
+                    });
+                    return None;
+                }
                 errors.push(ArgumentError {
                     pointer: pointer + &inner,
                     rule: serde_rule(&detail).into(),
@@ -506,6 +511,11 @@ fn inner_pointer(path: &serde_path_to_error::Path, value: &Value) -> String {
         }
     }
     pointer
+}
+
+/// The field serde's error says is missing (``missing field `qty` ``).
+fn missing_field(detail: &str) -> Option<&str> {
+    detail.strip_prefix("missing field `")?.split_once('`').map(|(field, _)| field)
 }
 
 /// Maps serde's error wording onto our rule ids.

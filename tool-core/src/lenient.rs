@@ -55,6 +55,11 @@ impl<'c> Pass<'c> {
         &self.checks.plan
     }
 
+    /// Whether the tool is read under the strict policy.
+    pub(crate) fn strict(&self) -> bool {
+        self.strict
+    }
+
     /// Whether nothing was converted and no unknown key met.
     #[inline]
     pub(crate) fn noted_nothing(&self) -> bool {
@@ -198,7 +203,7 @@ impl<'c> Pass<'c> {
     /// The schema node of the value at `place`, where the tree's conversion descends to it,
     /// with its JSON pointer written to `pointer`; and whether the steps below the parameter
     /// are all list indices.
-    fn locate(&self, place: Place<'_>, pointer: &mut String) -> Option<(NodeId, bool)> {
+    fn locate(&self, place: Place<'_>, pointer: &mut impl PointerSink) -> Option<(NodeId, bool)> {
         let plan = self.plan();
         let (parent, segment) = match *place {
             Step::Param(param, _) => {
@@ -212,16 +217,73 @@ impl<'c> Pass<'c> {
         match segment {
             Segment::Key(key) => {
                 let key = key?;
-                push_segment(pointer, key);
+                pointer.push_segment(key);
                 Some((plan.node(parent).field(key)?, false))
             }
             Segment::Index(index) => {
-                pointer.push('/');
+                pointer.push_str("/");
                 pointer.push_str(itoa::Buffer::new().format(index));
                 Some((plan.node(parent).element(index)?, only_indices))
             }
         }
     }
+
+    /// Whether the type may drop the key `key` of the object at `parent` (a derived struct reads
+    /// the value of a key it does not declare as ignored): when the schema declares the object's
+    /// fields and none of them is the key, even but for case and separators, the key is noted
+    /// as unknown, as the tree notes it. `false` leaves the call to the tree path: the key may
+    /// be a field's name in another case, the policy is strict, or the place is not known.
+    #[cold]
+    #[inline(never)]
+    fn ignores(&self, parent: Place<'_>, key: Option<&str>) -> bool {
+        let Some(key) = key else { return false };
+        if !parent.is_known() {
+            return false;
+        }
+        let mut pointer = String::with_capacity(POINTER_CAPACITY + key.len());
+        let Some((node, only_indices)) = self.locate(parent, &mut pointer) else { return false };
+        let Some(declared) = self.plan().node(node).closed_fields() else { return false };
+        let strict = self.flags(parent.root().0, only_indices).0;
+        if strict || declared.contains(&key) || coerce::folded_name(key, declared.iter().copied()).is_some() {
+            return false;
+        }
+        push_segment(&mut pointer, key);
+        self.push(coerce::unknown_key(&pointer, key, &declared, "fields"));
+        true
+    }
+
+    /// Whether the schema declares the fields of the object at `place` (see
+    /// [`crate::plan::Node::closed_fields`]): a type that reads it as a map
+    /// (`#[serde(flatten)]`) would drop the keys it does not know without a word.
+    #[inline]
+    fn declares_fields(&self, place: Place<'_>) -> bool {
+        place.is_known() && self.locate(place, &mut NoPointer).is_some_and(|(node, _)| self.plan().node(node).closed())
+    }
+}
+
+/// Where [`Pass::locate`] writes a value's JSON pointer.
+trait PointerSink {
+    fn push_str(&mut self, text: &str);
+    fn push_segment(&mut self, segment: &str);
+}
+
+impl PointerSink for String {
+    fn push_str(&mut self, text: &str) {
+        String::push_str(self, text);
+    }
+
+    fn push_segment(&mut self, segment: &str) {
+        push_segment(self, segment);
+    }
+}
+
+/// For [`Pass::locate`] when only the node is asked for: no pointer is written.
+struct NoPointer;
+
+impl PointerSink for NoPointer {
+    fn push_str(&mut self, _: &str) {}
+
+    fn push_segment(&mut self, _: &str) {}
 }
 
 /// A value's parameter, its schema node, and whether the steps below the parameter are all list
@@ -463,7 +525,20 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
         deserialize_identifier => hint::TEXT,
         deserialize_unit => hint::UNIT,
         deserialize_seq => hint::SEQ,
-        deserialize_map => hint::MAP,
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        let pass = self.place.pass();
+        // A struct read as a map (`#[serde(flatten)]`): converted whole, as the tree converts
+        // it, so that the keys it does not declare are noted (and dropped) there too.
+        if pass.declares_fields(self.place) {
+            let value = Value::deserialize(self.de)?;
+            return match pass.convert(self.place, value) {
+                Some(value) => feed(value, v),
+                None => Err(give_up()),
+            };
+        }
+        self.dispatch::<{ hint::MAP }, V>(v)
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
@@ -524,6 +599,12 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
+        // A key the type does not declare: never dropped without a word.
+        if let Step::In(parent, Segment::Key(key)) = *self.place {
+            if !self.place.pass().ignores(parent, key) {
+                return Err(give_up());
+            }
+        }
         self.de.deserialize_ignored_any(v)
     }
 

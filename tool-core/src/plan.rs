@@ -65,7 +65,15 @@ pub(crate) enum Children {
     Prefix(Vec<NodeId>),
     /// An object's declared fields (name, node, whether required), the node of a field whose
     /// name matches a pattern (maps with integer keys), and the node of any other field (maps).
-    Fields { properties: Vec<(String, NodeId, bool)>, patterns: Vec<(Regex, NodeId)>, additional: Option<NodeId> },
+    /// `closed` when the object takes no key beyond its `properties` (a struct: serde would drop
+    /// any other key), not when it declares `additionalProperties` (`true` or a schema) or
+    /// `patternProperties`, nor when it declares no `properties` at all (a free-form object).
+    Fields {
+        properties: Vec<(String, NodeId, bool)>,
+        patterns: Vec<(Regex, NodeId)>,
+        additional: Option<NodeId>,
+        closed: bool,
+    },
     /// An enum's variants (boxed: most nodes have none, and a node stays small).
     Variants(Box<Variants>),
     /// The value is converted by one of `candidates`, which a value beside it picks (a field of
@@ -81,7 +89,7 @@ impl Children {
     /// The node of the field `key` of an object: a declared property, else the first pattern
     /// the name matches, else the node of any other field.
     pub(crate) fn field(&self, key: &str) -> Option<NodeId> {
-        let Children::Fields { properties, patterns, additional } = self else { return None };
+        let Children::Fields { properties, patterns, additional, .. } = self else { return None };
         match properties.iter().find(|(name, ..)| name == key) {
             Some((_, id, _)) => Some(*id),
             None => patterns.iter().find(|(pattern, _)| pattern.is_match(key)).map(|(_, id)| *id).or(*additional),
@@ -168,6 +176,24 @@ impl Node {
             Children::Prefix(ids) => ids.get(index).copied(),
             _ => None,
         }
+    }
+
+    /// The names of the fields this object declares, when it takes no other key (see
+    /// [`Children::Fields`]).
+    pub(crate) fn closed_fields(&self) -> Option<Vec<&str>> {
+        match &self.children {
+            Children::Fields { properties, closed: true, .. } if self.kind == Kind::Object && self.tokens.is_none() => {
+                Some(properties.iter().map(|(name, ..)| name.as_str()).collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether this object takes no key beyond the fields it declares (see [`Children::Fields`]).
+    pub(crate) fn closed(&self) -> bool {
+        self.kind == Kind::Object
+            && self.tokens.is_none()
+            && matches!(self.children, Children::Fields { closed: true, .. })
     }
 
     /// Whether conversion could change a value of this node at all.
@@ -296,7 +322,12 @@ impl<'a> Compiler<'a> {
                 additional = part.get("additionalProperties").filter(|a| a.is_object()).map(|a| self.node(a));
             }
         }
-        Children::Fields { properties, patterns, additional }
+        let declares = parts.iter().any(|part| part.get("properties").is_some_and(Value::is_object));
+        let open = parts.iter().any(|part| {
+            part.get("patternProperties").is_some()
+                || matches!(part.get("additionalProperties"), Some(Value::Bool(true) | Value::Object(_)))
+        });
+        Children::Fields { properties, patterns, additional, closed: declares && !open }
     }
 
     /// The variants of an enum with data, when `schema` is one (see [`Variants`]).
