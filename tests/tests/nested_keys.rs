@@ -119,7 +119,12 @@ fn a_field_that_also_arrived_under_its_own_name_is_not_renamed_and_the_other_key
 #[test]
 fn a_missing_nested_field_is_missing_required_at_the_fields_pointer() {
     let e = <place_order as DeclaredTool>::extract(r#"{"items": [{"qty": 1}, {"sku": "B"}]}"#);
-    let errors = e.value.unwrap_err().errors;
+    let refused = e.value.unwrap_err();
+    assert_eq!(
+        refused.model_message("place_order"),
+        "The arguments for `place_order` were not accepted:\n- `items[1].qty`: required, expected an integer; it was missing.\nSend the corrected arguments to `place_order` again."
+    );
+    let errors = refused.errors;
     assert_eq!(errors.len(), 1);
     let error = &errors[0];
     assert_eq!(
