@@ -346,3 +346,46 @@ fn the_converted_arguments_no_longer_hold_a_dropped_key_and_the_raw_text_keeps_i
     assert_eq!(e.raw, raw);
     assert_eq!(e.arguments, Some(json!({"items": [{"qty": 1}]})));
 }
+
+/// A runtime-built tool echoing the arguments its handler got.
+fn echo_arguments(name: &str, schema: Value) -> DynamicTool {
+    DynamicTool::builder(name)
+        .description("Echo the arguments back.")
+        .input_schema(schema)
+        .handler(|args, _ctx| async move { serde_json::to_string(&args).unwrap() })
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_runtime_built_tool_gets_only_declared_keys_unless_its_schema_takes_any_key() {
+    let closed = echo_arguments(
+        "closed",
+        json!({"type": "object", "properties": {"page": {"type": "object", "properties": {"size": {"type": "integer"}}}}, "required": []}),
+    );
+    let open = echo_arguments(
+        "open",
+        json!({"type": "object", "properties": {"page": {"type": "integer"}}, "required": [], "additionalProperties": true}),
+    );
+    let catalog = tool_core::CatalogBuilder::new().add_tool(closed).add_tool(open).build().unwrap();
+    let executor = Executor::new(catalog);
+
+    let raw = r#"{"page": {"Size": "5", "colour": 1}, "extra": true}"#;
+    let record = executor.execute(ToolCallRequest::new("closed", "c1", raw)).await;
+    assert_eq!(record.content.text, r#"{"page":{"size":5}}"#);
+    let rules: Vec<(&str, &str)> = record.warnings().iter().map(|w| (w.pointer(), w.rule())).collect();
+    assert_eq!(
+        rules,
+        vec![
+            ("/page/Size", "parameter_name_normalized"),
+            ("/page/size", "string_to_integer"),
+            ("/page/colour", "unknown_parameter"),
+            ("/extra", "unknown_parameter"),
+        ]
+    );
+
+    let record = executor.execute(ToolCallRequest::new("open", "c2", r#"{"page": "2", "Extra": [1]}"#)).await;
+    assert_eq!(record.content.text, r#"{"page":2,"Extra":[1]}"#);
+    let rules: Vec<(&str, &str)> = record.warnings().iter().map(|w| (w.pointer(), w.rule())).collect();
+    assert_eq!(rules, vec![("/page", "string_to_integer")]);
+}

@@ -36,9 +36,13 @@ pub(crate) fn coerce_arguments(
 ) -> Converted {
     let mut coercer = Coercer { plan, path: String::new(), strict, out: Converted::default() };
     coercer.unwrap_wrapper(object);
-    let names: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
-    // A refused rename is reported once, as that (the caller skips it among the unknown keys).
-    coercer.normalize_names(object, &names);
+    // Arguments that take any key (a runtime-built tool's `additionalProperties`) keep them as
+    // they came. A refused rename is reported once, as that (the caller skips it among the
+    // unknown keys).
+    if plan.node(Plan::ROOT).closed() {
+        let names: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
+        coercer.normalize_names(object, &names);
+    }
     if let Children::Fields { properties, .. } = &plan.node(Plan::ROOT).children {
         let optional = |key: &str| {
             properties.iter().find(|(name, ..)| name == key).filter(|(.., required)| !required).map(|(_, id, _)| *id)

@@ -415,7 +415,9 @@ fn parse_object(
     let (mut warnings, mut refused) = (converted.warnings, converted.refused);
     // The repairs of the raw text come first.
     warnings.splice(0..0, repairs);
-    let unknown = object.keys().filter(|key| !parameters.iter().any(|p| &p.name == *key));
+    // Arguments that take any key (a runtime-built tool's `additionalProperties`) have none unknown.
+    let closed = definition.checks().plan.node(crate::plan::Plan::ROOT).closed();
+    let unknown = object.keys().filter(|key| closed && !parameters.iter().any(|p| &p.name == *key));
     for warning in unknown.map(|key| unknown_parameter(key, parameters)) {
         if strict && !refused.iter().any(|r| r.pointer == warning.pointer()) {
             refused.push(coerce::refusal(&warning));

@@ -289,6 +289,8 @@ impl Tool for DynamicTool {
 
     fn bind(&self, request: &mut ToolCallRequest, policy: ExtractionPolicy) -> Result<Invocation, ArgumentErrors> {
         let parameters = &self.definition.parameters;
+        let closed = self.definition.checks().plan.node(crate::plan::Plan::ROOT).closed();
+        let declared = |key: &str| parameters.iter().any(|p| p.name == key);
         let extraction = extract::slow_path(&request.raw_arguments, &self.definition, policy, |object| {
             let missing: Vec<ArgumentError> = parameters
                 .iter()
@@ -302,7 +304,14 @@ impl Tool for DynamicTool {
                 })
                 .collect();
             if missing.is_empty() {
-                Ok(object.clone())
+                // The handler gets what the warnings say it gets: no key the schema does not
+                // declare, unless it takes any key.
+                Ok(match closed {
+                    true => {
+                        object.iter().filter(|(key, _)| declared(key)).map(|(k, v)| (k.clone(), v.clone())).collect()
+                    }
+                    false => object.clone(),
+                })
             } else {
                 Err(missing)
             }
