@@ -497,6 +497,28 @@ mod tests {
     }
 
     #[test]
+    fn refused_property_names_lose_accents_and_other_refused_characters_become_underscores() {
+        let anthropic = PropertyRule::Anthropic;
+        let gemini = PropertyRule::Gemini;
+        assert_eq!(anthropic.wire_name("año_vehiculo"), "ano_vehiculo");
+        assert_eq!(gemini.wire_name("año_vehiculo"), "ano_vehiculo");
+        assert!(anthropic.accepts("Content-Type") && anthropic.accepts("x.y") && anthropic.accepts("9lives"));
+        assert_eq!(gemini.wire_name("Content-Type"), "Content_Type");
+        assert_eq!(gemini.wire_name("x.y"), "x_y");
+        assert_eq!(gemini.wire_name("9lives"), "_9lives");
+        assert_eq!(anthropic.wire_name("Straße Œuvre"), "Strasse_OEuvre");
+        assert_eq!(anthropic.wire_name("código-postal"), "codigo-postal");
+        assert_eq!(gemini.wire_name("código-postal"), "codigo_postal");
+        assert_eq!(anthropic.wire_name("名前"), "__");
+        assert_eq!(gemini.wire_name("名前"), "__");
+        assert_eq!(anthropic.wire_name(""), "_");
+        assert_eq!(gemini.wire_name(&"é".repeat(70)), "e".repeat(64));
+        for key in ["ano_vehiculo", "Content_Type", "_9lives", "x"] {
+            assert!(gemini.accepts(key) && gemini.wire_name(key) == key);
+        }
+    }
+
+    #[test]
     fn the_map_turns_names_both_ways_and_leaves_unknown_names_alone() {
         let mut map = NameMap::identity();
         map.insert("memory.search", "memory_search");
