@@ -722,3 +722,31 @@ fn a_names_map_restores_nothing_twice() {
     names.restore(&mut request);
     assert_eq!(request.arguments, once);
 }
+
+#[tokio::test]
+async fn repairs_made_while_restoring_are_warned_and_the_strict_policy_refuses_them() {
+    let names = exported(Dialect::Gemini, cotizar::definition()).names;
+    let raw = r#"{"ano_vehiculo": 2019, "headers": {"Content_Type": "application/json"},}"#;
+    let record = executor().execute_with_names(ToolCallRequest::new("seguro.cotizar", "c", raw), &names).await;
+    assert_eq!(record.content.text, QUOTE_RECEIVED);
+    assert_eq!(
+        warnings(&record),
+        vec![(
+            String::new(),
+            "trailing_comma_removed".to_owned(),
+            raw.to_owned(),
+            "removed the comma after the last element".to_owned()
+        )]
+    );
+    let strict = ToolCatalog::builder().add_declared::<cotizar>().strict(true).build().unwrap();
+    let record =
+        Executor::new(strict).execute_with_names(ToolCallRequest::new("seguro.cotizar", "c", raw), &names).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    let error = &record.request.parse_error.as_ref().unwrap().errors[0];
+    assert_eq!((error.pointer.as_str(), error.rule.as_str()), ("", "trailing_comma_removed"));
+    assert_eq!(
+        error.detail,
+        "refused by the strict policy; lenient extraction would have: removed the comma after the last element"
+    );
+    assert_eq!(warnings(&record), vec![]);
+}

@@ -346,11 +346,19 @@ impl Executor {
         };
         // Arguments given in the request (a provider's call put back in the declared form) are
         // what the values are read from; the raw text stays as the provider sent it.
+        let policy = self.catalog.policy();
+        // Under the strict policy a repair or an undecodable JSON text (the warnings restoring
+        // made) is refused: the raw text is extracted as it came, and says why.
+        let strict = policy.strict || tool.definition().strict;
+        if strict && request.arguments.is_some() && !request.parse_warnings.is_empty() {
+            request.arguments = None;
+            request.parse_warnings.clear();
+        }
         let bound = match request.arguments.take() {
-            None => tool.bind(&mut request, self.catalog.policy()),
+            None => tool.bind(&mut request, policy),
             Some(arguments) => {
                 let raw = std::mem::replace(&mut request.raw_arguments, arguments.to_string());
-                let bound = tool.bind(&mut request, self.catalog.policy());
+                let bound = tool.bind(&mut request, policy);
                 request.raw_arguments = raw;
                 request.arguments.get_or_insert(arguments);
                 bound
