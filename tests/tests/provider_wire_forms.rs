@@ -750,3 +750,17 @@ async fn repairs_made_while_restoring_are_warned_and_the_strict_policy_refuses_t
     );
     assert_eq!(warnings(&record), vec![]);
 }
+
+#[tokio::test]
+async fn the_replayed_assistant_turn_has_the_arguments_the_model_wrote_not_the_declared_form() {
+    use tool_core::providers::results::assistant_turn;
+    let names = exported(Dialect::Anthropic { strict: true }, cotizar::definition()).names;
+    let raw = r#"{"ano_vehiculo":2019,"headers":{"Content-Type":"application/json"}}"#;
+    let record = executor().execute_with_names(ToolCallRequest::new("seguro_cotizar", "toolu_1", raw), &names).await;
+    assert_eq!(record.content.text, QUOTE_RECEIVED);
+    assert_eq!(
+        assistant_turn(Provider::Anthropic, &[record.request.as_ref()], &names),
+        vec![json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "seguro_cotizar",
+            "input": {"ano_vehiculo": 2019, "headers": {"Content-Type": "application/json"}}}]})]
+    );
+}
