@@ -764,3 +764,37 @@ async fn the_replayed_assistant_turn_has_the_arguments_the_model_wrote_not_the_d
             "input": {"ano_vehiculo": 2019, "headers": {"Content-Type": "application/json"}}}]})]
     );
 }
+
+#[tokio::test]
+async fn vertex_streamed_arguments_under_mapped_names_and_as_json_text_reach_the_tool_declared() {
+    let names = exported(Dialect::Gemini, batch::definition()).names;
+    let part = |call: Value| json!({"candidates": [{"content": {"role": "model", "parts": [{"functionCall": call}]}}]});
+    let events = [
+        part(json!({"name": "http.batch", "willContinue": true})),
+        part(json!({"partialArgs": [
+            {"jsonPath": "$.requests[0].url", "stringValue": "a"},
+            {"jsonPath": "$.requests[0].headers[0].Content_Type", "stringValue": "text/", "willContinue": true},
+        ], "willContinue": true})),
+        part(json!({"partialArgs": [
+            {"jsonPath": "$.requests[0].headers[0].Content_Type", "stringValue": "csv"},
+            {"jsonPath": "$.requests[0].headers[0].Ano_Fiscal", "numberValue": 2024},
+            {"jsonPath": "$.requests[0].meta_data", "stringValue": "{\"k\":", "willContinue": true},
+        ], "willContinue": true})),
+        part(json!({"partialArgs": [{"jsonPath": "$.requests[0].meta_data", "stringValue": "true}"}]})),
+    ];
+    let mut stream = StreamAccumulator::new(Provider::Gemini, names);
+    for event in &events {
+        stream.push(event).unwrap();
+    }
+    let parsed = stream.finish();
+    let record = executor().execute(parsed.calls[0].clone()).await;
+    assert_eq!(record.status, CallStatus::Success, "{:?}", record.failure);
+    assert_eq!(
+        record.content.text,
+        r#"[{"url":"a","headers":[{"Content-Type":"text/csv","Año-Fiscal":2024}],"meta-data":{"k":true}}]"#
+    );
+    assert_eq!(
+        record.request.raw_arguments,
+        r#"{"requests":[{"url":"a","headers":[{"Content_Type":"text/csv","Ano_Fiscal":2024}],"meta_data":"{\"k\":true}"}]}"#
+    );
+}
