@@ -6,8 +6,8 @@
 //! and every such change is a [`ConversionNote`] in the tool's [`ConversionReport`]. The
 //! original schema stays the one our validation enforces at call time, so nothing the report
 //! lists goes unchecked. A construct a dialect cannot express at all (a recursive type for
-//! Anthropic strict mode, a property name Gemini refuses) is an [`ExportError`] naming the tool
-//! and the place.
+//! Anthropic strict mode, two properties whose names meet once mapped) is an [`ExportError`]
+//! naming the tool and the place.
 //!
 //! What a dialect cannot declare but can carry another way goes out that way, reversibly: a
 //! free-form value or map where every object must be closed goes as JSON text, a property name
