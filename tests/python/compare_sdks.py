@@ -19,6 +19,17 @@ Run by tests/tests/provider_sdks.rs, which asserts on the JSON report printed on
         - anthropic / anthropic_strict: each tool validates as the anthropic SDK's `ToolParam`
           (a TypedDict, through `pydantic.TypeAdapter`) and dumps back unchanged.
 
+    compare_sdks.py generated EXPORTS.json
+        EXPORTS as for `schemas`, holding the generated set (tests/src/generated.rs): every tool
+        of every dialect is checked, and the report counts them per dialect.
+        - gemini / gemini_json_schema, anthropic / anthropic_strict: as for `schemas`.
+        - openai_chat_strict / openai_responses_strict: the tool round-trips through the SDK's
+          request type; its `parameters` are a fixpoint of openai-python's strict helper
+          (`openai.lib._pydantic._ensure_strict_json_schema`: nothing left for it to close,
+          require or inline); and they keep the documented strict rules the helper does not
+          enforce (OPENAI_STRICT_KEYWORDS, OPENAI_STRICT_FORMATS, a declared kind of value on
+          every node, `$ref` only into the root's `$defs` and without siblings).
+
     compare_sdks.py calls FIXTURE.json...
         Each recorded response read by its SDK's own response model (chosen by the file name's
         prefix): its tool calls as [{name, id, arguments (parsed), provider_data?}], where
@@ -477,6 +488,90 @@ def compare_anthropic(exports: dict) -> dict:
     return {"tools": tools, "strict_field": strict}
 
 
+# OpenAI's documented strict-mode rules (PROVIDERS.md O4-O7), beyond what its helper enforces.
+OPENAI_STRICT_KEYWORDS = {
+    "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "const",
+    "$defs", "$ref", "description", "pattern", "format", "multipleOf", "minimum", "maximum",
+    "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
+}  # fmt: skip
+OPENAI_STRICT_FORMATS = {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+KIND_KEYWORDS = ("type", "anyOf", "$ref", "enum", "const")
+
+
+def openai_strict_rules(schema: Any, at: str, where: str) -> int:
+    """Raises on the first broken rule; returns how many schema nodes were checked."""
+    if not isinstance(schema, dict):
+        raise Mismatch(f"{where}: `{at}` is {compact(schema)}, not a schema object")
+    unknown = sorted(set(schema) - OPENAI_STRICT_KEYWORDS)
+    if unknown:
+        raise Mismatch(f"{where}: `{at}` has keywords strict mode does not support: {unknown}")
+    if not any(key in schema for key in KIND_KEYWORDS):
+        raise Mismatch(f"{where}: `{at}` declares no kind of value: {compact(schema)}")
+    if "format" in schema and schema["format"] not in OPENAI_STRICT_FORMATS:
+        raise Mismatch(f"{where}: `{at}/format` {schema['format']!r} is not a strict-mode format")
+    if "$ref" in schema:
+        if len(schema) != 1 or not (schema["$ref"] == "#" or schema["$ref"].startswith("#/$defs/")):
+            raise Mismatch(f"{where}: `{at}` is a `$ref` with siblings or outside the root `$defs`")
+    if "$defs" in schema and at != "":
+        raise Mismatch(f"{where}: `{at}/$defs`: definitions only at the root")
+    types = schema.get("type")
+    if types == "object" or (isinstance(types, list) and "object" in types) or "properties" in schema:
+        if schema.get("additionalProperties") is not False:
+            raise Mismatch(f"{where}: `{at}` is an object without `additionalProperties: false`")
+        if sorted(schema.get("required", [])) != sorted(schema.get("properties", {})):
+            raise Mismatch(f"{where}: `{at}/required` does not list every property")
+    return 1 + sum(openai_strict_rules(sub, sub_at, where) for sub_at, sub in children(schema, at))
+
+
+def check_openai_generated(exports: dict) -> list[dict]:
+    import copy
+
+    from openai.lib._pydantic import _ensure_strict_json_schema
+    from openai.types.chat import ChatCompletionFunctionToolParam
+    from openai.types.responses import FunctionToolParam
+
+    request_types = {
+        "openai_chat_strict": ChatCompletionFunctionToolParam,
+        "openai_responses_strict": FunctionToolParam,
+    }
+    report = []
+    for dialect, request_type in request_types.items():
+        adapter = pydantic.TypeAdapter(request_type)
+        for name, ours in exports[dialect].items():
+            where = f"{name} ({dialect})"
+            round_trip(adapter, ours, where, request_type.__name__)
+            function = ours.get("function", ours)
+            if function.get("strict") is not True:
+                raise Mismatch(f"{where}: not sent with `strict: true`")
+            parameters = function["parameters"]
+            theirs = copy.deepcopy(parameters)
+            theirs = _ensure_strict_json_schema(theirs, path=(), root=theirs)
+            if theirs != parameters:
+                at, sent, got = first_difference(parameters, theirs, "")
+                raise Mismatch(f"{where}: openai's strict helper changes `{at}`: {compact(sent)} -> {compact(got)}")
+            nodes = openai_strict_rules(parameters, "", where)
+            report.append({"tool": name, "dialect": dialect, "schema_nodes": nodes})
+    return report
+
+
+def generated(path: str) -> dict:
+    exports = json.loads(Path(path).read_text())
+    openai = check_openai_generated(exports)
+    gemini = compare_gemini(exports)
+    anthropic = compare_anthropic(exports)["tools"]
+    validated: dict[str, int] = {dialect: 0 for dialect in exports}
+    for entry in openai + gemini + anthropic:
+        validated[entry["dialect"]] += 1
+    return {
+        "versions": {name: metadata.version(name) for name in DISTRIBUTIONS},
+        "validated": validated,
+        "schema_nodes": {
+            "openai": sum(entry["schema_nodes"] for entry in openai),
+            "gemini": sum(entry.get("schema_nodes", 0) for entry in gemini),
+        },
+    }
+
+
 def schemas(path: str) -> dict:
     exports = json.loads(Path(path).read_text())
     return {
@@ -586,6 +681,8 @@ def calls(paths: list[str]) -> dict:
 def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "schemas":
         run = lambda: schemas(argv[1])  # noqa: E731
+    elif len(argv) == 2 and argv[0] == "generated":
+        run = lambda: generated(argv[1])  # noqa: E731
     elif len(argv) >= 2 and argv[0] == "calls":
         run = lambda: calls(argv[1:])  # noqa: E731
     else:

@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests.
 
+pub mod generated;
+
 use serde_json::Value;
 use tool_core::prelude::*;
 

@@ -796,6 +796,11 @@ fn g3_parameters_take_the_openapi_subset() {
                 &format!("{p}/ratio/type"),
                 "`type` \"float\" is not one of `STRING`, `NUMBER`, `INTEGER`, `BOOLEAN`, `ARRAY`, `OBJECT`, `NULL`"
             ),
+            v(
+                "G3",
+                "/parameters/$defs/Place",
+                "an object without properties (a map, a free-form object) cannot be declared in `parameters`; send it as JSON text"
+            ),
         ]
     );
 }

@@ -13,6 +13,11 @@
 //!   refuses (G3), so this is a floor under our own checker, not a substitute.
 //! - Anthropic: every tool, strict or not, validates as the SDK's `ToolParam` and comes back
 //!   unchanged (a TypedDict drops unknown keys, so an unchanged dump means all were known).
+//! - The generated set (`tool_tests::generated`, 240 tools with maps, values of any type,
+//!   recursive types and property names some providers refuse): every tool each dialect
+//!   exports validates as above (Gemini, Anthropic), and in OpenAI strict mode round-trips
+//!   through the SDK's request types, is left unchanged by openai-python's strict helper and
+//!   keeps the documented strict rules the helper does not enforce.
 //! - Responses: the SDKs' own response models read the recorded non-streamed responses
 //!   (`tests/data/providers/`) as the calls, text and stop reasons pinned here, and our
 //!   `providers::calls::parse_response` reads them the same, but for one named difference:
@@ -46,6 +51,7 @@ use serde_json::{json, Map, Value};
 use tool_core::prelude::*;
 use tool_core::providers::calls::parse_response;
 use tool_core::providers::{export, Dialect, NameMap, Provider};
+use tool_tests::generated::generated_tools;
 
 // --- Tools with a well-formed schema: compared with openai-python's strict helper. ---
 // Their pydantic twins are in compare_sdks.py (`OPENAI_MODELS`).
@@ -485,6 +491,50 @@ fn the_anthropic_sdk_types_strict_as_an_optional_bool_so_we_omit_it_rather_than_
         schemas_report()["anthropic"]["strict_field"],
         json!({"annotation": "bool", "required": false, "null_rejected": true})
     );
+}
+
+/// The generated set (`tool_tests::generated`) per dialect in its wire form, and how many tools
+/// each dialect exported (the others it refuses: Anthropic strict, recursive types).
+fn generated_exports() -> (Value, BTreeMap<String, usize>) {
+    let tools = generated_tools(240);
+    let mut out = Map::new();
+    let mut counts = BTreeMap::new();
+    for (label, dialect, _) in DIALECTS {
+        let mut wire = Map::new();
+        for tool in &tools {
+            if let Ok(exported) = export(dialect, [tool.definition()]) {
+                wire.insert(tool.definition().name.clone(), exported.tools[0].clone());
+            }
+        }
+        counts.insert(label.to_owned(), wire.len());
+        out.insert(label.to_owned(), Value::Object(wire));
+    }
+    (Value::Object(out), counts)
+}
+
+#[test]
+fn every_generated_tool_validates_with_the_sdks_in_every_dialect_it_exports_to() {
+    let (exports, counts) = generated_exports();
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sdk-generated-{}.json", process::id()));
+    fs::write(&path, serde_json::to_string(&exports).unwrap()).unwrap();
+    let report = script("generated", &[&path]);
+    let _ = fs::remove_file(&path);
+    let report = report.unwrap_or_else(|error| panic!("{error}"));
+    assert_eq!(report["versions"], pinned_versions());
+    assert_eq!(report["validated"], json!(counts));
+    assert_eq!(
+        report["validated"],
+        json!({
+            "openai_chat_strict": 240,
+            "openai_responses_strict": 240,
+            "gemini": 240,
+            "gemini_json_schema": 240,
+            "anthropic": 240,
+            "anthropic_strict": 164,
+        })
+    );
+    // The schema nodes the strict rules and google-genai's `Schema` read: not a vacuous pass.
+    assert_eq!(report["schema_nodes"], json!({"openai": 7796, "gemini": 2456}));
 }
 
 /// The recorded non-streamed responses, and whose they are.

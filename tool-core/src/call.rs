@@ -26,6 +26,9 @@ pub struct ToolCallRequest {
     /// (it repaired the text, checked declared constraints, or reported errors). `None` when
     /// the values were read straight from the raw text; conversions made on the way are in
     /// `parse_warnings`, each with its place and the value it became.
+    ///
+    /// Set before execution, by [`NameMap::restore`](crate::providers::NameMap::restore) for a
+    /// call whose arguments went out other than declared, it is what the values are read from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Value>,
     /// Why the arguments could not be used, when they could not.

@@ -210,6 +210,32 @@ impl Executor {
         self.execute_one(request, None).await
     }
 
+    /// Runs one call as a provider sent it, for tools exported with `names` (the export's
+    /// [`NameMap`](crate::providers::NameMap)): the tool and its arguments are read in the
+    /// declared form ([`NameMap::restore`](crate::providers::NameMap::restore)); the record
+    /// keeps the raw text as sent.
+    pub async fn execute_with_names(
+        &self,
+        mut request: ToolCallRequest,
+        names: &crate::providers::NameMap,
+    ) -> ExecutionRecord {
+        names.restore(&mut request);
+        self.execute_one(request, None).await
+    }
+
+    /// Runs calls as a provider sent them, for tools exported with `names` (see
+    /// [`execute_with_names`](Self::execute_with_names)).
+    pub async fn execute_batch_with_names(
+        &self,
+        mut requests: Vec<ToolCallRequest>,
+        names: &crate::providers::NameMap,
+    ) -> Vec<ExecutionRecord> {
+        for request in &mut requests {
+            names.restore(request);
+        }
+        self.execute_many(requests, None).await
+    }
+
     /// Runs one call, cancelled when `cancel` is.
     pub async fn execute_cancellable(&self, request: ToolCallRequest, cancel: &CancellationToken) -> ExecutionRecord {
         self.execute_one(request, Some(cancel)).await
@@ -318,7 +344,26 @@ impl Executor {
                 message,
             )));
         };
-        let bound = tool.bind(&mut request, self.catalog.policy());
+        // Arguments given in the request (a provider's call put back in the declared form) are
+        // what the values are read from; the raw text stays as the provider sent it.
+        let policy = self.catalog.policy();
+        // Under the strict policy a repair or an undecodable JSON text (the warnings restoring
+        // made) is refused: the raw text is extracted as it came, and says why.
+        let strict = policy.strict || tool.definition().strict;
+        if strict && request.arguments.is_some() && !request.parse_warnings.is_empty() {
+            request.arguments = None;
+            request.parse_warnings.clear();
+        }
+        let bound = match request.arguments.take() {
+            None => tool.bind(&mut request, policy),
+            Some(arguments) => {
+                let raw = std::mem::replace(&mut request.raw_arguments, arguments.to_string());
+                let bound = tool.bind(&mut request, policy);
+                request.raw_arguments = raw;
+                request.arguments.get_or_insert(arguments);
+                bound
+            }
+        };
         for w in &request.parse_warnings {
             tracing::warn!(target: "tool_parse", tool = %request.tool_name, call_id = %request.call_id, pointer = %w.pointer(), rule = %w.rule(), received = %w.received(), "{}", w.action());
         }

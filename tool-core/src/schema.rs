@@ -115,6 +115,13 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
         let default = param.default.and_then(|text| serde_json::from_str::<Value>(text).ok());
 
         let mut property = schema.to_value();
+        let annotated =
+            !param_description.is_empty() || !param.constraints.is_empty() || default.is_some() || example.is_some();
+        if property == Value::Bool(true) && annotated {
+            // A value of any type (`serde_json::Value`): `{}` says the same and has room for
+            // the description.
+            property = Value::Object(Map::new());
+        }
         if let Value::Object(object) = &mut property {
             if !param_description.is_empty() {
                 object.insert("description".into(), Value::String(param_description.clone()));

@@ -1,7 +1,9 @@
 //! Tool calls in: each provider's whole (non-streamed) response read into
 //! [`ToolCallRequest`]s, with the assistant's text and the stop reason beside them.
 //!
-//! Names come back through the export's [`NameMap`]; call ids are kept; `raw_arguments` is the
+//! Names come back through the export's [`NameMap`], and so do arguments that went out other
+//! than declared (renamed properties, JSON text: [`NameMap::restore`] puts the declared form in
+//! `arguments`); call ids are kept; `raw_arguments` is the
 //! arguments text exactly as the provider sent it (OpenAI's `arguments` string), or, where the
 //! provider sends an object (Anthropic's `input`, Gemini's `args`, MCP's `arguments`), that
 //! object written by `serde_json` in the order received. What must go back with the result
@@ -312,6 +314,14 @@ pub fn parse_response(provider: Provider, response: &Value, names: &NameMap) -> 
     }
 }
 
+/// The calls with their arguments in the declared form ([`NameMap::restore`]).
+fn restored(mut parsed: ParsedCalls, names: &NameMap) -> ParsedCalls {
+    for call in &mut parsed.calls {
+        names.restore(call);
+    }
+    parsed
+}
+
 /// OpenAI Chat Completions: `choices[0].message.tool_calls[{id, function: {name, arguments}}]`,
 /// the text from `message.content`, the stop reason from `finish_reason`.
 ///
@@ -345,7 +355,7 @@ pub fn openai_chat(response: &Value, names: &NameMap) -> Result<ParsedCalls, Res
         let arguments = r.string(function.get("arguments"), &function_path.key("arguments"))?;
         calls.push(ToolCallRequest::new(names.tool_name(name), id, arguments));
     }
-    Ok(ParsedCalls { calls, text, stop_reason })
+    Ok(restored(ParsedCalls { calls, text, stop_reason }, names))
 }
 
 /// A Chat message's `content`: a string, `null`, or an array of parts whose `text` parts are
@@ -390,7 +400,7 @@ pub fn openai_responses(response: &Value, names: &NameMap) -> Result<ParsedCalls
         }
     }
     parsed.stop_reason = responses_stop_reason(r, body, &root)?;
-    Ok(parsed)
+    Ok(restored(parsed, names))
 }
 
 /// One whole `function_call` item of the Responses API.
@@ -471,7 +481,7 @@ pub fn anthropic(response: &Value, names: &NameMap) -> Result<ParsedCalls, Respo
         }
     }
     parsed.stop_reason = r.opt_string(body.get("stop_reason"), &root.key("stop_reason"))?.map(str::to_owned);
-    Ok(parsed)
+    Ok(restored(parsed, names))
 }
 
 /// Gemini (Gemini API and Vertex AI): the `functionCall` parts of `candidates[0].content.parts`
@@ -514,7 +524,7 @@ pub fn gemini(response: &Value, names: &NameMap) -> Result<ParsedCalls, Response
         }
         parsed.calls.push(call);
     }
-    Ok(parsed)
+    Ok(restored(parsed, names))
 }
 
 /// A Gemini call as it starts: the id given or generated, the thought signature kept.
@@ -743,7 +753,7 @@ pub(super) fn parse_json_path(text: &str) -> Option<Vec<PathStep>> {
 /// when only `params` is given (they carry no id).
 pub fn mcp(request: &Value, names: &NameMap) -> Result<ParsedCalls, ResponseError> {
     let call = mcp_call(Reader::response(Provider::Mcp), request, names)?;
-    Ok(ParsedCalls { calls: vec![call], text: String::new(), stop_reason: None })
+    Ok(restored(ParsedCalls { calls: vec![call], text: String::new(), stop_reason: None }, names))
 }
 
 /// One MCP `tools/call` request, read with `r`.

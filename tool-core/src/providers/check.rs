@@ -661,6 +661,21 @@ const ONE_SCHEMA: [&str; 12] = [
     "additionalItems",
     "contentSchema",
 ];
+/// Keywords that say what kind of value a schema takes.
+const KIND_KEYWORDS: [&str; 12] = [
+    "type",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "items",
+    "prefixItems",
+    "nullable",
+];
 /// Keywords whose value is a list of subschemas.
 const SCHEMA_LIST: [&str; 4] = ["anyOf", "oneOf", "allOf", "prefixItems"];
 /// Keywords whose value maps names to subschemas.
@@ -767,12 +782,43 @@ impl<'a> Doc<'a> {
     fn node(&self, node: &Map<String, Value>, pointer: &str, out: &mut Out) {
         self.format(node, pointer, out);
         self.reference(node, pointer, out);
+        self.declares_a_kind(node, pointer, out);
         match self.profile {
             Profile::Plain => {}
             Profile::OpenAi { strict } => self.openai_node(node, pointer, strict, out),
             Profile::Anthropic { strict } => self.anthropic_node(node, pointer, strict, out),
             Profile::GeminiParameters => self.gemini_parameters_node(node, pointer, out),
             Profile::GeminiJsonSchema => self.gemini_json_schema_node(node, pointer, out),
+        }
+    }
+
+    /// O6, A4, G3: a schema that declares no kind of value (`{}`, a description alone) takes
+    /// any value, which strict modes and Gemini's `parameters` cannot say.
+    fn declares_a_kind(&self, node: &Map<String, Value>, pointer: &str, out: &mut Out) {
+        let (rule, place) = match self.profile {
+            Profile::OpenAi { strict: true } | Profile::Anthropic { strict: true } => {
+                (if matches!(self.profile, Profile::OpenAi { .. }) { "O6" } else { "A4" }, "strict mode")
+            }
+            Profile::GeminiParameters => ("G3", "`parameters`"),
+            _ => return,
+        };
+        if !node.keys().any(|key| KIND_KEYWORDS.contains(&key.as_str())) {
+            out.push(
+                rule,
+                self.at(pointer),
+                format!("a schema that declares no type takes a value of any type, which {place} cannot say; send it as JSON text"),
+            );
+        }
+        if self.profile == Profile::GeminiParameters
+            && declared_types(node).iter().any(|t| t.eq_ignore_ascii_case("object"))
+            && node.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty)
+            && !pointer.is_empty()
+        {
+            out.push(
+                "G3",
+                self.at(pointer),
+                "an object without properties (a map, a free-form object) cannot be declared in `parameters`; send it as JSON text",
+            );
         }
     }
 

@@ -6,8 +6,13 @@
 //! and every such change is a [`ConversionNote`] in the tool's [`ConversionReport`]. The
 //! original schema stays the one our validation enforces at call time, so nothing the report
 //! lists goes unchecked. A construct a dialect cannot express at all (a recursive type for
-//! Anthropic strict mode, a property name Gemini refuses) is an [`ExportError`] naming the tool
-//! and the place.
+//! Anthropic strict mode, two properties whose names meet once mapped) is an [`ExportError`]
+//! naming the tool and the place.
+//!
+//! What a dialect cannot declare but can carry another way goes out that way, reversibly: a
+//! free-form value or map where every object must be closed goes as JSON text, a property name
+//! the provider refuses goes under a name it accepts. The [`NameMap`] keeps per tool where
+//! ([`ArgumentMap`]), so that calls come back in the declared form.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -15,7 +20,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::names::{NameMap, NameRule};
+use super::names::{ArgumentMap, Mark, NameMap, NameRule, PropertyRule, Step};
 use super::Dialect;
 use crate::model::{ToolAnnotations, ToolDefinition};
 use crate::shape::{integer_format_bounds, is_numeric_format};
@@ -143,6 +148,22 @@ pub enum ExportProblem {
         /// The limit.
         max: usize,
     },
+    /// Two properties of one object would reach the provider under the same name.
+    #[error("tool `{tool}`: the properties `{first}` and `{second}` {} would both be sent as `{wire}` to {dialect}; rename one", place(.pointer))]
+    PropertyCollision {
+        /// Our name of the tool.
+        tool: String,
+        /// JSON pointer of the object in the tool's input schema.
+        pointer: String,
+        /// The first property, in schema order.
+        first: String,
+        /// The second.
+        second: String,
+        /// The name both map to.
+        wire: String,
+        /// The dialect, in words.
+        dialect: &'static str,
+    },
     /// A tool's name cannot be made acceptable to the provider.
     #[error("tool `{tool}`: the name is longer than the {max} characters {dialect} accepts")]
     NameTooLong {
@@ -153,6 +174,15 @@ pub enum ExportProblem {
         /// The dialect, in words.
         dialect: &'static str,
     },
+}
+
+/// Where an object is, for messages: `at the top level`, or `in `/properties/x``.
+fn place(pointer: &str) -> String {
+    if pointer.is_empty() {
+        "at the top level".to_owned()
+    } else {
+        format!("in `{pointer}`")
+    }
 }
 
 impl Dialect {
@@ -217,6 +247,57 @@ pub fn export<'a>(
     dialect: Dialect,
     tools: impl IntoIterator<Item = &'a ToolDefinition>,
 ) -> Result<Exported, ExportError> {
+    export_with(dialect, ExportOptions::default(), tools)
+}
+
+/// What the host chooses about an export.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// What to do when two tools would reach the provider under the same name.
+    pub name_collisions: NameCollisions,
+}
+
+/// What to do when two tools would reach the provider under the same name (`flight.book` and
+/// `flight_book` for OpenAI).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NameCollisions {
+    /// An [`ExportProblem::NameCollision`] naming both (the default).
+    #[default]
+    Refuse,
+    /// The tool whose name had to change goes out with the first free `_2`, `_3`...
+    /// (`flight_book_2`), cut to fit the provider's length; the [`NameMap`] maps it back and
+    /// its [`ConversionReport`] says so. Two tools with the very same name are still refused.
+    NumberedSuffix,
+}
+
+/// Exports `tools` in `dialect` as [`export`] does, with the host's `options`.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::prelude::*;
+/// use tool_core::providers::{export_with, Dialect, ExportOptions, NameCollisions};
+///
+/// let tool = |name: &str| {
+///     DynamicTool::builder(name)
+///         .description("Book a flight.")
+///         .input_schema(json!({"type": "object", "properties": {}}))
+///         .handler(|_, _| async { ToolOutput::text("") })
+///         .build()
+///         .unwrap()
+/// };
+/// let (dotted, plain) = (tool("flight.book"), tool("flight_book"));
+/// let options = ExportOptions { name_collisions: NameCollisions::NumberedSuffix };
+/// let exported =
+///     export_with(Dialect::Anthropic { strict: false }, options, [dotted.definition(), plain.definition()]).unwrap();
+/// assert_eq!(exported.tools[0]["name"], "flight_book_2");
+/// assert_eq!(exported.names.tool_name("flight_book_2"), "flight.book");
+/// assert_eq!(exported.names.tool_name("flight_book"), "flight_book");
+/// ```
+pub fn export_with<'a>(
+    dialect: Dialect,
+    options: ExportOptions,
+    tools: impl IntoIterator<Item = &'a ToolDefinition>,
+) -> Result<Exported, ExportError> {
     let rule = dialect.name_rule();
     let mut names = NameMap::identity();
     let mut taken: BTreeMap<String, String> = BTreeMap::new();
@@ -228,8 +309,9 @@ pub fn export<'a>(
     let mut order: Vec<&ToolDefinition> = definitions.iter().copied().filter(|d| rule.accepts(&d.name)).collect();
     order.extend(definitions.iter().copied().filter(|d| !rule.accepts(&d.name)));
     let mut wire_names: BTreeMap<&str, String> = BTreeMap::new();
+    let mut suffixed: BTreeMap<&str, ConversionNote> = BTreeMap::new();
     for definition in order {
-        let Some(wire) = rule.wire_name(&definition.name) else {
+        let Some(mut wire) = rule.wire_name(&definition.name) else {
             problems.push(ExportProblem::NameTooLong {
                 tool: definition.name.clone(),
                 max: rule.max_len,
@@ -237,6 +319,26 @@ pub fn export<'a>(
             });
             continue;
         };
+        let same_name = taken.get(&wire).is_some_and(|first| *first == definition.name);
+        if let (Some(first), NameCollisions::NumberedSuffix, false) =
+            (taken.get(&wire).cloned(), options.name_collisions, same_name)
+        {
+            let free = numbered(&wire, rule.max_len, |candidate| taken.contains_key(candidate));
+            suffixed.insert(
+                &definition.name,
+                ConversionNote {
+                    pointer: String::new(),
+                    keyword: "name".to_owned(),
+                    action: NoteAction::Rewritten,
+                    detail: format!(
+                        "sent as `{free}`: `{wire}`, what {} gets for `{}`, is the tool `{first}`'s",
+                        dialect.label(),
+                        definition.name
+                    ),
+                },
+            );
+            wire = free;
+        }
         if let Some(first) = taken.get(&wire) {
             let (first, second) = if position(&definitions, first) < position(&definitions, &definition.name) {
                 (first.clone(), definition.name.clone())
@@ -253,8 +355,12 @@ pub fn export<'a>(
     for definition in &definitions {
         let Some(wire) = wire_names.get(definition.name.as_str()) else { continue };
         match export_one(dialect, definition, wire) {
-            Ok((tool, notes)) => {
+            Ok((tool, mut notes, arguments)) => {
                 out.push(tool);
+                names.insert_arguments(&definition.name, arguments);
+                if let Some(note) = suffixed.remove(definition.name.as_str()) {
+                    notes.insert(0, note);
+                }
                 if !notes.is_empty() {
                     reports.push(ConversionReport { tool: definition.name.clone(), wire_name: wire.clone(), notes });
                 }
@@ -308,6 +414,19 @@ fn anthropic_strict_limits(definitions: &[&ToolDefinition]) -> Vec<ExportProblem
         .collect()
 }
 
+/// `wire` with the first `_2`, `_3`... that `taken` does not hold, cut to fit `max_len`.
+fn numbered(wire: &str, max_len: usize, taken: impl Fn(&str) -> bool) -> String {
+    (2..)
+        .map(|n| {
+            let suffix = format!("_{n}");
+            // Wire names are ASCII: any byte is a character boundary.
+            let keep = wire.len().min(max_len.saturating_sub(suffix.len()));
+            format!("{}{suffix}", &wire[..keep])
+        })
+        .find(|candidate| !taken(candidate))
+        .unwrap_or_default()
+}
+
 fn position(definitions: &[&ToolDefinition], name: &str) -> usize {
     definitions.iter().position(|d| d.name == name).unwrap_or(usize::MAX)
 }
@@ -317,11 +436,13 @@ fn export_one(
     dialect: Dialect,
     definition: &ToolDefinition,
     wire: &str,
-) -> Result<(Value, Vec<ConversionNote>), Vec<ExportProblem>> {
+) -> Result<(Value, Vec<ConversionNote>, ArgumentMap), Vec<ExportProblem>> {
     let rules = dialect.rules();
     let input = hoist_defs(&definition.input_schema);
     let mut walk = Walk::new(dialect, rules, &definition.name, &input);
     let parameters = walk.root(&input);
+    let mut arguments = std::mem::take(&mut walk.arguments);
+    arguments.prune();
     let output = match dialect {
         Dialect::Mcp => definition.output_schema.as_ref().map(|schema| walk.output(schema)),
         _ => None,
@@ -381,7 +502,7 @@ fn export_one(
         }
         Dialect::JsonSchema => json!({"name": name, "description": description, "schema": parameters}),
     };
-    Ok((tool, walk.notes))
+    Ok((tool, walk.notes, arguments))
 }
 
 fn mcp_annotations(annotations: &ToolAnnotations) -> Option<Value> {
@@ -433,8 +554,9 @@ struct Rules {
     all_required: bool,
     /// `additionalProperties: false` on every object (OpenAI and Anthropic strict).
     closed_objects: bool,
-    /// Maps (`additionalProperties: {schema}`) cannot be said: sent as JSON text.
-    maps_as_text: bool,
+    /// Maps (`additionalProperties`) and values of any type cannot be declared: sent as JSON
+    /// text.
+    free_form_as_text: bool,
     /// `prefixItems` cannot be said: a tuple becomes a list of its element kinds.
     tuples_as_lists: bool,
     /// `oneOf` is sent as `anyOf`.
@@ -453,15 +575,9 @@ struct Rules {
     drop_custom: bool,
     /// Keywords always moved into the description (O9: OpenAI strips `default`).
     into_description: &'static [&'static str],
-    /// Property names must match `^[A-Za-z_][A-Za-z0-9_]{0,63}$` (G1) or `^[a-zA-Z0-9_.-]{1,64}$` (A1).
-    property_names: PropertyNames,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum PropertyNames {
-    Any,
-    Anthropic,
-    Gemini,
+    /// Property names must match `^[A-Za-z_][A-Za-z0-9_]{0,63}$` (G1) or `^[a-zA-Z0-9_.-]{1,64}$`
+    /// (A1); the others go out under a name that does.
+    property_names: Option<PropertyRule>,
 }
 
 /// The structure both strict modes accept (O6, A4).
@@ -544,7 +660,7 @@ impl Rules {
         refs: Refs::Keep,
         all_required: false,
         closed_objects: false,
-        maps_as_text: false,
+        free_form_as_text: false,
         tuples_as_lists: false,
         one_of_as_any_of: false,
         openapi_nullable: false,
@@ -554,7 +670,7 @@ impl Rules {
         min_items_up_to_one: false,
         drop_custom: true,
         into_description: &[],
-        property_names: PropertyNames::Any,
+        property_names: None,
     };
     const JSON_SCHEMA: Rules = Rules { drop_custom: false, ..Rules::BASE };
     const MCP: Rules = Rules::BASE;
@@ -565,35 +681,35 @@ impl Rules {
         refs: Refs::NoSiblings,
         all_required: true,
         closed_objects: true,
-        maps_as_text: true,
+        free_form_as_text: true,
         tuples_as_lists: true,
         one_of_as_any_of: true,
         ..Rules::BASE
     };
-    const ANTHROPIC: Rules = Rules { property_names: PropertyNames::Anthropic, ..Rules::BASE };
+    const ANTHROPIC: Rules = Rules { property_names: Some(PropertyRule::Anthropic), ..Rules::BASE };
     const ANTHROPIC_STRICT: Rules = Rules {
         allowed: Some(ANTHROPIC_STRICT_KEYWORDS),
         formats: Some(ANTHROPIC_STRICT_FORMATS),
         closed_objects: true,
-        maps_as_text: true,
+        free_form_as_text: true,
         tuples_as_lists: true,
         one_of_as_any_of: true,
         no_recursion: true,
         min_items_up_to_one: true,
-        property_names: PropertyNames::Anthropic,
+        property_names: Some(PropertyRule::Anthropic),
         ..Rules::BASE
     };
     const GEMINI: Rules = Rules {
         allowed: Some(GEMINI_KEYWORDS),
         formats: Some(GEMINI_FORMATS),
         refs: Refs::Inline,
-        maps_as_text: true,
+        free_form_as_text: true,
         tuples_as_lists: true,
         one_of_as_any_of: true,
         openapi_nullable: true,
         const_as_enum: true,
         string_enums: true,
-        property_names: PropertyNames::Gemini,
+        property_names: Some(PropertyRule::Gemini),
         ..Rules::BASE
     };
     const GEMINI_JSON_SCHEMA: Rules = Rules {
@@ -601,7 +717,7 @@ impl Rules {
         refs: Refs::DollarSiblings,
         one_of_as_any_of: true,
         const_as_enum: true,
-        property_names: PropertyNames::Gemini,
+        property_names: Some(PropertyRule::Gemini),
         ..Rules::BASE
     };
 }
@@ -654,6 +770,11 @@ struct Walk<'d> {
     depth: usize,
     notes: Vec<ConversionNote>,
     problems: Vec<ExportProblem>,
+    /// Where the walk is, as steps from the root or from the definition `def`: where an
+    /// [`ArgumentMap`] entry goes.
+    trail: Vec<Step>,
+    def: Option<String>,
+    arguments: ArgumentMap,
 }
 
 impl<'d> Walk<'d> {
@@ -671,7 +792,23 @@ impl<'d> Walk<'d> {
             depth: 0,
             notes: Vec::new(),
             problems: Vec::new(),
+            trail: Vec::new(),
+            def: None,
+            arguments: ArgumentMap::default(),
         }
+    }
+
+    /// Records in the tool's [`ArgumentMap`] what was done where the walk is.
+    fn mark(&mut self, mark: Mark) {
+        self.arguments.record(self.def.as_deref(), &self.trail, mark);
+    }
+
+    /// Walks `schema` one `step` below where the walk is.
+    fn below(&mut self, step: Step, schema: &Value, at: &str) -> Value {
+        self.trail.push(step);
+        let out = self.node(schema, at);
+        self.trail.pop();
+        out
     }
 
     fn takes(&self, keyword: &str) -> bool {
@@ -715,9 +852,11 @@ impl<'d> Walk<'d> {
         if self.rules.refs != Refs::Inline {
             let mut defs = Map::new();
             for (name, def) in self.defs.clone() {
+                self.def = Some(name.clone());
                 let converted = self.node(&def, &format!("/$defs/{}", crate::call::pointer_segment(&name)));
                 defs.insert(name, converted);
             }
+            self.def = None;
             // Only the definitions still referred to (merging `$ref` siblings may inline some).
             let used = referenced(&out, &defs);
             defs.retain(|name, _| used.contains(name));
@@ -741,12 +880,15 @@ impl<'d> Walk<'d> {
         body.remove("$defs");
         body.remove("$schema");
         body.remove("title");
+        // Output schemas describe what the tool returns: nothing comes back through them.
+        let arguments = std::mem::take(&mut self.arguments);
         let saved = std::mem::replace(&mut self.defs, defs.clone());
         let converted = self.node(&Value::Object(body), "");
         for (name, def) in defs.iter_mut() {
             *def = self.node(def, &format!("/$defs/{}", crate::call::pointer_segment(name)));
         }
         self.defs = saved;
+        self.arguments = arguments;
         let mut out = if is_object {
             converted
         } else {
@@ -782,13 +924,13 @@ impl<'d> Walk<'d> {
     }
 
     fn node_within_limits(&mut self, schema: &Value, at: &str) -> Value {
-        let free = match schema {
-            Value::Bool(true) => true,
-            Value::Object(map) => map.keys().all(|k| k == "description" || k == "title" || k.starts_with("x-")),
-            _ => false,
-        };
-        if free && self.rules.closed_objects {
-            self.inexpressible(at, "a value of any type (strict mode needs every shape declared)");
+        if is_free(schema) && self.rules.free_form_as_text {
+            if !at.is_empty() {
+                return self.free_value(schema, at);
+            }
+            if self.rules.closed_objects {
+                self.inexpressible(at, "a value of any type (strict mode needs every shape declared)");
+            }
         }
         let Some(source) = schema.as_object() else { return schema.clone() };
         let mut node = source.clone();
@@ -807,31 +949,44 @@ impl<'d> Walk<'d> {
         self.constants(&mut node, at, &mut moved);
         self.keywords(&mut node, at, &mut moved);
 
+        if self.goes_as_text(&node, at) {
+            let values = node.get("additionalProperties").cloned().unwrap_or(Value::Bool(true));
+            self.map(&mut node, &values, at);
+            return Value::Object(node);
+        }
+
         // Children.
         if let Some(Value::Object(properties)) = node.get("properties").cloned() {
-            let mut out = Map::new();
-            for (key, value) in &properties {
-                self.property_name(key, at);
-                let child = format!("{at}/properties/{}", crate::call::pointer_segment(key));
-                out.insert(key.clone(), self.node(value, &child));
-            }
-            node.insert("properties".into(), Value::Object(out));
+            self.properties(&mut node, &properties, at);
         }
         if let Some(items) = node.get("items").cloned() {
-            if items.is_object() {
-                node.insert("items".into(), self.node(&items, &format!("{at}/items")));
+            if items.is_object() || items == Value::Bool(true) {
+                node.insert("items".into(), self.below(Step::Items, &items, &format!("{at}/items")));
             }
         }
         if node.contains_key("prefixItems") {
             self.tuple(&mut node, at, &mut moved);
         }
         match node.get("additionalProperties").cloned() {
-            Some(extra @ Value::Object(_)) => self.map(&mut node, &extra, at),
-            Some(Value::Bool(closed)) if !self.takes("additionalProperties") => {
+            Some(values @ Value::Object(_)) if self.takes("additionalProperties") && !self.rules.free_form_as_text => {
+                let walked = self.below(Step::Values, &values, &format!("{at}/additionalProperties"));
+                node.insert("additionalProperties".into(), walked);
+            }
+            Some(Value::Bool(false)) if self.takes("additionalProperties") => {}
+            Some(Value::Bool(false)) => {
                 node.remove("additionalProperties");
-                if !closed {
-                    self.note(at, "additionalProperties", NoteAction::Dropped, format!("{} does not accept `additionalProperties`; unknown keys are dropped with a warning at call time", self.dialect.label()));
-                }
+            }
+            Some(_) if self.rules.closed_objects || !self.takes("additionalProperties") => {
+                node.remove("additionalProperties");
+                self.note(
+                    at,
+                    "additionalProperties",
+                    NoteAction::Dropped,
+                    format!(
+                        "{} does not accept other keys here; unknown keys are dropped with a warning at call time",
+                        self.dialect.label()
+                    ),
+                );
             }
             _ => {}
         }
@@ -858,6 +1013,9 @@ impl<'d> Walk<'d> {
             Refs::Inline => false,
         };
         if keep {
+            if let Some(name) = name {
+                self.mark(Mark::Ref(name));
+            }
             if siblings.is_empty() {
                 return Some(Value::Object(node.clone()));
             }
@@ -891,6 +1049,7 @@ impl<'d> Walk<'d> {
                 NoteAction::Rewritten,
                 format!("recursion into `{name}` cut: one level down it is sent as JSON text"),
             );
+            self.mark(Mark::JsonText);
             let mut cut = Map::new();
             cut.insert("type".into(), "string".into());
             cut.insert("description".into(), words.into());
@@ -1150,8 +1309,11 @@ impl<'d> Walk<'d> {
     /// `prefixItems` (a tuple): kept, or a list of the element kinds with its length.
     fn tuple(&mut self, node: &mut Map<String, Value>, at: &str, moved: &mut Vec<String>) {
         let Some(Value::Array(items)) = node.remove("prefixItems") else { return };
-        let walked: Vec<Value> =
-            items.iter().enumerate().map(|(i, item)| self.node(item, &format!("{at}/prefixItems/{i}"))).collect();
+        let walked: Vec<Value> = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| self.below(Step::Items, item, &format!("{at}/prefixItems/{i}")))
+            .collect();
         if !self.rules.tuples_as_lists {
             node.insert("prefixItems".into(), Value::Array(walked));
             return;
@@ -1191,28 +1353,88 @@ impl<'d> Walk<'d> {
         }
     }
 
-    /// A map (`additionalProperties: {schema}`): kept, or said another way.
-    fn map(&mut self, node: &mut Map<String, Value>, values: &Value, at: &str) {
-        if self.takes("additionalProperties") && !self.rules.maps_as_text {
-            let walked = self.node(values, &format!("{at}/additionalProperties"));
-            node.insert("additionalProperties".into(), walked);
-            return;
+    /// Whether an object node below the root must go as JSON text: the dialect cannot declare
+    /// a map, nor an object that takes keys beside its properties where every object is
+    /// closed.
+    fn goes_as_text(&self, node: &Map<String, Value>, at: &str) -> bool {
+        if !self.rules.free_form_as_text || at.is_empty() {
+            return false;
         }
-        node.remove("additionalProperties");
-        let value_words = kind_words(values);
-        // The dialect cannot declare a map (strict modes close every object; Gemini refuses an
-        // object without properties): it travels as JSON text, which extraction parses back by
-        // the declared type (with a `json_string_decoded` warning).
-        let words = format!("a JSON object as text, mapping names to {value_words}");
+        match node.get("additionalProperties") {
+            Some(Value::Object(_)) => true,
+            Some(Value::Bool(true)) => self.rules.closed_objects || !node.contains_key("properties"),
+            _ => false,
+        }
+    }
+
+    /// A map the dialect cannot declare (strict modes close every object; Gemini refuses an
+    /// object without properties).
+    fn map(&mut self, node: &mut Map<String, Value>, values: &Value, at: &str) {
+        let words = format!("a JSON object as text, mapping names to {}", kind_words(values));
+        self.as_json_text(node, at, "additionalProperties", "a map", &words);
+    }
+
+    /// A value of any type (`serde_json::Value`), which the dialect cannot declare.
+    fn free_value(&mut self, schema: &Value, at: &str) -> Value {
+        let mut node = schema.as_object().cloned().unwrap_or_default();
+        self.as_json_text(&mut node, at, "type", "a value of any type", "any JSON value, as JSON text");
+        Value::Object(node)
+    }
+
+    /// The node becomes a string holding `what` as JSON text, said in its description and the
+    /// report; the [`ArgumentMap`] records it, so that the call's text is decoded back before
+    /// extraction.
+    fn as_json_text(&mut self, node: &mut Map<String, Value>, at: &str, keyword: &str, what: &str, words: &str) {
         node.retain(|key, _| key == "description" || key == "nullable");
         node.insert("type".into(), "string".into());
-        append_description(node, &words);
+        append_description(node, words);
         self.note(
             at,
-            "additionalProperties",
+            keyword,
             NoteAction::Rewritten,
-            format!("a map sent as JSON text: {} cannot declare one", self.dialect.label()),
+            format!("{what} sent as JSON text: {} cannot declare one", self.dialect.label()),
         );
+        self.mark(Mark::JsonText);
+    }
+
+    /// The properties walked, each under a name the provider accepts; `required` and
+    /// `propertyOrdering` follow the names.
+    fn properties(&mut self, node: &mut Map<String, Value>, properties: &Map<String, Value>, at: &str) {
+        let mut out = Map::new();
+        // The provider's name to the declared one.
+        let mut sent: BTreeMap<String, String> = BTreeMap::new();
+        for (key, value) in properties {
+            let child = format!("{at}/properties/{}", crate::call::pointer_segment(key));
+            let walked = self.below(Step::Property(key.clone()), value, &child);
+            let wire = self.property_name(key, &child);
+            if let Some(first) = sent.get(&wire) {
+                self.problems.push(ExportProblem::PropertyCollision {
+                    tool: self.tool.to_owned(),
+                    pointer: at.to_owned(),
+                    first: first.clone(),
+                    second: key.clone(),
+                    wire,
+                    dialect: self.dialect.label(),
+                });
+                continue;
+            }
+            sent.insert(wire.clone(), key.clone());
+            out.insert(wire, walked);
+        }
+        let renamed: BTreeMap<&str, &str> =
+            sent.iter().filter(|(wire, key)| wire != key).map(|(wire, key)| (key.as_str(), wire.as_str())).collect();
+        if !renamed.is_empty() {
+            for list in ["required", "propertyOrdering"] {
+                if let Some(Value::Array(names)) = node.get_mut(list) {
+                    for name in names.iter_mut() {
+                        if let Some(wire) = name.as_str().and_then(|key| renamed.get(key)) {
+                            *name = Value::from(*wire);
+                        }
+                    }
+                }
+            }
+        }
+        node.insert("properties".into(), Value::Object(out));
     }
 
     /// OpenAI strict: every property required; the optional ones accept null instead.
@@ -1244,25 +1466,24 @@ impl<'d> Walk<'d> {
         node.insert("required".into(), Value::Array(all));
     }
 
-    fn property_name(&mut self, key: &str, at: &str) {
-        let ok = match self.rules.property_names {
-            PropertyNames::Any => true,
-            PropertyNames::Anthropic => {
-                !key.is_empty()
-                    && key.len() <= 64
-                    && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-            }
-            PropertyNames::Gemini => {
-                !key.is_empty()
-                    && key.len() <= 64
-                    && key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                    && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            }
+    /// The name property `key` (at `pointer`) goes out under: itself, or one the provider
+    /// accepts, noted and recorded so that calls come back under `key`.
+    fn property_name(&mut self, key: &str, pointer: &str) -> String {
+        let Some(rule) = self.rules.property_names.filter(|rule| !rule.accepts(key)) else {
+            return key.to_owned();
         };
-        if !ok {
-            let pointer = format!("{at}/properties/{}", crate::call::pointer_segment(key));
-            self.inexpressible(&pointer, format!("the property name `{key}`"));
-        }
+        let wire = rule.wire_name(key);
+        self.note(
+            pointer,
+            "properties",
+            NoteAction::Rewritten,
+            format!(
+                "the property name `{key}` sent as `{wire}`: {} does not accept it; calls come back under `{key}`",
+                self.dialect.label()
+            ),
+        );
+        self.mark(Mark::Renamed { wire: wire.clone(), declared: key.to_owned() });
+        wire
     }
 }
 
@@ -1305,6 +1526,15 @@ fn openai_strict_limit(schema: &Value) -> Option<String> {
         (count.text, 120_000, "characters of names and enum values"),
     ];
     limits.into_iter().find(|(n, max, _)| n > max).map(|(n, max, what)| format!("{n} {what} (at most {max})"))
+}
+
+/// Whether a schema takes a value of any type (`true`, or only annotations).
+fn is_free(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(true) => true,
+        Value::Object(map) => map.keys().all(|k| k == "description" || k == "title" || k.starts_with("x-")),
+        _ => false,
+    }
 }
 
 fn is_object_node(node: &Map<String, Value>) -> bool {
@@ -1362,6 +1592,9 @@ fn join_values(values: &[Value]) -> String {
 
 /// A schema's kind in a few words, for descriptions.
 fn kind_words(schema: &Value) -> String {
+    if is_free(schema) {
+        return "any JSON values".to_owned();
+    }
     if let Some(target) = schema.get("$ref").and_then(Value::as_str) {
         return target.rsplit('/').next().unwrap_or(target).to_owned();
     }

@@ -4,7 +4,7 @@
 //!   Completions and Responses, strict or not), Anthropic, Gemini (`parameters` or
 //!   `parametersJsonSchema`), MCP `tools/list`, or plain JSON Schema 2020-12, with a
 //!   per-tool [`ConversionReport`] of what the dialect could not say and a [`NameMap`] for the
-//!   names it refuses.
+//!   names it refuses and the arguments it cannot take as declared.
 //! - [`calls`] parses each provider's response into [`ToolCallRequest`](crate::ToolCallRequest)s
 //!   (names mapped back, ids, raw arguments verbatim); [`stream`] does the same one streamed
 //!   event at a time.
@@ -20,8 +20,11 @@ pub mod names;
 pub mod results;
 pub mod stream;
 
-pub use export::{export, ConversionNote, ConversionReport, ExportError, ExportProblem, Exported, NoteAction};
-pub use names::NameMap;
+pub use export::{
+    export, export_with, ConversionNote, ConversionReport, ExportError, ExportOptions, ExportProblem, Exported,
+    NameCollisions, NoteAction,
+};
+pub use names::{ArgumentMap, NameMap};
 
 /// A provider whose calls we parse and whose result messages we render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

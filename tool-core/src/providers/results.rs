@@ -128,7 +128,9 @@ pub fn results_turn(provider: Provider, records: &[ExecutionRecord], names: &Nam
 ///   "arguments"}`) per call, for a host that forwards the calls to an MCP server.
 ///
 /// Anthropic, Gemini and MCP take the arguments as an object: the request's `arguments` (what
-/// extraction read the values from) when it has them, else the raw text parsed, else the raw
+/// extraction read the values from) when it has them and they are in the form the provider saw
+/// (not a tool whose arguments `names` restored to the declared form), else the raw text
+/// parsed, else the raw
 /// text repaired as [`extract_untyped`](crate::extract_untyped) repairs it. Raw text that not
 /// even the repair reads as an object becomes `{}`, because these providers refuse anything
 /// but an object; the text itself is still in the call's record. No calls, no turn.
@@ -170,7 +172,7 @@ pub fn assistant_turn<C: Borrow<ToolCallRequest>>(provider: Provider, calls: &[C
                         "type": "tool_use",
                         "id": call.call_id,
                         "name": names.wire_name(&call.tool_name),
-                        "input": arguments_object(call),
+                        "input": arguments_object(call, names),
                     })
                 })
                 .collect();
@@ -181,7 +183,7 @@ pub fn assistant_turn<C: Borrow<ToolCallRequest>>(provider: Provider, calls: &[C
                 .map(|call| {
                     let mut function_call = Map::new();
                     function_call.insert("name".into(), names.wire_name(&call.tool_name).into());
-                    function_call.insert("args".into(), Value::Object(arguments_object(call)));
+                    function_call.insert("args".into(), Value::Object(arguments_object(call, names)));
                     if let Some(id) = gemini_call_id(call) {
                         function_call.insert("id".into(), id.into());
                     }
@@ -199,7 +201,7 @@ pub fn assistant_turn<C: Borrow<ToolCallRequest>>(provider: Provider, calls: &[C
             vec![json!({ "role": "model", "parts": parts })]
         }
         Provider::Mcp => calls
-            .map(|call| json!({ "name": names.wire_name(&call.tool_name), "arguments": arguments_object(call) }))
+            .map(|call| json!({ "name": names.wire_name(&call.tool_name), "arguments": arguments_object(call, names) }))
             .collect(),
     }
 }
@@ -211,8 +213,10 @@ fn gemini_call_id(request: &ToolCallRequest) -> Option<&str> {
 }
 
 /// The call's arguments as an object, losing as little as possible (see [`assistant_turn`]).
-fn arguments_object(request: &ToolCallRequest) -> Map<String, Value> {
-    if let Some(Value::Object(arguments)) = &request.arguments {
+/// For a tool whose arguments went out other than declared, `arguments` hold the declared form
+/// (`NameMap::restore`), not what the model wrote: its own text is replayed.
+fn arguments_object(request: &ToolCallRequest, names: &NameMap) -> Map<String, Value> {
+    if let (Some(Value::Object(arguments)), None) = (&request.arguments, names.arguments(&request.tool_name)) {
         return arguments.clone();
     }
     if let Ok(Value::Object(parsed)) = serde_json::from_str::<Value>(&request.raw_arguments) {

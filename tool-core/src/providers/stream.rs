@@ -14,6 +14,9 @@
 //! arrived, and when that text is not a whole arguments object, `parse_error` says so (rule
 //! `truncated_json`); it never becomes a silent `{}`.
 //!
+//! A finished call goes through [`NameMap::restore`]: arguments that went out other than
+//! declared (renamed properties, JSON text) are in `arguments` in the declared form.
+//!
 //! This module must not extract arguments against a tool's declaration (the executor does) and
 //! never panics: an event that is not in the provider's shape is a [`ResponseError`] and
 //! changes nothing.
@@ -221,14 +224,21 @@ impl StreamAccumulator {
     pub fn in_progress(&self) -> Vec<PartialCall> {
         self.open
             .iter()
-            .map(|call| PartialCall {
-                tool_name: call.request.tool_name.clone(),
-                call_id: call.request.call_id.clone(),
-                raw_arguments: call.request.raw_arguments.clone(),
-                arguments: match &call.gemini {
+            .map(|call| {
+                let mut arguments = match &call.gemini {
                     Some(gemini) => Some(Value::Object(gemini.args.clone())),
                     None => parse_partial_json(&call.request.raw_arguments),
-                },
+                };
+                // Shown in the declared form too; what the text is still missing says nothing yet.
+                if let (Some(arguments), Some(map)) = (&mut arguments, self.names.arguments(&call.request.tool_name)) {
+                    map.restore(arguments, &mut Vec::new());
+                }
+                PartialCall {
+                    tool_name: call.request.tool_name.clone(),
+                    call_id: call.request.call_id.clone(),
+                    raw_arguments: call.request.raw_arguments.clone(),
+                    arguments,
+                }
             })
             .collect()
     }
@@ -323,7 +333,8 @@ impl StreamAccumulator {
         self.insert_completed(seq, key, request);
     }
 
-    fn insert_completed(&mut self, seq: usize, key: Key, request: ToolCallRequest) {
+    fn insert_completed(&mut self, seq: usize, key: Key, mut request: ToolCallRequest) {
+        self.names.restore(&mut request);
         let at = self.completed_keys.partition_point(|(s, _)| *s < seq);
         self.completed.insert(at, request);
         self.completed_keys.insert(at, (seq, key));
