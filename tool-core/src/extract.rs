@@ -142,7 +142,7 @@ fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Che
     // The unknown parameters were noted as they came; the tree reports them after the
     // conversions (an unknown field inside a parameter, where it is met).
     if unknown > 0 {
-        warnings.sort_by_key(|w| w.rule() == UNKNOWN_PARAMETER && !w.pointer()[1..].contains('/'));
+        warnings.sort_by_key(|w| w.rule() == UNKNOWN_PARAMETER && w.pointer().rfind('/') == Some(0));
     }
     let converted_nothing = warnings.len() == unknown;
     if !checks.constrained {
