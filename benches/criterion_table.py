@@ -68,7 +68,7 @@ def load(directory: Path) -> dict[str, tuple[float, float, float, int]]:
 
 
 # `benches/extraction.rs`: one group per tool, these functions in each.
-EXTRACTION_GROUPS = ["extract 1 param", "extract 2 params", "extract 5 params", "extract 8 params"]
+EXTRACTION_GROUPS = ["extract 1 param", "extract 2 params", "extract 5 params", "extract 8 params", "extract 40 params"]
 EXTRACTION_COLUMNS = [
     ("extract clean", "`extract`, clean"),
     ("extract messy", "`extract`, messy"),

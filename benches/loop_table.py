@@ -7,7 +7,7 @@ from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = ROOT / "target" / "release" / "examples" / "extract_loop"
-TOOLS = {"1": "1 param", "2": "2 params", "5": "5 params", "8": "8 params"}
+TOOLS = {"1": "1 param", "2": "2 params", "5": "5 params", "8": "8 params", "40": "40 params"}
 
 
 def build() -> None:

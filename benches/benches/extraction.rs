@@ -1,5 +1,5 @@
 //! Typed argument extraction against the physical limit: plain `serde_json::from_str` into a
-//! `#[derive(Deserialize)]` struct with the same fields, for tools of 1, 2, 5 and 8 parameters.
+//! `#[derive(Deserialize)]` struct with the same fields, for tools of 1, 2, 5, 8 and 40 parameters.
 //!
 //! Per tool, one criterion group (`extract <N> params`) with four functions:
 //!
@@ -161,6 +161,13 @@ fn extraction(c: &mut Criterion) {
         "extract 8 params",
         CREATE_SHIPMENT_CLEAN,
         CREATE_SHIPMENT_MESSY,
+        3,
+    );
+    measure::<search_listings, SearchListingsArgs>(
+        c,
+        "extract 40 params",
+        SEARCH_LISTINGS_CLEAN,
+        SEARCH_LISTINGS_MESSY,
         3,
     );
 }

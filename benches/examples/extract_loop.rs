@@ -7,7 +7,7 @@
 //!     target/release/examples/extract_loop 5 clean 10000
 //! ```
 //!
-//! Arguments: the tool (`1`, `2`, `5` or `8` parameters), the case (`limit`, `clean`, `messy`,
+//! Arguments: the tool (`1`, `2`, `5`, `8` or `40` parameters), the case (`limit`, `clean`, `messy`,
 //! `refused`, `rmcp`) and the number of calls. Every call goes through `run`, which is never
 //! inlined, so callgrind's inclusive cost of `run` divided by the calls is the cost of one call.
 //!
@@ -67,7 +67,7 @@ fn paired<T: DeclaredTool, L: DeserializeOwned>(case: &str, calls: u64, clean: &
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [tool, case, calls] = args.as_slice() else {
-        panic!("usage: extract_loop <1|2|5|8> <limit|clean|messy|refused|rmcp> <calls>");
+        panic!("usage: extract_loop <1|2|5|8|40> <limit|clean|messy|refused|rmcp> <calls>");
     };
     let calls: u64 = calls.parse().expect("the number of calls");
     match tool.as_str() {
@@ -75,6 +75,9 @@ fn main() {
         "2" => repeat::<read_file, ReadFileArgs>(case, calls, READ_FILE_CLEAN, READ_FILE_MESSY),
         "5" => repeat::<search_notes, SearchNotesArgs>(case, calls, SEARCH_NOTES_CLEAN, SEARCH_NOTES_MESSY),
         "8" => repeat::<create_shipment, CreateShipmentArgs>(case, calls, CREATE_SHIPMENT_CLEAN, CREATE_SHIPMENT_MESSY),
-        other => panic!("unknown tool `{other}`: 1, 2, 5 or 8 parameters"),
+        "40" => {
+            repeat::<search_listings, SearchListingsArgs>(case, calls, SEARCH_LISTINGS_CLEAN, SEARCH_LISTINGS_MESSY)
+        }
+        other => panic!("unknown tool `{other}`: 1, 2, 5, 8 or 40 parameters"),
     }
 }

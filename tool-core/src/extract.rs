@@ -12,7 +12,6 @@
 //! This module must not execute anything or know about providers.
 
 use std::fmt;
-use std::marker::PhantomData;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -43,9 +42,20 @@ pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
 
 /// The wire parameters of one tool, as a tuple, read in one pass.
+///
+/// Implemented for tuples of up to 16 [`ToolParam`]s and for [`Wide`], which joins two of
+/// them: `#[tool]` declares a tool of more parameters as a tree of `Wide`s over tuples of 16.
+/// Its methods are the macro's contract with the runtime, not meant to be called directly.
 pub trait WireArgs: Sized + Send + 'static {
     /// Per parameter, the function producing its declared default, if any.
     type Defaults: Copy + Send + Sync + 'static;
+
+    /// How many parameters.
+    const WIDTH: usize;
+
+    /// Per parameter, the value read so far (`Option<T>`), while the arguments are read.
+    #[doc(hidden)]
+    type Slots;
 
     /// The JSON Schema of each parameter, in order (references land in `generator`).
     fn element_schemas(generator: &mut SchemaGenerator) -> Vec<Schema>;
@@ -56,26 +66,170 @@ pub trait WireArgs: Sized + Send + 'static {
     /// Per parameter, whether a default is declared.
     fn has_default(defaults: &Self::Defaults) -> Vec<bool>;
 
-    /// The single pass: reads the arguments object straight from a deserializer, converting
-    /// what arrived in the wrong form as it goes. `Ok(None)` when a required parameter is missing.
-    fn visit_map<'de, A: MapAccess<'de>>(
-        map: A,
-        names: &[&str],
-        defaults: &Self::Defaults,
+    /// No parameter read yet.
+    #[doc(hidden)]
+    fn empty() -> Self::Slots;
+
+    /// The single pass: reads the value of the parameter at `key` (counted from this tuple's
+    /// first, which is the tool's parameter `first`) from `map` into its slot. `Ok(false)` when
+    /// `key` is beyond this tuple (the value is not read).
+    #[doc(hidden)]
+    fn store<'de, M: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        key: Key,
+        first: usize,
+        map: &mut M,
         pass: &Pass<'_>,
-    ) -> Result<Option<Self>, A::Error>;
+    ) -> Result<bool, M::Error>;
 
-    /// The object scan (`scan.rs`): the object's frame read by hand, each value as the single
-    /// pass reads it. `Ok(None)` when a required parameter is missing; `Stop::Unread` leaves
-    /// the text to [`WireArgs::visit_map`].
-    fn scan(raw: &str, names: &[&str], defaults: &Self::Defaults, pass: &Pass<'_>) -> Result<Option<Self>, Stop>;
+    /// The object scan (`scan.rs`): reads the value of the parameter at `key` (as in
+    /// [`WireArgs::store`]) into its slot; `Stop::Unread` when `key` is beyond this tuple.
+    #[doc(hidden)]
+    fn scan_value(
+        slots: &mut Self::Slots,
+        key: Key,
+        first: usize,
+        scan: &mut ObjectScan<'_>,
+        pass: &Pass<'_>,
+    ) -> Result<(), Stop>;
 
-    /// Slow path: reads the parameters from a JSON object, reporting every problem.
-    fn from_object(
+    /// The values once every key is read, with the defaults of the parameters not sent; `None`
+    /// when a required parameter is missing.
+    #[doc(hidden)]
+    fn fill(slots: Self::Slots, defaults: &Self::Defaults) -> Option<Self>;
+
+    /// The tree path: reads the parameters (`parameters`, this tuple's first first) from a JSON
+    /// object, pushing an error for each that cannot be read; `None` when any could not.
+    #[doc(hidden)]
+    fn read_object(
         object: &Map<String, Value>,
         parameters: &[ToolParameter],
         defaults: &Self::Defaults,
-    ) -> Result<Self, Vec<ArgumentError>>;
+        errors: &mut Vec<ArgumentError>,
+    ) -> Option<Self>;
+}
+
+/// The wire parameters of a tool with more than 16: the first ones and the rest, each a tuple
+/// or another `Wide` (`#[tool]` builds the tree, with tuples of 16 parameters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Wide<Front, Back>(pub Front, pub Back);
+
+impl<F: WireArgs, B: WireArgs> WireArgs for Wide<F, B> {
+    type Defaults = (F::Defaults, B::Defaults);
+    const WIDTH: usize = F::WIDTH + B::WIDTH;
+    type Slots = (F::Slots, B::Slots);
+
+    fn element_schemas(generator: &mut SchemaGenerator) -> Vec<Schema> {
+        let mut schemas = F::element_schemas(generator);
+        schemas.extend(B::element_schemas(generator));
+        schemas
+    }
+
+    fn accepts_missing() -> Vec<bool> {
+        let mut accepts = F::accepts_missing();
+        accepts.extend(B::accepts_missing());
+        accepts
+    }
+
+    fn has_default(defaults: &Self::Defaults) -> Vec<bool> {
+        let mut has = F::has_default(&defaults.0);
+        has.extend(B::has_default(&defaults.1));
+        has
+    }
+
+    #[inline(always)]
+    fn empty() -> Self::Slots {
+        (F::empty(), B::empty())
+    }
+
+    #[inline(always)]
+    fn store<'de, M: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        key: Key,
+        first: usize,
+        map: &mut M,
+        pass: &Pass<'_>,
+    ) -> Result<bool, M::Error> {
+        if key < F::WIDTH {
+            F::store(&mut slots.0, key, first, map, pass)
+        } else {
+            B::store(&mut slots.1, key - F::WIDTH, first + F::WIDTH, map, pass)
+        }
+    }
+
+    #[inline(always)]
+    fn scan_value(
+        slots: &mut Self::Slots,
+        key: Key,
+        first: usize,
+        scan: &mut ObjectScan<'_>,
+        pass: &Pass<'_>,
+    ) -> Result<(), Stop> {
+        if key < F::WIDTH {
+            F::scan_value(&mut slots.0, key, first, scan, pass)
+        } else {
+            B::scan_value(&mut slots.1, key - F::WIDTH, first + F::WIDTH, scan, pass)
+        }
+    }
+
+    #[inline(always)]
+    fn fill(slots: Self::Slots, defaults: &Self::Defaults) -> Option<Self> {
+        let front = F::fill(slots.0, &defaults.0)?;
+        Some(Wide(front, B::fill(slots.1, &defaults.1)?))
+    }
+
+    fn read_object(
+        object: &Map<String, Value>,
+        parameters: &[ToolParameter],
+        defaults: &Self::Defaults,
+        errors: &mut Vec<ArgumentError>,
+    ) -> Option<Self> {
+        // Both halves, so that every problem is reported.
+        let front = F::read_object(object, parameters, &defaults.0, errors);
+        let back = B::read_object(object, parameters.get(F::WIDTH..).unwrap_or_default(), &defaults.1, errors);
+        Some(Wide(front?, back?))
+    }
+}
+
+/// The single pass over a deserializer's map: the arguments object read as a derived struct
+/// reads its fields. `Ok(None)` when a required parameter is missing.
+#[inline]
+fn read_map<'de, A: WireArgs, M: MapAccess<'de>>(
+    mut map: M,
+    names: &[&str],
+    defaults: &A::Defaults,
+    pass: &Pass<'_>,
+) -> Result<Option<A>, M::Error> {
+    let mut slots = A::empty();
+    let mut expected: Key = 0;
+    while let Some(key) = map.next_key_seed(KeySeed { names, pass, expected })? {
+        expected = key.wrapping_add(1);
+        // Unknown (already noted), or beyond the tuple (`names` too long): skipped.
+        if !A::store(&mut slots, key, 0, &mut map, pass)? {
+            map.next_value::<IgnoredAny>()?;
+        }
+    }
+    Ok(A::fill(slots, defaults))
+}
+
+/// The object scan (`scan.rs`): the object's frame read by hand, each value as the single pass
+/// reads it. `Ok(None)` when a required parameter is missing; `Stop::Unread` leaves the text to
+/// the single pass.
+#[inline]
+fn scan_object<A: WireArgs>(
+    raw: &str,
+    names: &[&str],
+    defaults: &A::Defaults,
+    pass: &Pass<'_>,
+) -> Result<Option<A>, Stop> {
+    let mut slots = A::empty();
+    let mut scan = ObjectScan::open(raw)?;
+    let mut key = scan.first_key(names)?;
+    while let Some(k) = key {
+        A::scan_value(&mut slots, k, 0, &mut scan, pass)?;
+        key = scan.next_key(names, k.wrapping_add(1))?;
+    }
+    Ok(A::fill(slots, defaults))
 }
 
 /// Extracts typed arguments from `raw` for the tool `definition` describes.
@@ -93,7 +247,7 @@ pub(crate) fn extract<'r, A: WireArgs, const SCAN: bool>(
 ) -> Extraction<'r, A> {
     let checks = definition.checks();
     let pass = Pass::new(definition, checks, policy.strict || definition.strict);
-    let scanned = if SCAN { A::scan(raw, names, defaults, &pass) } else { Err(Stop::Unread) };
+    let scanned = if SCAN { scan_object::<A>(raw, names, defaults, &pass) } else { Err(Stop::Unread) };
     let read = match scanned {
         Ok(read) => read,
         Err(Stop::Failed) => None,
@@ -105,8 +259,8 @@ pub(crate) fn extract<'r, A: WireArgs, const SCAN: bool>(
         if pass.noted_nothing() && !checks.constrained {
             return Extraction { raw, value: Ok(value), warnings: Findings::new(), arguments: None };
         }
-        if let Some(done) = single_pass_noted(raw, value, pass, checks) {
-            return done;
+        if let Some((warnings, arguments)) = single_pass_noted(raw, pass, checks) {
+            return Extraction { raw, value: Ok(value), warnings, arguments };
         }
     }
     lenient_path(raw, definition, defaults, policy)
@@ -126,12 +280,14 @@ fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter]) -> bool {
         .any(|key| !declared(key) && coerce::folded_name(key, parameters.iter().map(|p| p.name.as_str())).is_some())
 }
 
-/// The single pass's value when it converted something, met unknown keys, or the schema
-/// declares constraints; `None` when the tree path must decide instead. Out of line (like
-/// [`lenient_path`]), so that the common case's frame stays small.
+/// The warnings (and the arguments tree, when constraints were checked on it) of the single
+/// pass's value when it converted something, met unknown keys, or the schema declares
+/// constraints; `None` when the tree path must decide instead. Out of line (like
+/// [`lenient_path`]), so that the common case's frame stays small, and not generic, so that a
+/// crate compiles it once, not once per tool.
 #[cold]
 #[inline(never)]
-fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Checks) -> Option<Extraction<'r, A>> {
+fn single_pass_noted(raw: &str, pass: Pass<'_>, checks: &Checks) -> Option<(Findings<ParseWarning>, Option<Value>)> {
     let parameters = pass.parameters();
     let strict = pass.strict();
     let (mut warnings, unknown) = pass.into_warnings();
@@ -146,7 +302,7 @@ fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Che
     }
     let converted_nothing = warnings.len() == unknown;
     if !checks.constrained {
-        return Some(Extraction { raw, value: Ok(value), warnings: warnings.into(), arguments: None });
+        return Some((warnings.into(), None));
     }
     // The constraints are checked on the converted tree, which only the tree path builds; a
     // violation is also left to it (it may convert what the single pass took as it was).
@@ -159,7 +315,7 @@ fn single_pass_noted<'r, A>(raw: &'r str, value: A, pass: Pass<'_>, checks: &Che
         return None;
     }
     warnings.extend(more);
-    Some(Extraction { raw, value: Ok(value), warnings: warnings.into(), arguments: Some(arguments) })
+    Some((warnings.into(), Some(arguments)))
 }
 
 /// When the single pass could not settle the call: the tree path, out of line.
@@ -172,7 +328,10 @@ pub(crate) fn lenient_path<'r, A: WireArgs>(
     policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
     let parameters = &definition.parameters;
-    slow_path(raw, definition, policy, |object| A::from_object(object, parameters, defaults))
+    slow_path(raw, definition, policy, |object| {
+        let mut errors = Vec::new();
+        A::read_object(object, parameters, defaults, &mut errors).ok_or(errors)
+    })
 }
 
 /// Reads arguments for a tool with no definition: the raw text is repaired as for any tool
@@ -243,6 +402,29 @@ pub(crate) fn slow_path<'r, T>(
     policy: ExtractionPolicy,
     read: impl FnOnce(&Map<String, Value>) -> Result<T, Vec<ArgumentError>>,
 ) -> Extraction<'r, T> {
+    let mut read = Some(read);
+    let mut typed = None;
+    let (value, warnings, arguments) = settle_slow_path(raw, definition, policy, &mut |object| {
+        let read = read.take().ok_or_else(Vec::new)?;
+        typed = Some(read(object)?);
+        Ok(())
+    });
+    // `read` ran and succeeded whenever the call is accepted.
+    let value = value.and_then(|()| typed.ok_or_else(|| ArgumentErrors { errors: Findings::new() }));
+    Extraction { raw, value, warnings, arguments }
+}
+
+/// Reads the typed value from the converted object, keeping it; the errors when it cannot.
+type ReadObject<'a> = dyn FnMut(&Map<String, Value>) -> Result<(), Vec<ArgumentError>> + 'a;
+
+/// The slow path but for the typed value, which `read` keeps: not generic, so that a crate
+/// compiles it once, not once per tool.
+fn settle_slow_path(
+    raw: &str,
+    definition: &ToolDefinition,
+    policy: ExtractionPolicy,
+    read: &mut ReadObject<'_>,
+) -> (Result<(), ArgumentErrors>, Findings<ParseWarning>, Option<Value>) {
     match parse_object(raw, definition, policy.strict || definition.strict) {
         Ok((object, mut warnings, refused)) => {
             let typed = read(&object).map_err(|mut errors| {
@@ -287,11 +469,9 @@ pub(crate) fn slow_path<'r, T>(
                     Err(ArgumentErrors { errors: errors.into() })
                 }
             };
-            Extraction { raw, value, warnings: warnings.into(), arguments: Some(arguments) }
+            (value, warnings.into(), Some(arguments))
         }
-        Err(error) => {
-            Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: Findings::new(), arguments: None }
-        }
+        Err(error) => (Err(ArgumentErrors::single(error)), Findings::new(), None),
     }
 }
 
@@ -575,42 +755,37 @@ impl<'de, A: WireArgs> Visitor<'de> for ArgsVisitor<'_, '_, A> {
 
     #[inline]
     fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-        A::visit_map(map, self.names, self.defaults, self.pass)
+        read_map::<A, M>(map, self.names, self.defaults, self.pass)
     }
 }
 
-/// The position of the declared parameter a key names, or [`UNKNOWN_KEY`]. One byte, so that
-/// reading a key returns in registers, as serde's derived field identifiers do.
+/// The position of the declared parameter a key names, or [`UNKNOWN_KEY`]. A `usize`, so that a
+/// tool may have any number of parameters; reading a key still returns in registers, as serde's
+/// derived field identifiers do.
 #[doc(hidden)]
-pub type Key = u8;
+pub type Key = usize;
 
 /// The [`Key`] of a name no parameter declares (its warning goes to the [`Pass`]).
 #[doc(hidden)]
 pub const UNKNOWN_KEY: Key = Key::MAX;
 
-// Every parameter position fits in a `Key`, with `UNKNOWN_KEY` to spare.
-const _: () = assert!(MAX_PARAMETERS < UNKNOWN_KEY as usize);
-
 /// Reads a key without allocating when it names a declared parameter; an unknown name is
 /// noted as a warning.
 ///
-/// Generic over the tuple `A` it reads keys for, although the code does not depend on it: each
-/// tuple then gets its own copy of serde_json's per-key code with a single caller, which LLVM
-/// inlines into the map loop (as it does for a derived struct's field identifier); one copy
-/// shared by every tuple stays an out-of-line call per key.
-#[doc(hidden)]
-pub struct KeySeed<'a, A> {
+/// Not generic: one copy of serde_json's per-key code serves every tool of a crate. (A copy per
+/// tuple, inlined into each map loop, made the single pass a little faster, but it only reads
+/// what the object scan leaves to it, and the copies were a large part of each tool's compile
+/// time.)
+pub(crate) struct KeySeed<'a> {
     /// The declared wire names, in parameter order.
     pub names: &'a [&'a str],
     /// Where unknown names are noted.
     pub pass: &'a Pass<'a>,
     /// The parameter this key most likely names: the one after the previous key's.
     pub expected: Key,
-    /// The tuple the keys are read for.
-    pub tuple: PhantomData<fn() -> A>,
 }
 
-impl<'de, A> DeserializeSeed<'de> for KeySeed<'_, A> {
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
     type Value = Key;
 
     #[inline]
@@ -619,7 +794,7 @@ impl<'de, A> DeserializeSeed<'de> for KeySeed<'_, A> {
     }
 }
 
-impl<'de, A> Visitor<'de> for KeySeed<'_, A> {
+impl<'de> Visitor<'de> for KeySeed<'_> {
     type Value = Key;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -641,11 +816,10 @@ impl<'de, A> Visitor<'de> for KeySeed<'_, A> {
 /// comparison it makes is.
 #[inline(always)]
 pub(crate) fn parameter_named(names: &[&str], key: &[u8], expected: Key) -> Option<Key> {
-    if names.get(usize::from(expected)).is_some_and(|name| same_name(name.as_bytes(), key)) {
+    if names.get(expected).is_some_and(|name| same_name(name.as_bytes(), key)) {
         return Some(expected);
     }
-    // `names` has at most `MAX_PARAMETERS` entries.
-    names.iter().position(|name| same_name(name.as_bytes(), key)).map(|i| i as Key)
+    names.iter().position(|name| same_name(name.as_bytes(), key))
 }
 
 /// Notes an unknown key; out of line, so that reading a declared key stays small enough to inline.
@@ -723,6 +897,11 @@ macro_rules! wire_args {
     ($(($idx:tt, $T:ident, $v:ident)),*) => {
         impl<$($T: ToolParam),*> WireArgs for ($($T,)*) {
             type Defaults = ($(Option<fn() -> $T>,)*);
+            const WIDTH: usize = {
+                let indices: &[usize] = &[$($idx),*];
+                indices.len()
+            };
+            type Slots = ($(Option<$T>,)*);
 
             fn element_schemas(_generator: &mut SchemaGenerator) -> Vec<Schema> {
                 vec![$(_generator.subschema_for::<$T>()),*]
@@ -736,64 +915,56 @@ macro_rules! wire_args {
                 vec![$(_defaults.$idx.is_some()),*]
             }
 
-            #[allow(unused_mut)]
-            #[inline]
-            fn visit_map<'de, M: MapAccess<'de>>(
-                mut map: M,
-                _names: &[&str],
-                _defaults: &Self::Defaults,
-                _pass: &Pass<'_>,
-            ) -> Result<Option<Self>, M::Error> {
-                $(let mut $v: Option<$T> = None;)*
-                let mut expected: Key = 0;
-                while let Some(key) = map.next_key_seed(KeySeed::<Self> { names: _names, pass: _pass, expected, tuple: PhantomData })? {
-                    expected = key.wrapping_add(1);
-                    match key {
-                        $($idx => store(&mut $v, &mut map, $idx, _pass)?,)*
-                        // Unknown (already noted), or beyond the tuple (`names` too long).
-                        _ => { map.next_value::<IgnoredAny>()?; }
-                    }
-                }
-                $(let Some($v) = fill_missing($v, _defaults.$idx) else { return Ok(None) };)*
-                Ok(Some(($($v,)*)))
+            #[inline(always)]
+            #[allow(clippy::unused_unit)]
+            fn empty() -> Self::Slots {
+                ($(None::<$T>,)*)
             }
 
-            #[allow(unused_mut, unreachable_code)]
-            #[inline]
-            fn scan(
-                raw: &str,
-                _names: &[&str],
-                _defaults: &Self::Defaults,
+            #[inline(always)]
+            fn store<'de, M: MapAccess<'de>>(
+                _slots: &mut Self::Slots,
+                key: Key,
+                _first: usize,
+                _map: &mut M,
                 _pass: &Pass<'_>,
-            ) -> Result<Option<Self>, Stop> {
-                $(let mut $v: Option<$T> = None;)*
-                let mut scan = ObjectScan::open(raw)?;
-                let mut key = scan.first_key(_names)?;
-                while let Some(k) = key {
-                    match k {
-                        $($idx => scan.value(&mut $v, $idx, _pass)?,)*
-                        // Beyond the tuple (`names` too long): the single pass skips it.
-                        _ => return Err(Stop::Unread),
-                    }
-                    key = scan.next_key(_names, k.wrapping_add(1))?;
+            ) -> Result<bool, M::Error> {
+                match key {
+                    $($idx => store(&mut _slots.$idx, _map, _first + $idx, _pass).map(|()| true),)*
+                    _ => Ok(false),
                 }
-                $(let Some($v) = fill_missing($v, _defaults.$idx) else { return Ok(None) };)*
-                Ok(Some(($($v,)*)))
             }
 
-            #[allow(unused_mut)]
-            fn from_object(
+            #[inline(always)]
+            fn scan_value(
+                _slots: &mut Self::Slots,
+                key: Key,
+                _first: usize,
+                _scan: &mut ObjectScan<'_>,
+                _pass: &Pass<'_>,
+            ) -> Result<(), Stop> {
+                match key {
+                    $($idx => _scan.value(&mut _slots.$idx, _first + $idx, _pass),)*
+                    // Beyond the tuple (`names` too long): the single pass skips it.
+                    _ => Err(Stop::Unread),
+                }
+            }
+
+            #[inline(always)]
+            fn fill(slots: Self::Slots, _defaults: &Self::Defaults) -> Option<Self> {
+                let ($($v,)*) = slots;
+                $(let $v = fill_missing($v, _defaults.$idx)?;)*
+                Some(($($v,)*))
+            }
+
+            fn read_object(
                 _object: &Map<String, Value>,
                 _parameters: &[ToolParameter],
                 _defaults: &Self::Defaults,
-            ) -> Result<Self, Vec<ArgumentError>> {
-                let mut errors = Vec::new();
-                $(let $v = read_element::<$T>(_object, &_parameters[$idx], _defaults.$idx, &mut errors);)*
-                match ($($v,)*) {
-                    ($(Some($v),)*) => Ok(($($v,)*)),
-                    #[allow(unreachable_patterns)]
-                    _ => Err(errors),
-                }
+                _errors: &mut Vec<ArgumentError>,
+            ) -> Option<Self> {
+                $(let $v = read_element::<$T>(_object, &_parameters[$idx], _defaults.$idx, _errors);)*
+                Some(($($v?,)*))
             }
         }
     };
@@ -826,9 +997,6 @@ wire_args_upto!(
     (14, A14, a14),
     (15, A15, a15)
 );
-
-/// The most parameters one tool may declare (the arity `WireArgs` is implemented for).
-pub const MAX_PARAMETERS: usize = 16;
 
 impl<T> Extraction<'_, T> {
     /// The typed value, dropping the warnings.

@@ -56,7 +56,7 @@ pub use call::{joined_warnings, ArgumentError, ArgumentErrors, Extraction, Findi
 pub use catalog::{validate, CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, State, ToolContext};
 pub use executor::{CallFailure, CallStatus, ExecutionRecord, Executor, ExecutorBuilder};
-pub use extract::{extract_untyped, ExtractionPolicy, ToolParam, WireArgs, MAX_PARAMETERS};
+pub use extract::{extract_untyped, ExtractionPolicy, ToolParam, Wide, WireArgs};
 pub use model::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
     ValueKind,
@@ -189,7 +189,7 @@ pub(crate) fn closest_names<'a>(
 #[doc(hidden)]
 pub mod __private {
     pub use crate::context::FromContext;
-    pub use crate::extract::{ToolParam, WireArgs};
+    pub use crate::extract::{ToolParam, Wide, WireArgs};
     pub use crate::output::IntoToolOutput;
     pub use crate::schema::{AnnotationsDeclaration, Declaration, ParamDeclaration};
     pub use crate::tool::{BoxFuture, DeclaredTool, Registration, StaticTool, Tool, ToolResult, ToolRun};

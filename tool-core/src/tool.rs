@@ -179,18 +179,30 @@ impl StaticTool {
 }
 
 fn build_declared<T: DeclaredTool>() -> ToolDefinition {
+    let has_default = T::Args::has_default(&T::defaults());
+    build_definition(
+        T::declaration(),
+        T::Args::element_schemas,
+        T::Args::accepts_missing(),
+        has_default,
+        T::output_schema,
+    )
+}
+
+/// The type-independent part of [`build_declared`], compiled once rather than once per tool.
+fn build_definition(
+    declaration: &Declaration,
+    element_schemas: fn(&mut schemars::SchemaGenerator) -> Vec<schemars::Schema>,
+    accepts_missing: Vec<bool>,
+    has_default: Vec<bool>,
+    output_schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
+) -> ToolDefinition {
     let mut generator = schema::schema_generator();
-    let schemas = T::Args::element_schemas(&mut generator);
+    let schemas = element_schemas(&mut generator);
     let definitions = generator.take_definitions(true);
-    let output_schema = T::output_schema(&mut schema::schema_generator());
-    let facts = TypeFacts {
-        schemas,
-        definitions,
-        accepts_missing: T::Args::accepts_missing(),
-        has_default: T::Args::has_default(&T::defaults()),
-        output_schema,
-    };
-    schema::build_definition(T::declaration(), facts)
+    let output_schema = output_schema(&mut schema::schema_generator());
+    let facts = TypeFacts { schemas, definitions, accepts_missing, has_default, output_schema };
+    schema::build_definition(declaration, facts)
 }
 
 fn bind_declared<T: DeclaredTool>(

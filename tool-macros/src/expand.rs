@@ -13,8 +13,9 @@ use crate::attrs::{json_string, DefaultValue, ParamAttrs, ToolAttrs};
 use crate::docs::{doc_text, strip_ours};
 use crate::errors::Errors;
 
-/// The arity `WireArgs` is implemented for in the runtime.
-const MAX_PARAMETERS: usize = 16;
+/// The widest tuple `WireArgs` is implemented for in the runtime; a tool with more parameters
+/// is declared as a tree of `Wide` over tuples this wide.
+const TUPLE_WIDTH: usize = 16;
 
 /// One parameter the model sends.
 struct WireParam {
@@ -256,8 +257,9 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
             })
         }
     };
+    let pattern = wire_tree(&bindings, |b| quote!(#b), &krate, true);
     let invoke = quote! {
-        let (#(#bindings,)*) = args;
+        let #pattern = args;
         #invoke_body
     };
     let output_schema = quote!(<#return_ty as #krate::__private::IntoToolOutput>::output_schema(generator));
@@ -335,8 +337,9 @@ fn expand_struct(attrs: ToolAttrs, mut item: ItemStruct, mut errors: Errors) -> 
     // generic helpers, so an `Output` that is not a tool output is reported once, in that impl.
     let this = ident.to_token_stream();
     let run = checked(&ident, &quote_spanned!(ident.span()=> #krate::__private::assert_tool_run::<#this>()), &krate);
+    let pattern = wire_tree(&bindings, |b| quote!(#b), &krate, true);
     let invoke = quote! {
-        let (#(#bindings,)*) = args;
+        let #pattern = args;
         let value: #run = #ident { #(#bindings),* };
         #krate::__private::run_struct(value, __ctx)
     };
@@ -348,7 +351,35 @@ fn expand_struct(attrs: ToolAttrs, mut item: ItemStruct, mut errors: Errors) -> 
     }
 }
 
-/// Duplicate wire names and the parameter-count limit.
+/// The wire parameters as `WireArgs` sees them: one tuple of up to [`TUPLE_WIDTH`], or a
+/// balanced tree of `Wide` (`pattern`, else the type) or of pairs (neither: the defaults) over
+/// tuples of that width, so that reaching a parameter takes a few comparisons at any width.
+fn wire_tree<T>(items: &[T], each: impl Fn(&T) -> TokenStream + Copy, krate: &Path, pattern: bool) -> TokenStream {
+    wire_tree_as(items, each, &|front, back| {
+        if pattern {
+            quote!(#krate::__private::Wide(#front, #back))
+        } else {
+            quote!(#krate::__private::Wide<#front, #back>)
+        }
+    })
+}
+
+fn wire_tree_as<T>(
+    items: &[T],
+    each: impl Fn(&T) -> TokenStream + Copy,
+    join: &dyn Fn(TokenStream, TokenStream) -> TokenStream,
+) -> TokenStream {
+    if items.len() <= TUPLE_WIDTH {
+        let each = items.iter().map(each);
+        return quote!((#(#each,)*));
+    }
+    // Split at a multiple of the tuple width, so that every tuple but the last is full.
+    let tuples = items.len().div_ceil(TUPLE_WIDTH);
+    let (front, back) = items.split_at(tuples / 2 * TUPLE_WIDTH);
+    join(wire_tree_as(front, each, join), wire_tree_as(back, each, join))
+}
+
+/// Duplicate wire names.
 fn check_wire_params(wire: &[WireParam], errors: &mut Errors) {
     for (i, param) in wire.iter().enumerate() {
         if let Some(first) = wire[..i].iter().find(|p| p.wire_name == param.wire_name) {
@@ -357,12 +388,6 @@ fn check_wire_params(wire: &[WireParam], errors: &mut Errors) {
                 format!("`{}` is sent as `{}`, and so is `{}`: give one of them another name with `#[param(rename = \"..\")]`", param.binding.unraw(), param.wire_name, first.binding.unraw()),
             ));
         }
-    }
-    if wire.len() > MAX_PARAMETERS {
-        errors.push(syn::Error::new(
-            wire[MAX_PARAMETERS].name_span,
-            format!("a tool takes at most {MAX_PARAMETERS} parameters; this one has {}: group related ones into a struct parameter (`#[derive(Deserialize, JsonSchema)]`)", wire.len()),
-        ));
     }
 }
 
@@ -432,18 +457,22 @@ fn declared_impl(
     output_schema: &TokenStream,
     invoke: &TokenStream,
 ) -> TokenStream {
-    let types = wire.iter().map(|p| {
-        let ty = &p.ty;
-        checked(ty, &quote!(#krate::__private::assert_param::<#ty>()), krate)
-    });
+    let args = wire_tree(
+        wire,
+        |p| {
+            let ty = &p.ty;
+            checked(ty, &quote!(#krate::__private::assert_param::<#ty>()), krate)
+        },
+        krate,
+        false,
+    );
     let params = wire.iter().map(|p| param_declaration(p, krate));
     let param_names = wire.iter().map(|p| &p.wire_name);
     // No parameters: an empty body, since `{ () }` trips `clippy::unused_unit` in user crates.
     let defaults = if wire.is_empty() {
         TokenStream::new()
     } else {
-        let each = wire.iter().map(default_tokens);
-        quote!((#(#each,)*))
+        wire_tree_as(wire, default_tokens, &|front, back| quote!((#front, #back)))
     };
     let assertions = wire.iter().map(|p| assertions(p, krate));
     let tags = attrs.tags.iter().flatten();
@@ -463,7 +492,7 @@ fn declared_impl(
         const _: () = {
             #[automatically_derived]
             impl #krate::__private::DeclaredTool for #ident {
-                type Args = (#(#types,)*);
+                type Args = #args;
 
                 fn tool() -> &'static dyn #krate::__private::Tool {
                     static TOOL: #krate::__private::StaticTool = #krate::__private::StaticTool::new::<#ident>();

@@ -12,7 +12,7 @@ fn sum16(
 
 fn main() {
     let d = <sum16 as DeclaredTool>::definition();
-    assert_eq!(d.parameters.len(), tool_core::MAX_PARAMETERS);
+    assert_eq!(d.parameters.len(), 16);
     assert_eq!(d.parameters[15].name, "p");
     assert!(!d.parameters[15].required);
     assert_eq!(d.input_schema["required"].as_array().unwrap().len(), 15);
