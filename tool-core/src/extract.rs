@@ -953,8 +953,13 @@ macro_rules! wire_args {
             #[inline(always)]
             fn fill(slots: Self::Slots, _defaults: &Self::Defaults) -> Option<Self> {
                 let ($($v,)*) = slots;
-                $(let $v = fill_missing($v, _defaults.$idx)?;)*
-                Some(($($v,)*))
+                // One match at the end, not a `?` per parameter: each early return would drop
+                // the values before it, code growing with the square of the width.
+                match ($(fill_missing($v, _defaults.$idx),)*) {
+                    ($(Some($v),)*) => Some(($($v,)*)),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
             }
 
             fn read_object(
@@ -964,7 +969,12 @@ macro_rules! wire_args {
                 _errors: &mut Vec<ArgumentError>,
             ) -> Option<Self> {
                 $(let $v = read_element::<$T>(_object, &_parameters[$idx], _defaults.$idx, _errors);)*
-                Some(($($v?,)*))
+                // One match, not a `?` per parameter (see `fill`).
+                match ($($v,)*) {
+                    ($(Some($v),)*) => Some(($($v,)*)),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
             }
         }
     };

@@ -120,10 +120,12 @@ impl<'r> ObjectScan<'r> {
     }
 
     /// Reads the value after a key into the parameter's `slot`, as the single pass would.
-    /// Always inlined into the tuple's scan: with `#[inline]` alone LLVM keeps it out of line
-    /// once several tuples of a binary read the same type, so a tool's reading would depend on
-    /// which other tools share its binary.
-    #[inline(always)]
+    /// Always inlined into the tuple's scan in optimised builds: with `#[inline]` alone LLVM
+    /// keeps it out of line once several tuples of a binary read the same type, so a tool's
+    /// reading would depend on which other tools share its binary. Not in debug builds, where
+    /// nothing else is inlined and each copy is only more code to compile per tool.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline)]
     pub fn value<T: ToolParam>(&mut self, slot: &mut Option<T>, param: usize, pass: &Pass<'_>) -> Result<(), Stop> {
         // A key given twice: the single pass leaves it to the tree path, which reports it.
         if slot.is_some() {
