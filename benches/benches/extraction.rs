@@ -50,7 +50,6 @@ use tools::*;
 fn measure<T, L>(c: &mut Criterion, group: &str, clean: &'static str, messy: &'static str, conversions: usize)
 where
     T: DeclaredTool,
-    T::Args: PartialEq + std::fmt::Debug,
     L: DeserializeOwned,
 {
     // Built once, on first use; not part of any measurement.
@@ -60,7 +59,7 @@ where
     let slow = T::extract(messy);
     assert_eq!(slow.warnings.len(), conversions, "{group}: {:?}", slow.warnings);
     assert!(slow.arguments.is_none(), "{group}: the messy text is converted in the single pass, without a tree");
-    assert_eq!(fast.value.unwrap(), slow.value.unwrap(), "{group}: same values either way");
+    assert!(fast.value.is_ok() && slow.value.is_ok(), "{group}: both read");
     assert!(serde_json::from_str::<L>(clean).is_ok());
     let map = serde_json::from_str::<Map<String, Value>>(clean).unwrap();
     assert!(serde_json::from_value::<L>(Value::Object(map)).is_ok());
@@ -152,7 +151,20 @@ fn criterion_directory() -> PathBuf {
     exe.ancestors().nth(3).map_or_else(|| PathBuf::from("target"), PathBuf::from).join("criterion")
 }
 
+/// The clean and the messy text of a tool give the same values (tuples of more than 12 elements
+/// cannot be compared, so the 40-parameter tool is left to `tests/tests/wide.rs`).
+fn same_values<T: DeclaredTool>(group: &str, clean: &str, messy: &str)
+where
+    T::Args: PartialEq + std::fmt::Debug,
+{
+    assert_eq!(T::extract(clean).value.unwrap(), T::extract(messy).value.unwrap(), "{group}: same values either way");
+}
+
 fn extraction(c: &mut Criterion) {
+    same_values::<get_issue>("1 param", GET_ISSUE_CLEAN, GET_ISSUE_MESSY);
+    same_values::<read_file>("2 params", READ_FILE_CLEAN, READ_FILE_MESSY);
+    same_values::<search_notes>("5 params", SEARCH_NOTES_CLEAN, SEARCH_NOTES_MESSY);
+    same_values::<create_shipment>("8 params", CREATE_SHIPMENT_CLEAN, CREATE_SHIPMENT_MESSY);
     measure::<get_issue, GetIssueArgs>(c, "extract 1 param", GET_ISSUE_CLEAN, GET_ISSUE_MESSY, 1);
     measure::<read_file, ReadFileArgs>(c, "extract 2 params", READ_FILE_CLEAN, READ_FILE_MESSY, 1);
     measure::<search_notes, SearchNotesArgs>(c, "extract 5 params", SEARCH_NOTES_CLEAN, SEARCH_NOTES_MESSY, 3);
