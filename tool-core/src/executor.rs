@@ -335,7 +335,7 @@ impl Executor {
             let suggestions: Vec<String> =
                 self.catalog.closest_names(&request.tool_name, 3).into_iter().map(str::to_owned).collect();
             let message = unknown_tool_message(&request.tool_name, &suggestions);
-            tracing::warn!(target: "tools", tool = %request.tool_name, call_id = %request.call_id, "unknown tool");
+            tracing::warn!(target: "tools", tool = %crate::call::truncate(&request.tool_name), call_id = %request.call_id, "unknown tool");
             return Stage::Done(Box::new(failed(
                 Arc::new(request),
                 started,
@@ -489,6 +489,8 @@ fn failed(
 }
 
 fn unknown_tool_message(name: &str, suggestions: &[String]) -> String {
+    // The name is the model's own text, of any length: the message quotes it cut.
+    let name = crate::call::truncate(name);
     if suggestions.is_empty() {
         return format!("There is no tool named `{name}`, and no tools are available.");
     }
