@@ -32,6 +32,8 @@ pub(crate) struct Names {
     entries: Vec<Entry>,
     /// Each name's character class counts, beside `entries`.
     counts: Vec<[u8; 64]>,
+    /// The longest name's length in characters.
+    longest: u32,
 }
 
 /// One declared name's place in [`Names`] and its signature.
@@ -91,8 +93,13 @@ fn pair(a: char, b: char) -> u32 {
 impl Names {
     /// Prepares `names` for comparison.
     pub(crate) fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Names {
-        let mut prepared =
-            Names { original: String::new(), lowered: String::new(), entries: Vec::new(), counts: Vec::new() };
+        let mut prepared = Names {
+            original: String::new(),
+            lowered: String::new(),
+            entries: Vec::new(),
+            counts: Vec::new(),
+            longest: 0,
+        };
         for name in names {
             prepared.push(name);
         }
@@ -110,6 +117,7 @@ impl Names {
         let offset = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         self.entries.push(Entry { chars, pairs, start: offset(start), end: offset(end), len });
         self.counts.push(counts(&self.lowered[start..end]));
+        self.longest = self.longest.max(len);
     }
 
     /// The declared name at `index` (in the order given to [`Names::new`]).
@@ -161,15 +169,24 @@ impl Names {
     fn nearest(&self, name: &str, best: &mut Best) {
         let query = name.to_ascii_lowercase();
         let sent = Sent::new(&query);
-        let mut buckets = Buckets::default();
+        let mut buckets = Buckets { found: Vec::with_capacity(self.entries.len()) };
+        // Per length, the largest distance the minimum similarity allows, and the bucket scale.
+        let longest = self.longest.max(sent.len) as usize;
+        let most: Vec<u32> =
+            (0..=longest).map(|l| most_distance(best.min_similarity, l as u32).map_or(0, |m| m + 1)).collect();
+        let scale: Vec<f32> = (0..=longest).map(|l| BUCKETS as f32 / (l.max(1) as f32)).collect();
         for (index, entry) in self.entries.iter().enumerate() {
-            let (bound, may_contain) = sent.bound(entry);
-            let mut upper = similarity(bound, sent.len.max(entry.len));
-            if may_contain {
-                upper = upper.max(CONTAINED);
-            }
-            if upper >= best.min_similarity {
-                buckets.add(upper, index);
+            // The cheapest bounds first: lengths and character classes.
+            let longer = sent.len.max(entry.len) as usize;
+            let bound = sent
+                .len
+                .abs_diff(entry.len)
+                .max((sent.chars & !entry.chars).count_ones())
+                .max((entry.chars & !sent.chars).count_ones());
+            if sent.may_contain(entry) {
+                buckets.add(BUCKETS as u16, index);
+            } else if bound < most[longer] {
+                buckets.add(BUCKETS as u16 - (bound as f32 * scale[longer]) as u16, index);
             }
         }
         let mut scratch = Scratch::new(&query);
@@ -253,14 +270,18 @@ impl<'a> Sent<'a> {
         .into_iter()
         .max()
         .unwrap_or(0);
-        // Containment needs every character class and pair of the shorter name in the longer.
-        let may_contain = self.len > 0
+        (bound, self.may_contain(entry))
+    }
+
+    /// Whether one name may contain the other: every character class and pair of the shorter
+    /// must be in the longer.
+    fn may_contain(&self, entry: &Entry) -> bool {
+        self.len > 0
             && if self.len <= entry.len {
                 self.chars & !entry.chars == 0 && self.pairs & !entry.pairs == 0
             } else {
                 entry.chars & !self.chars == 0 && entry.pairs & !self.pairs == 0
-            };
-        (bound, may_contain)
+            }
     }
 }
 
@@ -296,13 +317,14 @@ struct Buckets {
 const BUCKETS: f64 = 256.0;
 
 impl Buckets {
-    fn add(&mut self, upper: f64, index: usize) {
-        // Similarities are within 0 to 1; indices fit (a catalog of 4 billion names does not).
-        let bucket = (upper.clamp(0.0, 1.0) * BUCKETS) as u16;
-        self.found.push((bucket, u32::try_from(index).unwrap_or(u32::MAX)));
+    /// Adds a name in the bucket of the similarity `bucket / BUCKETS`, rounded either way.
+    fn add(&mut self, bucket: u16, index: usize) {
+        // Indices fit: a catalog of 4 billion names does not exist.
+        self.found.push((bucket.min(BUCKETS as u16), u32::try_from(index).unwrap_or(u32::MAX)));
     }
 
-    /// The groups, best bound first, each with the highest similarity its names may reach;
+    /// The groups, best bound first, each with a similarity none of its names exceeds (a bucket
+    /// is a rounded similarity: one bucket of margin);
     /// within a group, in the order added (a counting sort).
     fn best_first(&self) -> (Vec<u32>, Vec<(f64, std::ops::Range<usize>)>) {
         let mut starts = vec![0usize; BUCKETS as usize + 2];
@@ -321,7 +343,7 @@ impl Buckets {
         let groups: Vec<(f64, std::ops::Range<usize>)> = (0..=BUCKETS as usize)
             .rev()
             .filter(|&b| starts[b + 1] > starts[b])
-            .map(|b| (((b + 1) as f64 / BUCKETS).min(1.0), starts[b]..starts[b + 1]))
+            .map(|b| (((b + 2) as f64 / BUCKETS).min(1.0), starts[b]..starts[b + 1]))
             .collect();
         (sorted, groups)
     }
