@@ -334,7 +334,7 @@ impl Executor {
             request.parse_error = untyped.value.err();
             let suggestions: Vec<String> =
                 self.catalog.closest_names(&request.tool_name, 3).into_iter().map(str::to_owned).collect();
-            let message = unknown_tool_message(&request.tool_name, &suggestions);
+            let message = unknown_tool_message(&request.tool_name, &suggestions, self.catalog.is_empty());
             tracing::warn!(target: "tools", tool = %crate::call::truncate(&request.tool_name), call_id = %request.call_id, "unknown tool");
             return Stage::Done(Box::new(failed(
                 Arc::new(request),
@@ -488,11 +488,14 @@ fn failed(
     }
 }
 
-fn unknown_tool_message(name: &str, suggestions: &[String]) -> String {
+fn unknown_tool_message(name: &str, suggestions: &[String], no_tools: bool) -> String {
     // The name is the model's own text, of any length: the message quotes it cut.
     let name = crate::call::truncate(name);
-    if suggestions.is_empty() {
+    if no_tools {
         return format!("There is no tool named `{name}`, and no tools are available.");
+    }
+    if suggestions.is_empty() {
+        return format!("There is no tool named `{name}`, and no tool has a name like it.");
     }
     let list: Vec<String> = suggestions.iter().map(|s| format!("`{s}`")).collect();
     format!(
