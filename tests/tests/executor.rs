@@ -125,6 +125,25 @@ async fn an_unknown_tool_fails_with_the_closest_names() {
 }
 
 #[tokio::test]
+async fn a_megabyte_tool_name_is_suggested_only_the_tools_it_starts_with_and_quoted_cut() {
+    let name = format!("add{}", "x".repeat(1 << 20));
+    let record = executor().execute(call(&name, "{}")).await;
+    assert_eq!(record.failure, Some(CallFailure::UnknownTool { suggestions: vec!["add".into()] }));
+    let cut = format!("add{}… (1048579 chars)", "x".repeat(117));
+    assert_eq!(
+        record.content.text,
+        format!("There is no tool named `{cut}`. The closest existing tools are: `add`. Call one of them instead.")
+    );
+    // The record keeps the name as sent.
+    assert_eq!(record.request.tool_name, name);
+
+    let record = executor().execute(call(&"z".repeat(1 << 20), "{}")).await;
+    assert_eq!(record.failure, Some(CallFailure::UnknownTool { suggestions: vec![] }));
+    let cut = format!("{}… (1048576 chars)", "z".repeat(120));
+    assert_eq!(record.content.text, format!("There is no tool named `{cut}`, and no tool has a name like it."));
+}
+
+#[tokio::test]
 async fn refused_arguments_do_not_call_the_tool_and_name_field_expectation_and_value() {
     let raw = r#"{"a": "forty", "c": 1}"#;
     let record = executor().execute(call("add", raw)).await;

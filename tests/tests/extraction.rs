@@ -54,6 +54,24 @@ fn unknown_keys_are_dropped_with_a_warning_naming_the_closest_parameter() {
 }
 
 #[test]
+fn a_megabyte_key_is_dropped_naming_only_a_parameter_it_starts_with_and_received_cut() {
+    let key = format!("seats{}", "s".repeat(1 << 20));
+    let raw = format!(r#"{{"name": "Ada", "{key}": 3}}"#);
+    let extraction = <book as DeclaredTool>::extract(&raw);
+    assert_eq!(extraction.value.unwrap().1, 2);
+    let warning = &extraction.warnings[0];
+    assert_eq!(
+        (warning.rule(), warning.received(), warning.action()),
+        (
+            "unknown_parameter",
+            format!("seats{}… (1048581 chars)", "s".repeat(115)).as_str(),
+            "ignored; did you mean `seats`?"
+        )
+    );
+    assert_eq!(warning.pointer(), format!("/{key}"));
+}
+
+#[test]
 fn every_bad_field_is_reported_with_pointer_rule_expectation_and_received_value() {
     let extraction = <book as DeclaredTool>::extract(r#"{"seats": 300, "tags": ["vip", {"x": 2}]}"#);
     let errors = extraction.value.unwrap_err();

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::call::ToolCallRequest;
 use crate::extract::ExtractionPolicy;
 use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition};
+use crate::suggest::Names;
 use crate::tool::{DeclaredTool, Invocation, Registration, Tool};
 
 /// A validated set of tools, looked up by name in O(1) and iterated sorted by name.
@@ -25,6 +26,8 @@ struct Inner {
     tools: Vec<Arc<dyn Tool>>,
     by_name: HashMap<String, usize>,
     policy: ExtractionPolicy,
+    /// The names prepared for suggestions, on the first unknown name.
+    suggestions: OnceLock<Names>,
 }
 
 /// One thing wrong with a catalog's definitions.
@@ -132,7 +135,8 @@ impl ToolCatalog {
 
     /// Up to `limit` existing names resembling `name`, best first.
     pub fn closest_names(&self, name: &str, limit: usize) -> Vec<&str> {
-        crate::closest_names(name, self.names(), limit, 0.34)
+        let names = self.inner.suggestions.get_or_init(|| Names::new(self.names()));
+        names.closest(name, limit, 0.34).into_iter().map(|i| names.name(i)).collect()
     }
 
     /// A builder starting from this catalog's tools and policy.
@@ -239,7 +243,14 @@ impl CatalogBuilder {
             by_name.insert(tool.definition().name.clone(), i);
         }
         if problems.is_empty() {
-            Ok(ToolCatalog { inner: Arc::new(Inner { tools: self.tools, by_name, policy: self.policy }) })
+            Ok(ToolCatalog {
+                inner: Arc::new(Inner {
+                    tools: self.tools,
+                    by_name,
+                    policy: self.policy,
+                    suggestions: OnceLock::new(),
+                }),
+            })
         } else {
             Err(CatalogError { problems })
         }

@@ -16,6 +16,7 @@ use serde_json::{Map, Number, Value};
 use crate::call::{truncate, ArgumentError, ParseWarning, RECEIVED_MAX_CHARS};
 use crate::model::ToolParameter;
 use crate::plan::{Children, Kind, NodeId, Plan, Tag, Tokens, Variants};
+use crate::suggest::Names;
 
 /// What conversion did: the warnings for what it changed, and, under the strict policy, the
 /// errors for what it would have changed.
@@ -104,14 +105,14 @@ pub(crate) const NAME_NORMALIZED: &str = "parameter_name_normalized";
 
 /// A parameter name without case and separators: `max_bytes`, `MaxBytes` and `max-bytes` all
 /// fold to `maxbytes`.
-fn fold_name(name: &str) -> String {
-    name.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '.')).flat_map(char::to_lowercase).collect()
+fn fold_name(name: &str) -> impl Iterator<Item = char> + '_ {
+    name.chars().filter(|c| !matches!(c, '_' | '-' | ' ' | '.')).flat_map(char::to_lowercase)
 }
 
 /// The one of `names` that `key` names but for case and separators, if exactly one does.
 pub(crate) fn folded_name<'n>(key: &str, names: impl IntoIterator<Item = &'n str>) -> Option<&'n str> {
-    let folded = fold_name(key);
-    let mut matching = names.into_iter().filter(|name| fold_name(name) == folded);
+    // Compared as they fold, so a key sent a megabyte long stops at the first difference.
+    let mut matching = names.into_iter().filter(|name| fold_name(name).eq(fold_name(key)));
     match (matching.next(), matching.next()) {
         (Some(name), None) => Some(name),
         _ => None,
@@ -124,8 +125,9 @@ pub(crate) const UNKNOWN_PARAMETER: &str = "unknown_parameter";
 /// The warning for the key `key` at `pointer` that none of `declared` names, naming the closest
 /// one; `what` says what the declared names are (`parameters` at the top level, `fields` below).
 pub(crate) fn unknown_key(pointer: &str, key: &str, declared: &[&str], what: &str) -> ParseWarning {
-    let action = match crate::closest_names(key, declared.iter().copied(), 1, 0.5).first() {
-        Some(best) => format!("ignored; did you mean `{best}`?"),
+    let names = Names::new(declared.iter().copied());
+    let action = match names.closest(key, 1, 0.5).first() {
+        Some(&best) => format!("ignored; did you mean `{}`?", names.name(best)),
         None => "ignored".to_owned(),
     };
     let expected = if declared.is_empty() {

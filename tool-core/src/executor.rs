@@ -334,8 +334,8 @@ impl Executor {
             request.parse_error = untyped.value.err();
             let suggestions: Vec<String> =
                 self.catalog.closest_names(&request.tool_name, 3).into_iter().map(str::to_owned).collect();
-            let message = unknown_tool_message(&request.tool_name, &suggestions);
-            tracing::warn!(target: "tools", tool = %request.tool_name, call_id = %request.call_id, "unknown tool");
+            let message = unknown_tool_message(&request.tool_name, &suggestions, self.catalog.is_empty());
+            tracing::warn!(target: "tools", tool = %crate::call::truncate(&request.tool_name), call_id = %request.call_id, "unknown tool");
             return Stage::Done(Box::new(failed(
                 Arc::new(request),
                 started,
@@ -488,9 +488,14 @@ fn failed(
     }
 }
 
-fn unknown_tool_message(name: &str, suggestions: &[String]) -> String {
-    if suggestions.is_empty() {
+fn unknown_tool_message(name: &str, suggestions: &[String], no_tools: bool) -> String {
+    // The name is the model's own text, of any length: the message quotes it cut.
+    let name = crate::call::truncate(name);
+    if no_tools {
         return format!("There is no tool named `{name}`, and no tools are available.");
+    }
+    if suggestions.is_empty() {
+        return format!("There is no tool named `{name}`, and no tool has a name like it.");
     }
     let list: Vec<String> = suggestions.iter().map(|s| format!("`{s}`")).collect();
     format!(

@@ -49,6 +49,7 @@ mod repair;
 mod scan;
 mod schema;
 mod shape;
+mod suggest;
 mod tool;
 mod validate;
 
@@ -160,30 +161,6 @@ pub mod prelude {
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
-
-/// Ranks `candidates` by similarity to `name` and returns up to `limit` of those at least
-/// `min_similarity` alike (0 to 1), best first.
-pub(crate) fn closest_names<'a>(
-    name: &str,
-    candidates: impl Iterator<Item = &'a str>,
-    limit: usize,
-    min_similarity: f64,
-) -> Vec<&'a str> {
-    let lowered = name.to_ascii_lowercase();
-    let mut scored: Vec<(f64, &str)> = candidates
-        .map(|c| {
-            let lc = c.to_ascii_lowercase();
-            let mut score = strsim::normalized_damerau_levenshtein(&lowered, &lc);
-            if !lowered.is_empty() && (lc.contains(&lowered) || lowered.contains(&lc)) {
-                score = score.max(0.75);
-            }
-            (score, c)
-        })
-        .filter(|(score, _)| *score >= min_similarity)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    scored.into_iter().take(limit).map(|(_, c)| c).collect()
-}
 
 /// The macro's only contract with the runtime. Not public API.
 #[doc(hidden)]
