@@ -107,6 +107,14 @@ where
     if let Some(arguments) = &extraction.arguments {
         assert!(arguments.is_object(), "the arguments kept are an object: {arguments}");
     }
+    // What the single pass settles, the tree path settles the same way (it is only ever a
+    // faster way to the tree's result): the same value and the same warnings, keys at every
+    // depth included.
+    if extraction.value.is_ok() && extraction.arguments.is_none() {
+        let tree = T::extract_by_tree(raw);
+        assert_eq!(extraction.value, tree.value, "single pass vs tree path: {raw:?}");
+        assert_eq!(extraction.warnings, tree.warnings, "single pass vs tree path: {raw:?}");
+    }
     match &extraction.value {
         Ok(args) => round_trip::<T>(raw, args),
         Err(errors) => {

@@ -389,3 +389,10 @@ async fn a_runtime_built_tool_gets_only_declared_keys_unless_its_schema_takes_an
     let rules: Vec<(&str, &str)> = record.warnings().iter().map(|w| (w.pointer(), w.rule())).collect();
     assert_eq!(rules, vec![("/page", "string_to_integer")]);
 }
+
+#[test]
+fn an_unknown_key_given_twice_is_reported_once_as_given_twice_on_both_paths() {
+    let e = all_paths::<place_order>(r#"{"items": [], "x": 1, "x": 2}"#);
+    assert_eq!(warnings(&e), vec![at("/x", "duplicate_parameter"), at("/x", "unknown_parameter")]);
+    assert_eq!(e.value.unwrap(), (vec![], None));
+}

@@ -23,7 +23,7 @@ use crate::call::{
 use crate::coerce::{self, UNKNOWN_PARAMETER};
 use crate::lenient::{ParamSeed, Pass};
 use crate::model::{ToolDefinition, ToolParameter};
-use crate::repair::{repair_arguments, Repaired};
+use crate::repair::{repair_arguments, Repaired, NUMBER_OUT_OF_RANGE};
 use crate::scan::{ObjectScan, Stop};
 use crate::validate::Checks;
 
@@ -267,12 +267,14 @@ pub(crate) fn extract<'r, A: WireArgs, const SCAN: bool>(
 }
 
 /// Whether the unknown keys of `raw` are for the tree path to settle: every key is unknown
-/// (the arguments may be wrapped, `{"arguments": {...}}`), or one names a declared parameter
-/// but for case and separators (`max_bytes` for `maxBytes`). Only asked when unknown keys came.
-fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter]) -> bool {
+/// (the arguments may be wrapped, `{"arguments": {...}}`), one names a declared parameter but
+/// for case and separators (`max_bytes` for `maxBytes`), or one came twice (of the `unknown`
+/// noted). Only asked when unknown keys came.
+fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter], unknown: usize) -> bool {
     let Ok(object) = serde_json::from_str::<Map<String, Value>>(raw) else { return true };
     let declared = |key: &str| parameters.iter().any(|p| p.name == key);
-    if !object.keys().any(|key| declared(key)) {
+    // An unknown key given twice: the tree reports it once, as given twice.
+    if !object.keys().any(|key| declared(key)) || object.keys().filter(|key| !declared(key)).count() != unknown {
         return true;
     }
     object
@@ -292,7 +294,7 @@ fn single_pass_noted(raw: &str, pass: Pass<'_>, checks: &Checks) -> Option<(Find
     let strict = pass.strict();
     let (mut warnings, unknown) = pass.into_warnings();
     // The strict policy refuses unknown keys, which the tree reports.
-    if unknown > 0 && (strict || unknown_keys_need_tree(raw, parameters)) {
+    if unknown > 0 && (strict || unknown_keys_need_tree(raw, parameters, unknown)) {
         return None;
     }
     // The unknown parameters were noted as they came; the tree reports them after the
@@ -432,11 +434,22 @@ fn settle_slow_path(
                     if let Some(expected) = expected_at(&definition.input_schema, &error.pointer) {
                         error.expected = expected;
                     }
-                    // Out of range for the Rust type (`300` for a `u8`): say the range.
-                    if error.rule == "invalid_value" && error.expected.starts_with("an integer") {
+                    // A number is echoed as it was sent, not as the float it was read into
+                    // (`18446744073709551616`, not `1.8446744073709552e+19`).
+                    let sent = error.received.as_ref().and_then(|_| number_sent_at(raw, &error.pointer));
+                    if let Some(sent) = sent {
+                        error.received = Some(truncate(sent));
+                    }
+                    // A number out of range for the Rust type (`300` or `"1e30"` for a `u8`): say
+                    // the range.
+                    let numeric = error.received.as_deref().and_then(numeric_value);
+                    if error.expected.starts_with("an integer") && (error.rule == "invalid_value" || numeric.is_some())
+                    {
                         if let Some(range) = range_at(&definition.input_schema, &error.pointer) {
                             error.expected = error.expected.replacen("an integer", &format!("an integer {range}"), 1);
                         }
+                    } else if error.expected.starts_with("a number") && numeric.is_some_and(f64::is_infinite) {
+                        error.expected = "a number within ±1.7976931348623157e308".into();
                     }
                 }
                 errors
@@ -473,6 +486,38 @@ fn settle_slow_path(
         }
         Err(error) => (Err(ArgumentErrors::single(error)), Findings::new(), None),
     }
+}
+
+/// The number literal the model wrote for the value at `pointer`, as it wrote it, when the raw
+/// text is JSON that far (a repaired text keeps the value's own reading).
+fn number_sent_at<'r>(raw: &'r str, pointer: &str) -> Option<&'r str> {
+    use serde_json::value::RawValue;
+    let mut text = raw;
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        let inner: &'r RawValue = match text.trim_start().as_bytes().first() {
+            Some(b'{') => {
+                serde_json::from_str::<std::collections::HashMap<String, &'r RawValue>>(text).ok()?.remove(&segment)?
+            }
+            Some(b'[') => {
+                let index: usize = segment.parse().ok()?;
+                let mut items = serde_json::from_str::<Vec<&'r RawValue>>(text).ok()?;
+                (index < items.len()).then(|| items.swap_remove(index))?
+            }
+            _ => return None,
+        };
+        text = inner.get();
+    }
+    let text = text.trim();
+    text.starts_with(|c: char| c == '-' || c.is_ascii_digit()).then_some(text)
+}
+
+/// The number a received value's text says, whether a number or a string holding one
+/// (`1e30`, `"1e30"`); `1e400` reads as infinite.
+fn numeric_value(received: &str) -> Option<f64> {
+    let text = received.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(received).trim();
+    let numeric = text.trim_start_matches(['-', '+']).starts_with(|c: char| c.is_ascii_digit() || c == '.');
+    numeric.then(|| text.parse::<f64>().ok()).flatten()
 }
 
 /// What the schema expects at a pointer inside a parameter (`/items/0/qty`), in the model's
@@ -581,7 +626,8 @@ fn parse_object(
 ) -> Result<(Map<String, Value>, Vec<ParseWarning>, Vec<ArgumentError>), ArgumentError> {
     let parameters = &definition.parameters;
     let Repaired { value: mut object, warnings: repairs } = repair_arguments(raw)?;
-    if let (true, Some(repair)) = (strict, repairs.first()) {
+    // A number out of range is one field's problem: the typed read refuses it there.
+    if let (true, Some(repair)) = (strict, repairs.iter().find(|r| r.rule() != NUMBER_OUT_OF_RANGE)) {
         return Err(ArgumentError {
             pointer: String::new(),
             rule: repair.rule().to_owned(),

@@ -20,6 +20,12 @@ const MAX_DEPTH: usize = 128;
 /// What the arguments must be, in the model's words.
 const EXPECTED: &str = "a JSON object";
 
+/// The rule of a number literal no 64-bit float holds (`1e400`), kept as its text.
+pub(crate) const NUMBER_OUT_OF_RANGE: &str = "number_out_of_range";
+
+/// What a number literal must be to be read as a number.
+const OUT_OF_RANGE_EXPECTED: &str = "a number within ±1.7976931348623157e308";
+
 /// One thing the tolerant parser had to accept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Leniency {
@@ -164,6 +170,7 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     parser.leading_tokens(&mut leading);
     let first = parser.value(0).map_err(|e| syntax_error(raw, &e, ""))?;
     let first_duplicates = parser.duplicates.len();
+    let first_out_of_range = parser.out_of_range.len();
 
     // Objects sent one after another.
     let mut objects = 1usize;
@@ -246,6 +253,8 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     // copies of an identical object would only repeat the first one's.
     parser.duplicates.truncate(first_duplicates);
     warnings.append(&mut parser.duplicates);
+    parser.out_of_range.truncate(first_out_of_range);
+    warnings.append(&mut parser.out_of_range);
     finish(raw, first, warnings, parser.leniencies)
 }
 
@@ -341,6 +350,8 @@ struct Parser<'t> {
     path: String,
     /// Keys met twice in one object (the last value is kept).
     duplicates: Vec<ParseWarning>,
+    /// Numbers no 64-bit float holds (`1e400`), each kept as its text (see [`Parser::number`]).
+    out_of_range: Vec<ParseWarning>,
 }
 
 /// The literal words a value may be, and whether each is Python's spelling.
@@ -369,6 +380,7 @@ impl<'t> Parser<'t> {
             leniencies: Vec::new(),
             path: String::new(),
             duplicates: Vec::new(),
+            out_of_range: Vec::new(),
         }
     }
 
@@ -703,9 +715,24 @@ impl<'t> Parser<'t> {
             self.required_digits()?;
         }
         let token = self.text.get(start..self.pos).unwrap_or_default();
-        token.parse::<serde_json::Number>().map(Value::Number).map_err(|e| LenientError::Syntax {
-            message: format!("the number `{}` cannot be read ({e}) at {}", truncate(token), self.location(start)),
-        })
+        match token.parse::<serde_json::Number>() {
+            Ok(number) => Ok(Value::Number(number)),
+            // Well formed, but beyond any 64-bit float (`1e400`): one field's problem, not the
+            // whole text's. Kept as its text, so that the declared type refuses it where it is
+            // (or a string takes it), and the other fields are still read.
+            Err(_) => {
+                let action = format!("kept as the text \"{}\" for the declared type to read", truncate(token));
+                let warning = ParseWarning::new(
+                    &self.path,
+                    NUMBER_OUT_OF_RANGE,
+                    OUT_OF_RANGE_EXPECTED,
+                    &truncate(token),
+                    &action,
+                );
+                self.out_of_range.push(warning);
+                Ok(Value::String(token.to_owned()))
+            }
+        }
     }
 
     fn digits(&mut self) {
