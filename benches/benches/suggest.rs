@@ -5,7 +5,8 @@
 //!   slip of an existing name, a name of nothing in the catalog, a fragment, and a 1 MB name;
 //!   then the whole executor path (record and message) for the 1 MB name;
 //! - `unknown key`: extraction of a 16-parameter tool's arguments, clean, with one misspelt
-//!   key, and with a 1 MB key: the difference from clean is what the key costs;
+//!   key, and with a 1 MB key: the difference from clean is what the key costs; and the
+//!   suggestion alone for the misspelt key against the 16 declared names;
 //! - `1 MB name, 3 tools`: the case the issue measured before the bounds.
 //!
 //! Run: `cargo bench -p tool-benches --bench suggest -- --warm-up-time 1 --measurement-time 3`
@@ -175,6 +176,26 @@ fn wide(
     String::new()
 }
 
+/// `wide`'s parameters, as extraction compares an unknown key with them.
+const WIDE_PARAMETERS: [&str; 16] = [
+    "query",
+    "limit",
+    "offset",
+    "sort_by",
+    "ascending",
+    "start_date",
+    "end_date",
+    "language",
+    "region",
+    "category",
+    "min_price",
+    "max_price",
+    "tags",
+    "include_archived",
+    "currency",
+    "page_token",
+];
+
 const WIDE_CLEAN: &str =
     r#"{"query":"hotels in lisbon","limit":10,"sort_by":"price","language":"pt","max_price":120.5}"#;
 const WIDE_TYPO: &str =
@@ -230,6 +251,12 @@ fn unknown_key(c: &mut Criterion) {
     let huge = <wide as DeclaredTool>::extract(&huge_key);
     assert_eq!(huge.warnings.len(), 1);
     let mut group = c.benchmark_group("suggest: unknown key, 16 params");
+    // The suggestion alone, as extraction makes it for an unknown key.
+    let declared = WIDE_PARAMETERS;
+    assert_eq!(tool_core::__private::closest_key("lnaguage", &declared), Some("language"));
+    group.bench_function("suggestion for a misspelt key", |b| {
+        b.iter(|| tool_core::__private::closest_key(black_box("lnaguage"), black_box(&declared)))
+    });
     group.bench_function("extract clean", |b| b.iter(|| <wide as DeclaredTool>::extract(black_box(WIDE_CLEAN))));
     group.bench_function("extract, one misspelt key", |b| {
         b.iter(|| <wide as DeclaredTool>::extract(black_box(WIDE_TYPO)))

@@ -165,6 +165,7 @@ pub struct ReadmeDoctests;
 /// The macro's only contract with the runtime. Not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::coerce::closest_key;
     pub use crate::context::FromContext;
     pub use crate::extract::{ToolParam, Wide, WireArgs};
     pub use crate::output::IntoToolOutput;

@@ -34,7 +34,56 @@ pub(crate) struct Names {
     counts: Vec<[u8; 64]>,
     /// The longest name's length in characters.
     longest: u32,
+    /// Built for catalogs of [`INDEXED`] names or more, when the last name is in.
+    index: Option<Index>,
 }
+
+/// From how many names on a catalog is indexed; fewer are cheaper to visit one by one.
+const INDEXED: usize = 256;
+
+/// The declared names by length, with each character class's counts as a column, so that
+/// one suggestion reads a few bytes per name for the classes the sent name has, and
+/// compares only the names those counts leave in reach.
+struct Index {
+    /// The names' indices, by length then index, each length padded with [`NO_NAME`] to
+    /// whole blocks of [`BLOCK`], so that a block holds names of one length.
+    by_length: Vec<u32>,
+    /// The length of the names of each block.
+    block_lengths: Vec<u32>,
+    /// Per character class, the count of each name in `by_length`'s order (at most 255).
+    columns: Vec<Vec<u8>>,
+}
+
+/// The padding of [`Index::by_length`].
+const NO_NAME: u32 = u32::MAX;
+
+impl Index {
+    fn new(entries: &[Entry], counts: &[[u8; 64]]) -> Index {
+        let mut sorted: Vec<u32> = (0..entries.len()).map(|i| i as u32).collect();
+        sorted.sort_by_key(|&i| (entries[i as usize].len, i));
+        let (mut by_length, mut block_lengths) = (Vec::new(), Vec::new());
+        for (length, names) in sorted
+            .chunk_by(|&a, &b| entries[a as usize].len == entries[b as usize].len)
+            .map(|names| (entries[names[0] as usize].len, names))
+        {
+            for block in names.chunks(BLOCK) {
+                by_length.extend_from_slice(block);
+                by_length.resize(by_length.len() + BLOCK - block.len(), NO_NAME);
+                block_lengths.push(length);
+            }
+        }
+        let columns = (0..64)
+            .map(|class| by_length.iter().map(|&i| if i == NO_NAME { 0 } else { counts[i as usize][class] }).collect())
+            .collect();
+        Index { by_length, block_lengths, columns }
+    }
+}
+
+/// Names per block of the grade visit.
+const BLOCK: usize = 64;
+
+/// Grades of similarity per unit, for visiting indexed names best bound first.
+const GRADES: u8 = 32;
 
 /// One declared name's place in [`Names`] and its signature.
 #[derive(Clone, Copy)]
@@ -99,9 +148,13 @@ impl Names {
             entries: Vec::new(),
             counts: Vec::new(),
             longest: 0,
+            index: None,
         };
         for name in names {
             prepared.push(name);
+        }
+        if prepared.entries.len() >= INDEXED {
+            prepared.index = Some(Index::new(&prepared.entries, &prepared.counts));
         }
         prepared
     }
@@ -138,6 +191,8 @@ impl Names {
         let mut best = Best::new(limit, min_similarity);
         if name.len() > 4 * MAX_COMPARED_CHARS || name.chars().count() > MAX_COMPARED_CHARS {
             self.containing(name, &mut best);
+        } else if let Some(index) = &self.index {
+            self.nearest_indexed(index, name, &mut best);
         } else {
             self.nearest(name, &mut best);
         }
@@ -197,6 +252,68 @@ impl Names {
             }
             for &index in &sorted[range] {
                 self.score(index as usize, &sent, &mut scratch, best);
+            }
+        }
+    }
+
+    /// For a name short enough to compare, on an indexed catalog: the edit distance, where
+    /// the bag distance allows.
+    ///
+    /// The characters a declared name shares with the sent one (their bag intersection) come
+    /// from the index's columns of the sent name's classes; with the lengths they bound the
+    /// similarity from above (and say whether one name may contain the other). Names are then
+    /// visited grade by grade from the best bound down, until the bounds fall below the
+    /// suggestions found; the rest are never compared.
+    fn nearest_indexed(&self, index: &Index, name: &str, best: &mut Best) {
+        let query = name.to_ascii_lowercase();
+        let sent = Sent::new(&query);
+        let mut shared = vec![0u8; index.by_length.len()];
+        for (class, &count) in sent.counts.iter().enumerate() {
+            if count > 0 {
+                for (s, &c) in shared.iter_mut().zip(&index.columns[class]) {
+                    // At most 64 characters are sent, so the sum fits.
+                    *s += c.min(count);
+                }
+            }
+        }
+        // Per length, the grade of each count of shared characters.
+        let longest = self.longest.max(sent.len) as usize;
+        let tables: Vec<[u8; 65]> = (0..=longest as u32)
+            .map(|length| {
+                let (shorter, longer) = (sent.len.min(length), sent.len.max(length));
+                let mut table = [0u8; 65];
+                for (common, grade) in table.iter_mut().enumerate().take(shorter as usize + 1) {
+                    let mut bound = similarity(longer - common as u32, longer);
+                    if sent.len > 0 && common as u32 == shorter {
+                        bound = bound.max(CONTAINED);
+                    }
+                    *grade = (bound * f64::from(GRADES)).floor() as u8;
+                }
+                table
+            })
+            .collect();
+        // The best grade of each block (its names have one length), so that a grade's visit
+        // skips whole blocks.
+        let block_best: Vec<u8> = shared
+            .chunks(BLOCK)
+            .zip(&index.block_lengths)
+            .map(|(block, &length)| tables[length as usize][usize::from(block.iter().copied().max().unwrap_or(0))])
+            .collect();
+        let mut scratch = Scratch::new(&query);
+        for grade in (0..=GRADES).rev() {
+            // A name of this grade is at most this alike (below it, but at the top grade).
+            let top = (f64::from(grade) + 1.0) / f64::from(GRADES);
+            if top.min(1.0) < best.threshold() || scratch.cells > DISTANCE_CELLS {
+                break;
+            }
+            for (b, _) in block_best.iter().enumerate().filter(|&(_, &most)| most >= grade) {
+                let table = &tables[index.block_lengths[b] as usize];
+                let range = b * BLOCK..(b + 1) * BLOCK;
+                for (&common, &declared) in shared[range.clone()].iter().zip(&index.by_length[range]) {
+                    if table[usize::from(common)] == grade && declared != NO_NAME {
+                        self.score(declared as usize, &sent, &mut scratch, best);
+                    }
+                }
             }
         }
     }
@@ -634,6 +751,37 @@ mod tests {
                     reference(&query, &candidates, limit, min_similarity),
                     "round {round}: {query:?} in {candidates:?}, limit {limit}, at least {min_similarity}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn the_indexed_measure_ranks_as_the_full_matrix_on_catalogs_of_thousands_of_names() {
+        let mut rng = Rng(0x1DE4_ED00_5EED_0003);
+        for round in 0..8 {
+            let count = INDEXED + rng.below(3000);
+            let catalog: Vec<String> = (0..count).map(|_| word_name(&mut rng)).collect();
+            let candidates: Vec<&str> = catalog.iter().map(String::as_str).collect();
+            let names = Names::new(candidates.iter().copied());
+            assert!(names.index.is_some());
+            for _ in 0..20 {
+                let query = match rng.below(4) {
+                    0 => word_name(&mut rng),
+                    1 => word_name(&mut rng) + "_" + &word_name(&mut rng),
+                    _ => {
+                        let slipped = candidates[rng.below(count)];
+                        slip(&mut rng, slipped)
+                    }
+                };
+                for (limit, min_similarity) in [(3, 0.34), (1, 0.5)] {
+                    let found: Vec<&str> =
+                        names.closest(&query, limit, min_similarity).into_iter().map(|i| candidates[i]).collect();
+                    assert_eq!(
+                        found,
+                        reference(&query, &candidates, limit, min_similarity),
+                        "round {round}: {query:?} in {count} names, limit {limit}, at least {min_similarity}"
+                    );
+                }
             }
         }
     }
