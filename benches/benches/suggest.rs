@@ -6,7 +6,8 @@
 //!   then the whole executor path (record and message) for the 1 MB name;
 //! - `unknown key`: extraction of a 16-parameter tool's arguments, clean, with one misspelt
 //!   key, and with a 1 MB key: the difference from clean is what the key costs; and the
-//!   suggestion alone for the misspelt key against the 16 declared names;
+//!   suggestion alone for the misspelt key against the 16 declared names (prepared once per
+//!   thread, as extraction does; and prepared anew for each key);
 //! - `1 MB name, 3 tools`: the case the issue measured before the bounds.
 //!
 //! Run: `cargo bench -p tool-benches --bench suggest -- --warm-up-time 1 --measurement-time 3`
@@ -256,6 +257,16 @@ fn unknown_key(c: &mut Criterion) {
     assert_eq!(tool_core::__private::closest_key("lnaguage", &declared), Some("language"));
     group.bench_function("suggestion for a misspelt key", |b| {
         b.iter(|| tool_core::__private::closest_key(black_box("lnaguage"), black_box(&declared)))
+    });
+    // The same, with the declared names prepared anew each time (two lists taking turns).
+    let mut other = declared;
+    other.rotate_left(1);
+    let mut turn = false;
+    group.bench_function("suggestion for a misspelt key, names not prepared", |b| {
+        b.iter(|| {
+            turn = !turn;
+            tool_core::__private::closest_key(black_box("lnaguage"), black_box(if turn { &declared } else { &other }))
+        })
     });
     group.bench_function("extract clean", |b| b.iter(|| <wide as DeclaredTool>::extract(black_box(WIDE_CLEAN))));
     group.bench_function("extract, one misspelt key", |b| {

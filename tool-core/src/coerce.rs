@@ -122,8 +122,18 @@ pub(crate) fn folded_name<'n>(key: &str, names: impl IntoIterator<Item = &'n str
 /// The declared name an unknown key most likely meant, if any is at least half alike.
 /// (Public, hidden, for the benchmarks: it is what an unknown key costs.)
 pub fn closest_key<'a>(key: &str, declared: &[&'a str]) -> Option<&'a str> {
-    let names = Names::new(declared.iter().copied());
-    names.closest(key, 1, 0.5).first().map(|&best| declared[best])
+    thread_local! {
+        // The names last prepared on this thread: the keys of one call, and of the calls to
+        // one tool, are compared with the same declared names again and again.
+        static PREPARED: std::cell::RefCell<Option<Names>> = const { std::cell::RefCell::new(None) };
+    }
+    PREPARED.with_borrow_mut(|prepared| {
+        let names = match prepared {
+            Some(names) if names.are(declared) => names,
+            _ => prepared.insert(Names::new(declared.iter().copied())),
+        };
+        names.closest(key, 1, 0.5).first().map(|&best| declared[best])
+    })
 }
 
 /// The rule of a key that no parameter or field declares.
@@ -1025,6 +1035,16 @@ fn decode_text(text: &str) -> Option<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_closest_key_is_taken_from_the_declared_names_given_not_from_those_prepared_before() {
+        assert_eq!(closest_key("lnaguage", &["query", "language", "limit"]), Some("language"));
+        assert_eq!(closest_key("lnaguage", &["query", "language", "limit"]), Some("language"));
+        assert_eq!(closest_key("lnaguage", &["query", "languages", "limit"]), Some("languages"));
+        assert_eq!(closest_key("lnaguage", &["query", "limit"]), None);
+        assert_eq!(closest_key("qurey", &["query", "limit"]), Some("query"));
+        assert_eq!(closest_key("qurey", &[]), None);
+    }
 
     /// Converts `{"p": input}` against a one-property schema; returns the value and the
     /// (pointer, rule) of each warning.

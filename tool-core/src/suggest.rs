@@ -105,24 +105,38 @@ impl Entry {
 }
 
 /// The signature of a lowercased name: its length in characters, its character classes and
-/// its character pairs.
-fn signature(lowered: &str) -> (u32, u64, u64) {
-    let (mut len, mut chars, mut pairs) = (0u32, 0u64, 0u64);
+/// its character pairs; and how many characters of each class it has (at most 255 counted).
+fn signature(lowered: &str) -> (u32, u64, u64, [u8; 64]) {
+    let (mut len, mut chars, mut pairs, mut counts) = (0u32, 0u64, 0u64, [0u8; 64]);
     let mut previous = None;
     for c in lowered.chars() {
         len = len.saturating_add(1);
-        chars |= 1 << class(c);
+        let class = ASCII_CLASSES.get(c as usize).map_or_else(|| class(c), |&class| u32::from(class));
+        chars |= 1 << class;
+        let slot = &mut counts[class as usize];
+        *slot = slot.saturating_add(1);
         if let Some(p) = previous {
             pairs |= 1 << pair(p, c);
         }
         previous = Some(c);
     }
-    (len, chars, pairs)
+    (len, chars, pairs, counts)
 }
+
+/// [`class`] of each ASCII character, looked up rather than matched: names are mostly ASCII.
+const ASCII_CLASSES: [u8; 128] = {
+    let mut classes = [0u8; 128];
+    let mut c = 0;
+    while c < 128 {
+        classes[c] = class(c as u8 as char) as u8;
+        c += 1;
+    }
+    classes
+};
 
 /// A character's class, 0 to 63: the characters of tool and parameter names each have their
 /// own; the rest share the remaining classes.
-fn class(c: char) -> u32 {
+const fn class(c: char) -> u32 {
     match c {
         'a'..='z' => c as u32 - 'a' as u32,
         '0'..='9' => 26 + (c as u32 - '0' as u32),
@@ -142,11 +156,13 @@ fn pair(a: char, b: char) -> u32 {
 impl Names {
     /// Prepares `names` for comparison.
     pub(crate) fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> Names {
+        let names: Vec<&str> = names.into_iter().collect();
+        let bytes = names.iter().map(|n| n.len()).sum();
         let mut prepared = Names {
-            original: String::new(),
-            lowered: String::new(),
-            entries: Vec::new(),
-            counts: Vec::new(),
+            original: String::with_capacity(bytes),
+            lowered: String::with_capacity(bytes),
+            entries: Vec::with_capacity(names.len()),
+            counts: Vec::with_capacity(names.len()),
             longest: 0,
             index: None,
         };
@@ -165,12 +181,17 @@ impl Names {
         self.lowered.push_str(name);
         self.lowered[start..].make_ascii_lowercase();
         let end = self.original.len();
-        let (len, chars, pairs) = signature(&self.lowered[start..end]);
+        let (len, chars, pairs, counts) = signature(&self.lowered[start..end]);
         // Offsets past 4 GiB of names would not fit; no catalog comes near.
         let offset = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         self.entries.push(Entry { chars, pairs, start: offset(start), end: offset(end), len });
-        self.counts.push(counts(&self.lowered[start..end]));
+        self.counts.push(counts);
         self.longest = self.longest.max(len);
+    }
+
+    /// Whether these are `names`, in that order.
+    pub(crate) fn are(&self, names: &[&str]) -> bool {
+        self.entries.len() == names.len() && names.iter().enumerate().all(|(i, name)| self.name(i) == *name)
     }
 
     /// The declared name at `index` (in the order given to [`Names::new`]).
@@ -216,7 +237,8 @@ impl Names {
         }
     }
 
-    /// For a name short enough to compare: the edit distance, where the bounds allow.
+    /// For a name short enough to compare, on a small catalog: the edit distance, where the
+    /// bounds allow.
     ///
     /// First every declared name gets its cheap bound; then the names are visited from the
     /// best bound down, so the suggestions found first are good ones and the threshold they
@@ -224,35 +246,26 @@ impl Names {
     fn nearest(&self, name: &str, best: &mut Best) {
         let query = name.to_ascii_lowercase();
         let sent = Sent::new(&query);
-        let mut buckets = Buckets { found: Vec::with_capacity(self.entries.len()) };
-        // Per length, the largest distance the minimum similarity allows, and the bucket scale.
-        let longest = self.longest.max(sent.len) as usize;
-        let most: Vec<u32> =
-            (0..=longest).map(|l| most_distance(best.min_similarity, l as u32).map_or(0, |m| m + 1)).collect();
-        let scale: Vec<f32> = (0..=longest).map(|l| BUCKETS as f32 / (l.max(1) as f32)).collect();
+        let mut reachable: Vec<(f64, usize)> = Vec::with_capacity(self.entries.len());
         for (index, entry) in self.entries.iter().enumerate() {
-            // The cheapest bounds first: lengths and character classes.
-            let longer = sent.len.max(entry.len) as usize;
-            let bound = sent
-                .len
-                .abs_diff(entry.len)
-                .max((sent.chars & !entry.chars).count_ones())
-                .max((entry.chars & !sent.chars).count_ones());
-            if sent.may_contain(entry) {
-                buckets.add(BUCKETS as u16, index);
-            } else if bound < most[longer] {
-                buckets.add(BUCKETS as u16 - (bound as f32 * scale[longer]) as u16, index);
+            let (bound, may_contain) = sent.bound(entry);
+            let bound = bound.max(bag_distance(&sent.counts, &self.counts[index]));
+            let mut top = similarity(bound, sent.len.max(entry.len));
+            if may_contain {
+                top = top.max(CONTAINED);
+            }
+            if top >= best.min_similarity {
+                reachable.push((top, index));
             }
         }
+        // Best bound first; among equal bounds, in order (the sort is stable).
+        reachable.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut scratch = Scratch::new(&query);
-        let (sorted, groups) = buckets.best_first();
-        for (top, range) in groups {
+        for (top, index) in reachable {
             if top < best.threshold() || scratch.cells > DISTANCE_CELLS {
                 break;
             }
-            for &index in &sorted[range] {
-                self.score(index as usize, &sent, &mut scratch, best);
-            }
+            self.score(index, &sent, &mut scratch, best);
         }
     }
 
@@ -367,8 +380,8 @@ struct Sent<'a> {
 
 impl<'a> Sent<'a> {
     fn new(text: &'a str) -> Self {
-        let (len, chars, pairs) = signature(text);
-        Sent { text, len, chars, pairs, counts: counts(text) }
+        let (len, chars, pairs, counts) = signature(text);
+        Sent { text, len, chars, pairs, counts }
     }
 
     /// A lower bound on the distance to a declared name, and whether one may contain the other.
@@ -402,16 +415,6 @@ impl<'a> Sent<'a> {
     }
 }
 
-/// How many characters of each class a name has (at most 255 counted).
-fn counts(lowered: &str) -> [u8; 64] {
-    let mut counts = [0u8; 64];
-    for c in lowered.chars() {
-        let slot = &mut counts[class(c) as usize];
-        *slot = slot.saturating_add(1);
-    }
-    counts
-}
-
 /// The bag distance of two names' class counts: the characters one has beyond the other, the
 /// larger side. Each edit adds or removes at most one character, so it bounds the distance.
 fn bag_distance(a: &[u8; 64], b: &[u8; 64]) -> u32 {
@@ -421,49 +424,6 @@ fn bag_distance(a: &[u8; 64], b: &[u8; 64]) -> u32 {
         fewer += u32::from(y.saturating_sub(*x));
     }
     more.max(fewer)
-}
-
-/// Declared names grouped by the upper bound of their similarity, to visit the best first.
-#[derive(Default)]
-struct Buckets {
-    /// (bucket, index), in the order added.
-    found: Vec<(u16, u32)>,
-}
-
-/// Buckets per unit of similarity.
-const BUCKETS: f64 = 256.0;
-
-impl Buckets {
-    /// Adds a name in the bucket of the similarity `bucket / BUCKETS`, rounded either way.
-    fn add(&mut self, bucket: u16, index: usize) {
-        // Indices fit: a catalog of 4 billion names does not exist.
-        self.found.push((bucket.min(BUCKETS as u16), u32::try_from(index).unwrap_or(u32::MAX)));
-    }
-
-    /// The groups, best bound first, each with a similarity none of its names exceeds (a bucket
-    /// is a rounded similarity: one bucket of margin);
-    /// within a group, in the order added (a counting sort).
-    fn best_first(&self) -> (Vec<u32>, Vec<(f64, std::ops::Range<usize>)>) {
-        let mut starts = vec![0usize; BUCKETS as usize + 2];
-        for &(bucket, _) in &self.found {
-            starts[usize::from(bucket) + 1] += 1;
-        }
-        for b in 1..starts.len() {
-            starts[b] += starts[b - 1];
-        }
-        let mut sorted = vec![0u32; self.found.len()];
-        let mut next = starts.clone();
-        for &(bucket, index) in &self.found {
-            sorted[next[usize::from(bucket)]] = index;
-            next[usize::from(bucket)] += 1;
-        }
-        let groups: Vec<(f64, std::ops::Range<usize>)> = (0..=BUCKETS as usize)
-            .rev()
-            .filter(|&b| starts[b + 1] > starts[b])
-            .map(|b| (((b + 2) as f64 / BUCKETS).min(1.0), starts[b]..starts[b + 1]))
-            .collect();
-        (sorted, groups)
-    }
 }
 
 /// `1 - distance / longer`, as the suggestions have always been scored; two empty names are
