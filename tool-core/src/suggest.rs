@@ -8,10 +8,15 @@
 //! whatever it is. A name longer than [`MAX_COMPARED_CHARS`] gets no edit distance at all:
 //! only the declared names it starts with, or that contain it, are suggested. Otherwise each
 //! declared name first meets cheap lower bounds on the distance (lengths, the characters and
-//! the character pairs each name has that the other lacks); only a name whose bound could
-//! still beat the suggestions found so far gets a distance, computed in a band that the
-//! same bound narrows, stopping as soon as it is out of reach, in buffers reused across
-//! comparisons. This module must not allocate per comparison, nor hold on to the sent name.
+//! the character pairs each name has that the other lacks, the bag distance); only a name
+//! whose bound could still beat the suggestions found so far gets a distance, computed in a
+//! band that the same bound narrows, stopping as soon as it is out of reach, in buffers reused
+//! across comparisons. A catalog of [`INDEXED`] names or more is indexed once (names by
+//! length, character class counts by column), so that a suggestion reads a few bytes per name
+//! and never looks at the names the index leaves out of reach. Where a great many names are
+//! about equally unlike the sent one, a budget of matrix cells ends the search: the
+//! suggestions are then good ones, not always the best. This module must not allocate per
+//! comparison, nor hold on to the sent name.
 
 use std::cmp::Ordering;
 
