@@ -182,7 +182,7 @@ impl Node {
     /// [`Children::Fields`]).
     pub(crate) fn closed_fields(&self) -> Option<Vec<&str>> {
         match &self.children {
-            Children::Fields { properties, closed: true, .. } if self.kind == Kind::Object && self.tokens.is_none() => {
+            Children::Fields { properties, .. } if self.closed() => {
                 Some(properties.iter().map(|(name, ..)| name.as_str()).collect())
             }
             _ => None,
