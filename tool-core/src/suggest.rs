@@ -742,7 +742,8 @@ impl Pattern {
             diagonal = (((matches & positive).wrapping_add(positive)) ^ positive) | matches | negative | transposed;
             let horizontal_up = negative | !(diagonal | positive);
             let horizontal_down = diagonal & positive;
-            distance = distance + u32::from(horizontal_up & last != 0) - u32::from(horizontal_down & last != 0);
+            distance = (distance + u32::from(horizontal_up & last != 0))
+                .saturating_sub(u32::from(horizontal_down & last != 0));
             // The first row counts the declared name's characters: one more each column.
             let horizontal_up = (horizontal_up << 1) | 1;
             let horizontal_down = horizontal_down << 1;
