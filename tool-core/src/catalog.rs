@@ -10,8 +10,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use crate::call::ToolCallRequest;
 use crate::extract::ExtractionPolicy;
+use crate::model::ToolCallRequest;
 use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition};
 use crate::suggest::Names;
 use crate::tool::{DeclaredTool, Invocation, Registration, Tool};
@@ -307,7 +307,7 @@ impl Tool for StaticRef {
         &self,
         request: &mut ToolCallRequest,
         policy: ExtractionPolicy,
-    ) -> Result<Invocation, crate::call::ArgumentErrors> {
+    ) -> Result<Invocation, crate::model::ArgumentErrors> {
         self.0.bind(request, policy)
     }
 }

@@ -13,8 +13,9 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
 
-use crate::call::{truncate, ArgumentError, ParseWarning, RECEIVED_MAX_CHARS};
+use crate::model::pointer;
 use crate::model::ToolParameter;
+use crate::model::{truncate, ArgumentError, ParseWarning, RECEIVED_MAX_CHARS};
 use crate::plan::{Children, Kind, NodeId, Plan, Tag, Tokens, Variants};
 use crate::suggest::Names;
 
@@ -161,22 +162,6 @@ struct Coercer<'a> {
     /// Refuse conversions instead of applying them.
     strict: bool,
     out: Converted,
-}
-
-/// Appends one JSON pointer segment, escaped, to `path`.
-pub(crate) fn push_segment(path: &mut String, segment: &str) {
-    path.push('/');
-    if !segment.bytes().any(|b| b == b'~' || b == b'/') {
-        path.push_str(segment);
-        return;
-    }
-    for c in segment.chars() {
-        match c {
-            '~' => path.push_str("~0"),
-            '/' => path.push_str("~1"),
-            c => path.push(c),
-        }
-    }
 }
 
 /// Appends a value as JSON text, cut when long, as `received_text` cuts it.
@@ -551,7 +536,7 @@ fn token_change<'p>(tokens: &'p Tokens, token: &Token<'_>, case_sensitive: bool)
 
 impl<'a> Coercer<'a> {
     fn enter(&mut self, segment: &str) {
-        push_segment(&mut self.path, segment);
+        pointer::push(&mut self.path, segment);
     }
 
     fn leave(&mut self) {
@@ -1441,7 +1426,7 @@ mod tests {
         let long = json!("x".repeat(300));
         let mut out = String::new();
         push_json(&mut out, &long);
-        assert_eq!(out, crate::call::received_text(&long));
+        assert_eq!(out, crate::model::received_text(&long));
     }
 
     #[test]

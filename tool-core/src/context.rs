@@ -13,8 +13,8 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::ToolCallRequest;
-use crate::output::ToolError;
+use crate::model::ToolCallRequest;
+use crate::model::ToolError;
 
 /// Shared state a host hands to its tools, read by `&State<T>` parameters.
 #[derive(Debug, Default)]

@@ -21,10 +21,10 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::call::ToolCallRequest;
 use crate::catalog::ToolCatalog;
 use crate::context::{Environment, ToolContext};
-use crate::output::{ToolError, ToolOutput};
+use crate::model::ToolCallRequest;
+use crate::model::{ToolError, ToolOutput};
 use crate::tool::{Invocation, ToolResult};
 
 /// How a call ended.
@@ -102,7 +102,7 @@ impl ExecutionRecord {
     }
 
     /// The parse warnings of the call.
-    pub fn warnings(&self) -> &[crate::call::ParseWarning] {
+    pub fn warnings(&self) -> &[crate::model::ParseWarning] {
         &self.request.parse_warnings
     }
 
@@ -335,7 +335,7 @@ impl Executor {
             let suggestions: Vec<String> =
                 self.catalog.closest_names(&request.tool_name, 3).into_iter().map(str::to_owned).collect();
             let message = unknown_tool_message(&request.tool_name, &suggestions, self.catalog.is_empty());
-            tracing::warn!(target: "tools", tool = %crate::call::truncate(&request.tool_name), call_id = %request.call_id, "unknown tool");
+            tracing::warn!(target: "tools", tool = %crate::model::truncate(&request.tool_name), call_id = %request.call_id, "unknown tool");
             return Stage::Done(Box::new(failed(
                 Arc::new(request),
                 started,
@@ -490,7 +490,7 @@ fn failed(
 
 fn unknown_tool_message(name: &str, suggestions: &[String], no_tools: bool) -> String {
     // The name is the model's own text, of any length: the message quotes it cut.
-    let name = crate::call::truncate(name);
+    let name = crate::model::truncate(name);
     if no_tools {
         return format!("There is no tool named `{name}`, and no tools are available.");
     }

@@ -17,11 +17,10 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::call::{
-    pointer_segment, received_text, truncate, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning,
-};
 use crate::coerce::{self, UNKNOWN_PARAMETER};
 use crate::lenient::{ParamSeed, Pass};
+use crate::model::pointer;
+use crate::model::{received_text, truncate, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning};
 use crate::model::{ToolDefinition, ToolParameter};
 use crate::repair::{repair_arguments, Repaired, NUMBER_OUT_OF_RANGE};
 use crate::scan::{ObjectScan, Stop};
@@ -494,11 +493,11 @@ fn number_sent_at<'r>(raw: &'r str, pointer: &str) -> Option<&'r str> {
     use serde_json::value::RawValue;
     let mut text = raw;
     for segment in pointer.split('/').skip(1) {
-        let segment = segment.replace("~1", "/").replace("~0", "~");
+        let segment = pointer::unescape(segment);
         let inner: &'r RawValue = match text.trim_start().as_bytes().first() {
-            Some(b'{') => {
-                serde_json::from_str::<std::collections::HashMap<String, &'r RawValue>>(text).ok()?.remove(&segment)?
-            }
+            Some(b'{') => serde_json::from_str::<std::collections::HashMap<String, &'r RawValue>>(text)
+                .ok()?
+                .remove(segment.as_ref())?,
             Some(b'[') => {
                 let index: usize = segment.parse().ok()?;
                 let mut items = serde_json::from_str::<Vec<&'r RawValue>>(text).ok()?;
@@ -565,11 +564,11 @@ fn range_at(input_schema: &Value, pointer: &str) -> Option<String> {
 
 /// The schema node at a pointer into the arguments, with the `$defs` it resolves against, and
 /// whether it is below a parameter.
-fn schema_at<'s>(input_schema: &'s Value, pointer: &str) -> Option<(&'s Value, &'s Map<String, Value>, bool)> {
+fn schema_at<'s>(input_schema: &'s Value, at: &str) -> Option<(&'s Value, &'s Map<String, Value>, bool)> {
     static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
     let defs = input_schema.get("$defs").and_then(Value::as_object).unwrap_or_else(|| EMPTY.get_or_init(Map::new));
-    let mut segments = pointer.split('/').skip(1).map(|s| s.replace("~1", "/").replace("~0", "~"));
-    let mut schema = input_schema.get("properties")?.get(segments.next()?)?;
+    let mut segments = pointer::segments(at);
+    let mut schema = input_schema.get("properties")?.get(segments.next()?.as_ref())?;
     let mut nested = false;
     for segment in segments {
         nested = true;
@@ -662,7 +661,7 @@ fn covers(outer: &str, inner: &str) -> bool {
 /// The warning for a key no parameter declares, naming the closest declared one.
 pub(crate) fn unknown_parameter(key: &str, parameters: &[ToolParameter]) -> ParseWarning {
     let declared: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
-    coerce::unknown_key(&format!("/{}", pointer_segment(key)), key, &declared, "parameters")
+    coerce::unknown_key(&pointer::child("", key), key, &declared, "parameters")
 }
 
 /// Reads one parameter from the object (slow path), pushing an error when it cannot.
@@ -672,7 +671,7 @@ pub fn read_element<T: ToolParam>(
     default: Option<fn() -> T>,
     errors: &mut Vec<ArgumentError>,
 ) -> Option<T> {
-    let pointer = format!("/{}", pointer_segment(&parameter.name));
+    let pointer = pointer::child("", &parameter.name);
     match object.get(&parameter.name) {
         None => match default {
             Some(make) => Some(make()),
@@ -700,7 +699,7 @@ pub fn read_element<T: ToolParam>(
                 // A field missing inside an object: point at the field (`/items/0/qty`).
                 if let Some(field) = missing_field(&detail) {
                     errors.push(ArgumentError {
-                        pointer: format!("{pointer}{inner}/{}", pointer_segment(field)),
+                        pointer: format!("{pointer}{inner}/{}", pointer::escape(field)),
                         rule: "missing_required".into(),
                         expected: parameter.expected(),
                         received: None,
@@ -729,10 +728,10 @@ fn inner_pointer(path: &serde_path_to_error::Path, value: &Value) -> String {
     for segment in path.iter() {
         match segment {
             serde_path_to_error::Segment::Seq { index } => pointer.push_str(&format!("/{index}")),
-            serde_path_to_error::Segment::Map { key } => pointer.push_str(&format!("/{}", pointer_segment(key))),
+            serde_path_to_error::Segment::Map { key } => pointer::push(&mut pointer, key),
             serde_path_to_error::Segment::Enum { variant } => {
                 if value.pointer(&pointer).is_some_and(|v| v.get(variant).is_some()) {
-                    pointer.push_str(&format!("/{}", pointer_segment(variant)));
+                    pointer::push(&mut pointer, variant);
                 }
             }
             serde_path_to_error::Segment::Unknown => {}

@@ -28,8 +28,9 @@ use serde::de::{
 use serde::Deserialize;
 use serde_json::{Number, Value};
 
-use crate::call::ParseWarning;
-use crate::coerce::{self, push_segment, Scalar, Token};
+use crate::coerce::{self, Scalar, Token};
+use crate::model::pointer;
+use crate::model::ParseWarning;
 use crate::model::ToolDefinition;
 use crate::plan::{NodeId, Plan};
 use crate::validate::Checks;
@@ -247,7 +248,7 @@ impl<'c> Pass<'c> {
         if strict || declared.contains(&key) || coerce::folded_name(key, declared.iter().copied()).is_some() {
             return false;
         }
-        push_segment(&mut pointer, key);
+        pointer::push(&mut pointer, key);
         self.push(coerce::unknown_key(&pointer, key, &declared, "fields"));
         true
     }
@@ -273,7 +274,7 @@ impl PointerSink for String {
     }
 
     fn push_segment(&mut self, segment: &str) {
-        push_segment(self, segment);
+        pointer::push(self, segment);
     }
 }
 

@@ -34,7 +34,6 @@
 //! See the README for the whole tour: the struct form, injected values, the catalog, the
 //! executor, and the records.
 
-mod call;
 mod catalog;
 mod coerce;
 mod context;
@@ -42,7 +41,6 @@ mod executor;
 mod extract;
 mod lenient;
 mod model;
-mod output;
 mod plan;
 pub mod providers;
 mod repair;
@@ -53,7 +51,6 @@ mod suggest;
 mod tool;
 mod validate;
 
-pub use call::{joined_warnings, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning, ToolCallRequest};
 pub use catalog::{validate, CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, State, ToolContext};
 pub use executor::{CallFailure, CallStatus, ExecutionRecord, Executor, ExecutorBuilder};
@@ -62,7 +59,8 @@ pub use model::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
     ValueKind,
 };
-pub use output::{IntoToolOutput, Json, ToolError, ToolOutput};
+pub use model::{joined_warnings, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning, ToolCallRequest};
+pub use model::{IntoToolOutput, Json, ToolError, ToolOutput};
 pub use schema::{schema_generator, schema_settings};
 pub use shape::VALUE_KIND_KEYWORD;
 pub use tokio_util::sync::CancellationToken;
@@ -168,7 +166,7 @@ pub mod __private {
     pub use crate::coerce::closest_key;
     pub use crate::context::FromContext;
     pub use crate::extract::{ToolParam, Wide, WireArgs};
-    pub use crate::output::IntoToolOutput;
+    pub use crate::model::IntoToolOutput;
     pub use crate::schema::{AnnotationsDeclaration, Declaration, ParamDeclaration};
     pub use crate::tool::{BoxFuture, DeclaredTool, Registration, StaticTool, Tool, ToolResult, ToolRun};
     pub use crate::{ToolContext, ToolError};

@@ -12,7 +12,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::call::{received_text, truncate, ArgumentError, ParseWarning};
+use crate::model::pointer;
+use crate::model::{received_text, truncate, ArgumentError, ParseWarning};
 
 /// The deepest nesting of arrays and objects [`parse_lenient`] reads.
 const MAX_DEPTH: usize = 128;
@@ -500,8 +501,7 @@ impl<'t> Parser<'t> {
                 Some(_) => return Err(self.unexpected("`:` after the key")),
             }
             let before = self.path.len();
-            self.path.push('/');
-            self.path.push_str(&crate::call::pointer_segment(&key));
+            pointer::push(&mut self.path, &key);
             let value = self.value(depth)?;
             if map.contains_key(&key) {
                 self.duplicates.push(duplicate_warning(self.path.clone(), &key, before == 0));
@@ -1387,8 +1387,7 @@ impl<'de> serde::de::Visitor<'de> for KeyWalk<'_> {
         let mut seen: Vec<String> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             let before = self.path.len();
-            self.path.push('/');
-            self.path.push_str(&crate::call::pointer_segment(&key));
+            pointer::push(&mut *self.path, &key);
             if seen.contains(&key) {
                 self.found.push(duplicate_warning(self.path.clone(), &key, before == 0));
             } else {

@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::pointer;
 use crate::model::{Cardinality, ValueKind};
 
 /// The keyword a custom `JsonSchema` impl can set to pick a [`ValueKind`] explicitly,
@@ -196,7 +197,7 @@ pub(crate) fn resolve<'a>(mut schema: &'a Value, defs: &'a Map<String, Value>) -
     for _ in 0..16 {
         let Some(target) = schema.get("$ref").and_then(Value::as_str) else { return schema };
         let Some(name) = target.strip_prefix("#/$defs/") else { return schema };
-        match defs.get(&name.replace("~1", "/").replace("~0", "~")) {
+        match defs.get(pointer::unescape(name).as_ref()) {
             Some(next) => schema = next,
             None => return schema,
         }

@@ -10,11 +10,12 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-use crate::call::{ArgumentError, ArgumentErrors, Extraction, ToolCallRequest};
 use crate::context::ToolContext;
 use crate::extract::{self, ExtractionPolicy, WireArgs};
+use crate::model::pointer;
 use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition, ToolParameter};
-use crate::output::{IntoToolOutput, ToolError, ToolOutput};
+use crate::model::{ArgumentError, ArgumentErrors, Extraction, ToolCallRequest};
+use crate::model::{IntoToolOutput, ToolError, ToolOutput};
 use crate::schema::{self, Declaration, TypeFacts};
 use crate::shape::shape_of;
 
@@ -60,7 +61,7 @@ fn settle<T>(
     value
 }
 
-type ExtractionParts<T> = (Result<T, ArgumentErrors>, Vec<crate::call::ParseWarning>, Option<Value>);
+type ExtractionParts<T> = (Result<T, ArgumentErrors>, Vec<crate::model::ParseWarning>, Option<Value>);
 
 fn parts<T>(extraction: Extraction<'_, T>) -> ExtractionParts<T> {
     (extraction.value, extraction.warnings.into_vec(), extraction.arguments)
@@ -308,7 +309,7 @@ impl Tool for DynamicTool {
                 .iter()
                 .filter(|p| p.required && !object.contains_key(&p.name))
                 .map(|p| ArgumentError {
-                    pointer: format!("/{}", crate::call::pointer_segment(&p.name)),
+                    pointer: pointer::child("", &p.name),
                     rule: "missing_required".into(),
                     expected: p.expected(),
                     received: None,

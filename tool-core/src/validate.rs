@@ -11,8 +11,8 @@ use std::sync::{Arc, OnceLock};
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
-use crate::call::{received_text, ArgumentError, ParseWarning};
 use crate::model::ToolParameter;
+use crate::model::{received_text, ArgumentError, ParseWarning};
 use crate::shape::{integer_format_bounds, is_numeric_format, token_text};
 
 /// What is compiled once per tool from its input schema: the constraint checks and the
@@ -88,7 +88,7 @@ impl Checks {
             .iter()
             .map(|parameter| {
                 let mut pointer = String::new();
-                crate::coerce::push_segment(&mut pointer, &parameter.name);
+                crate::model::pointer::push(&mut pointer, &parameter.name);
                 ParameterPlace { node: plan.parameter(&parameter.name), pointer }
             })
             .collect();

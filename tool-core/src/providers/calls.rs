@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{NameMap, Provider};
-use crate::call::{received_text, ToolCallRequest};
+use crate::model::{received_text, ToolCallRequest};
 
 /// What one response holds: its tool calls, its text and why it stopped.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::Dialect;
-use crate::call::pointer_segment;
+use crate::model::pointer;
 
 /// One broken rule in one place.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -169,7 +169,7 @@ fn check_keys(object: &Map<String, Value>, pointer: &str, rule: &'static str, al
         if !allowed.contains(&key.as_str()) {
             out.push(
                 rule,
-                format!("{pointer}/{}", pointer_segment(key)),
+                pointer::child(pointer, key),
                 format!("unknown key `{key}`; expected one of {}", quoted_list(allowed)),
             );
         }
@@ -350,7 +350,7 @@ fn mcp_tool(tool: &Value, out: &mut Out) {
         Some(Value::Object(annotations)) => {
             const HINTS: [&str; 4] = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"];
             for (key, value) in annotations {
-                let pointer = format!("/annotations/{}", pointer_segment(key));
+                let pointer = pointer::child("/annotations", key);
                 match key.as_str() {
                     "title" if !value.is_string() => out.push("MCP", pointer, "`title` must be a string"),
                     "title" => {}
@@ -469,7 +469,7 @@ fn anthropic_request_limits(tools: &[Value], out: &mut Out) {
             let Some(Value::Object(properties)) = node.get("properties") else { return };
             let required = string_set(node.get("required"));
             for (key, property) in properties {
-                let at = format!("/{i}/input_schema{pointer}/properties/{}", pointer_segment(key));
+                let at = format!("/{i}/input_schema{pointer}/properties/{}", pointer::escape(key));
                 if !required.contains(key.as_str()) {
                     optional += 1;
                     if optional == ANTHROPIC_MAX_OPTIONAL + 1 {
@@ -689,7 +689,7 @@ fn children<'a>(node: &'a Map<String, Value>, pointer: &str) -> Vec<(&'a str, St
     let mut found = Vec::new();
     for (keyword, value) in node {
         let keyword = keyword.as_str();
-        let at = format!("{pointer}/{}", pointer_segment(keyword));
+        let at = pointer::child(pointer, keyword);
         if keyword == "items" && value.is_array() || SCHEMA_LIST.contains(&keyword) {
             if let Value::Array(list) = value {
                 found.extend(list.iter().enumerate().map(|(i, s)| (keyword, format!("{at}/{i}"), s)));
@@ -698,7 +698,7 @@ fn children<'a>(node: &'a Map<String, Value>, pointer: &str) -> Vec<(&'a str, St
             found.push((keyword, at, value));
         } else if SCHEMA_MAP.contains(&keyword) {
             if let Value::Object(map) = value {
-                found.extend(map.iter().map(|(k, s)| (keyword, format!("{at}/{}", pointer_segment(k)), s)));
+                found.extend(map.iter().map(|(k, s)| (keyword, pointer::child(&at, k), s)));
             }
         }
     }
@@ -880,11 +880,7 @@ impl<'a> Doc<'a> {
     fn openai_node(&self, node: &Map<String, Value>, pointer: &str, strict: bool, out: &mut Out) {
         for key in OPENAI_STRIPPED {
             if node.contains_key(key) {
-                out.push(
-                    "O9",
-                    self.at(&format!("{pointer}/{}", pointer_segment(key))),
-                    format!("`{key}` must be stripped"),
-                );
+                out.push("O9", self.at(&pointer::child(pointer, key)), format!("`{key}` must be stripped"));
             }
         }
         if !strict {
@@ -893,7 +889,7 @@ impl<'a> Doc<'a> {
         let types = declared_types(node);
         let has = |t: &str| types.contains(&t);
         for key in node.keys().map(String::as_str) {
-            let at = self.at(&format!("{pointer}/{}", pointer_segment(key)));
+            let at = self.at(&pointer::child(pointer, key));
             let family = if key == "format" && !node["format"].as_str().is_some_and(|f| STANDARD_FORMATS.contains(&f)) {
                 None // `FORMAT` says it.
             } else if OPENAI_STRING_KEYWORDS.contains(&key) {
@@ -1088,7 +1084,7 @@ impl<'a> Doc<'a> {
             for key in properties.keys().filter(|k| !anthropic_property_key_ok(k)) {
                 out.push(
                     "A1",
-                    self.at(&format!("{pointer}/properties/{}", pointer_segment(key))),
+                    self.at(&format!("{pointer}/properties/{}", pointer::escape(key))),
                     format!("the property key `{key}` does not match {ANTHROPIC_PROPERTY_KEY}"),
                 );
             }
@@ -1099,11 +1095,7 @@ impl<'a> Doc<'a> {
         // A2 says it for the top level's combinators.
         let said = |k: &str| pointer.is_empty() && ANTHROPIC_TOP_LEVEL.contains(&k);
         for key in node.keys().filter(|k| !ANTHROPIC_STRICT_KEYWORDS.contains(&k.as_str()) && !said(k)) {
-            out.push(
-                "A4",
-                self.at(&format!("{pointer}/{}", pointer_segment(key))),
-                format!("`{key}` is not supported in strict mode"),
-            );
+            out.push("A4", self.at(&pointer::child(pointer, key)), format!("`{key}` is not supported in strict mode"));
         }
         if is_object_node(node) {
             match node.get("additionalProperties") {
@@ -1191,7 +1183,7 @@ impl<'a> Doc<'a> {
 
     fn gemini_parameters_node(&self, node: &Map<String, Value>, pointer: &str, out: &mut Out) {
         for key in node.keys() {
-            let at = self.at(&format!("{pointer}/{}", pointer_segment(key)));
+            let at = self.at(&pointer::child(pointer, key));
             match key.as_str() {
                 "$ref" | "$defs" | "definitions" => {
                     out.push("G3", at, format!("`{key}` is rejected in `parameters`; inline the definitions"))
@@ -1230,7 +1222,7 @@ impl<'a> Doc<'a> {
             for key in properties.keys().filter(|k| !gemini_parameter_name_ok(k)) {
                 out.push(
                     "G1",
-                    self.at(&format!("{pointer}/properties/{}", pointer_segment(key))),
+                    self.at(&format!("{pointer}/properties/{}", pointer::escape(key))),
                     format!("the parameter name `{key}` does not match {GEMINI_PARAMETER_NAME}"),
                 );
             }
@@ -1241,7 +1233,7 @@ impl<'a> Doc<'a> {
         for key in node.keys().filter(|k| !GEMINI_JSON_SCHEMA_KEYWORDS.contains(&k.as_str())) {
             out.push(
                 "G2",
-                self.at(&format!("{pointer}/{}", pointer_segment(key))),
+                self.at(&pointer::child(pointer, key)),
                 format!("`{key}` is not supported in `parametersJsonSchema`"),
             );
         }

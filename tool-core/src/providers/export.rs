@@ -22,6 +22,7 @@ use serde_json::{json, Map, Value};
 
 use super::names::{ArgumentMap, Mark, NameMap, NameRule, PropertyRule, Step};
 use super::Dialect;
+use crate::model::pointer;
 use crate::model::{ToolAnnotations, ToolDefinition};
 use crate::shape::{integer_format_bounds, is_numeric_format};
 
@@ -853,7 +854,7 @@ impl<'d> Walk<'d> {
             let mut defs = Map::new();
             for (name, def) in self.defs.clone() {
                 self.def = Some(name.clone());
-                let converted = self.node(&def, &format!("/$defs/{}", crate::call::pointer_segment(&name)));
+                let converted = self.node(&def, &pointer::child("/$defs", &name));
                 defs.insert(name, converted);
             }
             self.def = None;
@@ -885,7 +886,7 @@ impl<'d> Walk<'d> {
         let saved = std::mem::replace(&mut self.defs, defs.clone());
         let converted = self.node(&Value::Object(body), "");
         for (name, def) in defs.iter_mut() {
-            *def = self.node(def, &format!("/$defs/{}", crate::call::pointer_segment(name)));
+            *def = self.node(def, &pointer::child("/$defs", name));
         }
         self.defs = saved;
         self.arguments = arguments;
@@ -1404,7 +1405,7 @@ impl<'d> Walk<'d> {
         // The provider's name to the declared one.
         let mut sent: BTreeMap<String, String> = BTreeMap::new();
         for (key, value) in properties {
-            let child = format!("{at}/properties/{}", crate::call::pointer_segment(key));
+            let child = format!("{at}/properties/{}", pointer::escape(key));
             let walked = self.below(Step::Property(key.clone()), value, &child);
             let wire = self.property_name(key, &child);
             if let Some(first) = sent.get(&wire) {
@@ -1635,12 +1636,12 @@ fn hoist_defs(schema: &Value) -> Value {
             n += 1;
         }
         defs.insert(unique.clone(), def.clone());
-        targets.insert(pointer.clone(), format!("#/$defs/{}", crate::call::pointer_segment(&unique)));
+        targets.insert(pointer.clone(), format!("#/$defs/{}", pointer::escape(&unique)));
     }
     // A `#/$defs/X` that only a nested definition answers (generators that nest the definitions
     // and refer to them from the root) points to it.
     for (pointer, name, _) in &found {
-        let root = format!("#/$defs/{}", crate::call::pointer_segment(name));
+        let root = format!("#/$defs/{}", pointer::escape(name));
         if !targets.contains_key(&root) {
             let target = targets[pointer].clone();
             targets.insert(root, target);
@@ -1662,11 +1663,11 @@ fn collect_defs(node: &Value, at: &str, found: &mut Vec<(String, String, Value)>
     match node {
         Value::Object(map) => {
             for (key, value) in map {
-                let child = format!("{at}/{}", crate::call::pointer_segment(key));
+                let child = pointer::child(at, key);
                 match value {
                     Value::Object(defs) if key == "$defs" || key == "definitions" => {
                         for (name, def) in defs {
-                            let place = format!("{child}/{}", crate::call::pointer_segment(name));
+                            let place = pointer::child(&child, name);
                             found.push((format!("#{place}"), name.clone(), def.clone()));
                             collect_defs(def, &place, found);
                         }

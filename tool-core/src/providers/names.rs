@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::call::{pointer_segment, received_text, ParseWarning, ToolCallRequest};
+use crate::model::pointer;
+use crate::model::{received_text, ParseWarning, ToolCallRequest};
 
 /// The characters and length a provider accepts in a tool name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -431,8 +432,7 @@ impl ArgumentMap {
                         all.iter().filter_map(|node| node.properties.get(&name).or(node.values.as_deref())).collect();
                     if !below.is_empty() {
                         let len = pointer.len();
-                        pointer.push('/');
-                        pointer.push_str(&pointer_segment(&name));
+                        pointer::push(pointer, &name);
                         self.restore_at(&below, &mut child, pointer, warnings, depth + 1);
                         pointer.truncate(len);
                     }

@@ -15,8 +15,8 @@ use std::borrow::Borrow;
 use serde_json::{json, Map, Value};
 
 use super::{NameMap, Provider};
-use crate::call::ToolCallRequest;
 use crate::executor::ExecutionRecord;
+use crate::model::ToolCallRequest;
 
 /// `provider_data` key of the Responses API's output item id (`fc_...`).
 const RESPONSES_ITEM_ID: &str = "id";

@@ -29,8 +29,8 @@ use super::calls::{
     responses_stop_reason, GeminiChunk, GeminiPart, ParsedCalls, Path, PathStep, Reader, ResponseError,
 };
 use super::{NameMap, Provider};
-use crate::call::{received_text, truncate, ArgumentError, ArgumentErrors, ToolCallRequest};
 use crate::extract::extract_untyped;
+use crate::model::{received_text, truncate, ArgumentError, ArgumentErrors, ToolCallRequest};
 
 /// A call still streaming, as far as it has arrived.
 #[derive(Debug, Clone, PartialEq, Serialize)]

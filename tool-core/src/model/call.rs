@@ -10,6 +10,8 @@ use std::mem::ManuallyDrop;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use super::pointer;
+
 /// How long a received value may be in messages before it is cut.
 pub(crate) const RECEIVED_MAX_CHARS: usize = 120;
 
@@ -445,24 +447,14 @@ pub fn truncate(text: &str) -> String {
     }
 }
 
-/// Escapes one segment for a JSON pointer.
-pub fn pointer_segment(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
-}
-
 fn pointer_segments(pointer: &str) -> Vec<Value> {
     if pointer.is_empty() {
         return Vec::new();
     }
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|s| {
-            let s = s.replace("~1", "/").replace("~0", "~");
-            match s.parse::<u64>() {
-                Ok(i) => Value::from(i),
-                Err(_) => Value::from(s),
-            }
+    pointer::segments(pointer)
+        .map(|s| match s.parse::<u64>() {
+            Ok(i) => Value::from(i),
+            Err(_) => Value::from(s.into_owned()),
         })
         .collect()
 }
