@@ -35,21 +35,15 @@
 //! executor, and the records.
 
 mod catalog;
-mod coerce;
 mod context;
+mod declare;
 mod executor;
 mod extract;
-mod lenient;
 mod model;
-mod plan;
 pub mod providers;
-mod repair;
-mod scan;
 mod schema;
-mod shape;
 mod suggest;
 mod tool;
-mod validate;
 
 pub use catalog::{validate, CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, State, ToolContext};
@@ -61,8 +55,8 @@ pub use model::{
 };
 pub use model::{joined_warnings, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning, ToolCallRequest};
 pub use model::{IntoToolOutput, Json, ToolError, ToolOutput};
+pub use schema::shape::VALUE_KIND_KEYWORD;
 pub use schema::{schema_generator, schema_settings};
-pub use shape::VALUE_KIND_KEYWORD;
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{
     parameters_of, BoxFuture, DeclaredTool, DynamicTool, DynamicToolBuilder, DynamicToolError, Invocation, Tool,
@@ -163,11 +157,11 @@ pub struct ReadmeDoctests;
 /// The macro's only contract with the runtime. Not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::coerce::closest_key;
     pub use crate::context::FromContext;
+    pub use crate::declare::{AnnotationsDeclaration, Declaration, ParamDeclaration};
+    pub use crate::extract::convert::closest_key;
     pub use crate::extract::{ToolParam, Wide, WireArgs};
     pub use crate::model::IntoToolOutput;
-    pub use crate::schema::{AnnotationsDeclaration, Declaration, ParamDeclaration};
     pub use crate::tool::{BoxFuture, DeclaredTool, Registration, StaticTool, Tool, ToolResult, ToolRun};
     pub use crate::{ToolContext, ToolError};
     pub use inventory;

@@ -226,13 +226,13 @@ pub struct ToolDefinition {
     pub source: SourceLocation,
     /// The constraint checks compiled from `input_schema` on first use.
     #[serde(skip)]
-    pub(crate) checks: crate::validate::LazyChecks,
+    pub(crate) checks: crate::extract::constraints::LazyChecks,
 }
 
 impl ToolDefinition {
     /// The compiled constraint checks of the input schema.
     #[inline]
-    pub(crate) fn checks(&self) -> &crate::validate::Checks {
+    pub(crate) fn checks(&self) -> &crate::extract::constraints::Checks {
         self.checks.get(&self.input_schema, &self.parameters)
     }
 

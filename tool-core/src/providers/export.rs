@@ -24,7 +24,7 @@ use super::names::{ArgumentMap, Mark, NameMap, NameRule, PropertyRule, Step};
 use super::Dialect;
 use crate::model::pointer;
 use crate::model::{ToolAnnotations, ToolDefinition};
-use crate::shape::{integer_format_bounds, is_numeric_format};
+use crate::schema::shape::{integer_format_bounds, is_numeric_format};
 
 /// What an export produced: the tools in the dialect's form, the names it changed, and per
 /// tool what the dialect could not say.

@@ -1,6 +1,6 @@
 //! Every provider's dialect: tool definitions out, tool calls in, results back.
 //!
-//! - [`export`] turns tool definitions into the exact request fragment of OpenAI (Chat
+//! - [`export()`] turns tool definitions into the exact request fragment of OpenAI (Chat
 //!   Completions and Responses, strict or not), Anthropic, Gemini (`parameters` or
 //!   `parametersJsonSchema`), MCP `tools/list`, or plain JSON Schema 2020-12, with a
 //!   per-tool [`ConversionReport`] of what the dialect could not say and a [`NameMap`] for the

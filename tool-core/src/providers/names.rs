@@ -249,7 +249,7 @@ impl NameMap {
         if request.arguments.is_some() || request.parse_error.is_some() {
             return;
         }
-        let Ok(repaired) = crate::repair::repair_arguments(&request.raw_arguments) else { return };
+        let Ok(repaired) = crate::extract::repair::repair_arguments(&request.raw_arguments) else { return };
         let mut arguments = Value::Object(repaired.value);
         request.parse_warnings.extend(repaired.warnings);
         map.restore(&mut arguments, &mut request.parse_warnings);

@@ -6,12 +6,11 @@
 
 use std::time::Duration;
 
-use schemars::generate::SchemaSettings;
-use schemars::{Schema, SchemaGenerator};
+use schemars::Schema;
 use serde_json::{Map, Value};
 
 use crate::model::{EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter};
-use crate::shape::shape_of;
+use crate::schema::shape::shape_of;
 
 /// The static part of a declaration, written by the `#[tool]` macro.
 #[doc(hidden)]
@@ -67,17 +66,6 @@ pub struct ParamDeclaration {
     pub case_sensitive: bool,
     /// `#[param(strict)]`: no conversions for this parameter.
     pub strict: bool,
-}
-
-/// The settings every tool schema is generated with: JSON Schema 2020-12, the deserialize
-/// contract (what the tool accepts), no `$schema` keyword.
-pub fn schema_settings() -> SchemaSettings {
-    SchemaSettings::draft2020_12().for_deserialize().with(|s| s.meta_schema = None)
-}
-
-/// A generator with [`schema_settings`].
-pub fn schema_generator() -> SchemaGenerator {
-    schema_settings().into_generator()
 }
 
 /// The per-type facts `WireArgs` computed, handed to [`build_definition`].

@@ -4,12 +4,18 @@
 //! [`WireArgs`], which is implemented here for tuples once, so the `#[tool]` macro generates no
 //! deserializer per tool. The single pass deserializes straight from the raw string, as a
 //! `#[derive(Deserialize)]` struct would, converting values that arrived in the wrong form as
-//! it goes (`lenient.rs`); the object's frame is read by the object scan (`scan.rs`), and by
+//! it goes (`single_pass.rs`); the object's frame is read by the object scan (`scan.rs`), and by
 //! serde_json's map reading only where the scan stops. Only when it cannot settle the call
 //! does the tree path build a JSON tree, repair and convert it, and report every problem, per
 //! field, with the value that arrived.
 //!
 //! This module must not execute anything or know about providers.
+
+pub(crate) mod constraints;
+pub(crate) mod convert;
+pub(crate) mod repair;
+pub(crate) mod scan;
+pub(crate) mod single_pass;
 
 use std::fmt;
 
@@ -17,14 +23,14 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::coerce::{self, UNKNOWN_PARAMETER};
-use crate::lenient::{ParamSeed, Pass};
+use crate::extract::constraints::Checks;
+use crate::extract::repair::{repair_arguments, Repaired, NUMBER_OUT_OF_RANGE};
+use crate::extract::scan::{ObjectScan, Stop};
+use crate::extract::single_pass::{ParamSeed, Pass};
 use crate::model::pointer;
 use crate::model::{received_text, truncate, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning};
 use crate::model::{ToolDefinition, ToolParameter};
-use crate::repair::{repair_arguments, Repaired, NUMBER_OUT_OF_RANGE};
-use crate::scan::{ObjectScan, Stop};
-use crate::validate::Checks;
+use convert::UNKNOWN_PARAMETER;
 
 /// A type that can be a tool parameter: deserializable from owned JSON, described by a JSON
 /// Schema, and sendable to the task that runs the tool.
@@ -278,7 +284,7 @@ fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter], unknown: usiz
     }
     object
         .keys()
-        .any(|key| !declared(key) && coerce::folded_name(key, parameters.iter().map(|p| p.name.as_str())).is_some())
+        .any(|key| !declared(key) && convert::folded_name(key, parameters.iter().map(|p| p.name.as_str())).is_some())
 }
 
 /// The warnings (and the arguments tree, when constraints were checked on it) of the single
@@ -527,7 +533,7 @@ fn expected_at(input_schema: &Value, pointer: &str) -> Option<String> {
     if !nested {
         return None;
     }
-    let shape = crate::shape::shape_of(schema, defs);
+    let shape = crate::schema::shape::shape_of(schema, defs);
     let parameter = ToolParameter {
         name: String::new(),
         value_kind: shape.kind,
@@ -548,8 +554,8 @@ fn expected_at(input_schema: &Value, pointer: &str) -> Option<String> {
 /// `minimum`/`maximum`, else the bounds its Rust type has (schemars' `uint8`, `int32`...).
 fn range_at(input_schema: &Value, pointer: &str) -> Option<String> {
     let (schema, defs, _) = schema_at(input_schema, pointer)?;
-    let schema = crate::shape::without_null(crate::shape::resolve(schema, defs), defs);
-    let natural = schema.get("format").and_then(Value::as_str).and_then(crate::shape::integer_format_bounds);
+    let schema = crate::schema::shape::without_null(crate::schema::shape::resolve(schema, defs), defs);
+    let natural = schema.get("format").and_then(Value::as_str).and_then(crate::schema::shape::integer_format_bounds);
     let natural = (natural.map(|(low, _)| low), natural.map(|(_, high)| high));
     let bound = |keyword: &str, natural: Option<i128>| {
         schema.get(keyword).and_then(Value::as_f64).map(|b| b.to_string()).or(natural.map(|n| n.to_string()))
@@ -572,7 +578,7 @@ fn schema_at<'s>(input_schema: &'s Value, at: &str) -> Option<(&'s Value, &'s Ma
     let mut nested = false;
     for segment in segments {
         nested = true;
-        let resolved = crate::shape::without_null(crate::shape::resolve(schema, defs), defs);
+        let resolved = crate::schema::shape::without_null(crate::schema::shape::resolve(schema, defs), defs);
         let element = segment
             .parse::<usize>()
             .ok()
@@ -606,7 +612,7 @@ fn field_schema<'s>(object: &'s Value, key: &str) -> Option<&'s Value> {
 /// declares that field: an externally tagged variant's name, or a field only one variant has.
 fn variant_field_schema<'s>(schema: &'s Value, key: &str, defs: &'s Map<String, Value>) -> Option<&'s Value> {
     let mut declaring = schema.get("oneOf")?.as_array()?.iter().filter_map(|branch| {
-        let own = if branch.get("properties").is_some() { branch } else { crate::shape::resolve(branch, defs) };
+        let own = if branch.get("properties").is_some() { branch } else { crate::schema::shape::resolve(branch, defs) };
         own.get("properties")?.get(key)
     });
     match (declaring.next(), declaring.next()) {
@@ -636,16 +642,16 @@ fn parse_object(
         });
     }
 
-    let converted = coerce::coerce_arguments(&mut object, &definition.checks().plan, parameters, strict);
+    let converted = convert::coerce_arguments(&mut object, &definition.checks().plan, parameters, strict);
     let (mut warnings, mut refused) = (converted.warnings, converted.refused);
     // The repairs of the raw text come first.
     warnings.splice(0..0, repairs);
     // Arguments that take any key (a runtime-built tool's `additionalProperties`) have none unknown.
-    let closed = definition.checks().plan.node(crate::plan::Plan::ROOT).closed();
+    let closed = definition.checks().plan.node(crate::schema::plan::Plan::ROOT).closed();
     let unknown = object.keys().filter(|key| closed && !parameters.iter().any(|p| &p.name == *key));
     for warning in unknown.map(|key| unknown_parameter(key, parameters)) {
         if strict && !refused.iter().any(|r| r.pointer == warning.pointer()) {
-            refused.push(coerce::refusal(&warning));
+            refused.push(convert::refusal(&warning));
         } else {
             warnings.push(warning);
         }
@@ -661,7 +667,7 @@ fn covers(outer: &str, inner: &str) -> bool {
 /// The warning for a key no parameter declares, naming the closest declared one.
 pub(crate) fn unknown_parameter(key: &str, parameters: &[ToolParameter]) -> ParseWarning {
     let declared: Vec<&str> = parameters.iter().map(|p| p.name.as_str()).collect();
-    coerce::unknown_key(&pointer::child("", key), key, &declared, "parameters")
+    convert::unknown_key(&pointer::child("", key), key, &declared, "parameters")
 }
 
 /// Reads one parameter from the object (slow path), pushing an error when it cannot.

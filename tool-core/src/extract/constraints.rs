@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::model::ToolParameter;
 use crate::model::{received_text, ArgumentError, ParseWarning};
-use crate::shape::{integer_format_bounds, is_numeric_format, token_text};
+use crate::schema::shape::{integer_format_bounds, is_numeric_format, token_text};
 
 /// What is compiled once per tool from its input schema: the constraint checks and the
 /// conversion plan.
@@ -25,7 +25,7 @@ pub(crate) struct Checks {
     /// does not, clean input skips validation entirely.
     pub(crate) constrained: bool,
     /// The schema compiled for conversion.
-    pub(crate) plan: crate::plan::Plan,
+    pub(crate) plan: crate::schema::plan::Plan,
     /// Per declared parameter, in order: where its values convert.
     pub(crate) places: Vec<ParameterPlace>,
 }
@@ -33,7 +33,7 @@ pub(crate) struct Checks {
 /// Where a top-level parameter's values convert: its node in the plan (`None` when the schema
 /// does not declare it) and its JSON pointer.
 pub(crate) struct ParameterPlace {
-    pub node: Option<crate::plan::NodeId>,
+    pub node: Option<crate::schema::plan::NodeId>,
     pub pointer: String,
 }
 
@@ -83,7 +83,7 @@ impl Checks {
             None
         };
         let constrained = constrained && validator.is_some();
-        let plan = crate::plan::Plan::compile(input_schema);
+        let plan = crate::schema::plan::Plan::compile(input_schema);
         let places = parameters
             .iter()
             .map(|parameter| {

@@ -11,13 +11,14 @@ use std::sync::{Arc, OnceLock};
 use serde_json::{Map, Value};
 
 use crate::context::ToolContext;
+use crate::declare::{self, Declaration, TypeFacts};
 use crate::extract::{self, ExtractionPolicy, WireArgs};
 use crate::model::pointer;
 use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition, ToolParameter};
 use crate::model::{ArgumentError, ArgumentErrors, Extraction, ToolCallRequest};
 use crate::model::{IntoToolOutput, ToolError, ToolOutput};
-use crate::schema::{self, Declaration, TypeFacts};
-use crate::shape::shape_of;
+use crate::schema;
+use crate::schema::shape::shape_of;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -203,7 +204,7 @@ fn build_definition(
     let definitions = generator.take_definitions(true);
     let output_schema = output_schema(&mut schema::schema_generator());
     let facts = TypeFacts { schemas, definitions, accepts_missing, has_default, output_schema };
-    schema::build_definition(declaration, facts)
+    declare::build_definition(declaration, facts)
 }
 
 fn bind_declared<T: DeclaredTool>(
@@ -302,7 +303,7 @@ impl Tool for DynamicTool {
 
     fn bind(&self, request: &mut ToolCallRequest, policy: ExtractionPolicy) -> Result<Invocation, ArgumentErrors> {
         let parameters = &self.definition.parameters;
-        let closed = self.definition.checks().plan.node(crate::plan::Plan::ROOT).closed();
+        let closed = self.definition.checks().plan.node(crate::schema::plan::Plan::ROOT).closed();
         let declared = |key: &str| parameters.iter().any(|p| p.name == key);
         let extraction = extract::slow_path(&request.raw_arguments, &self.definition, policy, |object| {
             let missing: Vec<ArgumentError> = parameters
@@ -432,7 +433,7 @@ impl DynamicToolBuilder {
                 timeout: self.timeout,
                 strict: self.strict,
                 source: self.source,
-                checks: crate::validate::LazyChecks::untyped(),
+                checks: crate::extract::constraints::LazyChecks::untyped(),
             },
             handler,
         })

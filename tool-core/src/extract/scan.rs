@@ -11,8 +11,8 @@
 
 use serde::de::{DeserializeSeed, IgnoredAny};
 
+use crate::extract::single_pass::{ParamSeed, Pass};
 use crate::extract::{parameter_named, Key, ToolParam};
-use crate::lenient::{ParamSeed, Pass};
 
 /// Why the scan stopped before the object's end.
 #[doc(hidden)]

@@ -6,8 +6,8 @@
 //! clean input costs about what a `#[derive(Deserialize)]` struct costs. Where it is not (`"42"`
 //! for a `u32`, a list sent as JSON text, an enum token in the wrong case), the value is
 //! converted by the tree path's own code (the same schema node, the same rules, the same
-//! warnings) and handed to the type: a scalar by [`coerce::scalar_change`], read from the text
-//! as it is (no `Value` built for it), anything else by [`coerce::convert_node`].
+//! warnings) and handed to the type: a scalar by [`convert::scalar_change`], read from the text
+//! as it is (no `Value` built for it), anything else by [`convert::convert_node`].
 //!
 //! Whatever the single pass cannot settle makes it fail: a repair of the raw text, a null word
 //! inside an option, a value that stays wrong after conversion. Extraction then starts again on
@@ -28,12 +28,12 @@ use serde::de::{
 use serde::Deserialize;
 use serde_json::{Number, Value};
 
-use crate::coerce::{self, Scalar, Token};
+use crate::extract::constraints::Checks;
+use crate::extract::convert::{self, Scalar, Token};
 use crate::model::pointer;
 use crate::model::ParseWarning;
 use crate::model::ToolDefinition;
-use crate::plan::{NodeId, Plan};
-use crate::validate::Checks;
+use crate::schema::plan::{NodeId, Plan};
 
 /// What the single pass shares over one extraction: the definition it converts by, and the
 /// warnings for what it converted.
@@ -107,7 +107,7 @@ impl<'c> Pass<'c> {
     fn convert_at(&self, (param, node, only_indices): Located, pointer: String, mut value: Value) -> Option<Value> {
         // Its node depends on a value beside it (a tagged enum's content, by its tag).
         if self.plan().node(node).deferred() {
-            return coerce::settled(self.plan(), node, &mut value).then_some(value);
+            return convert::settled(self.plan(), node, &mut value).then_some(value);
         }
         let (strict, case_sensitive) = self.flags(param, only_indices);
         let plan = self.plan();
@@ -115,7 +115,7 @@ impl<'c> Pass<'c> {
         let before = warnings.len();
         reserve_first(&mut warnings);
         let taken = std::mem::take(&mut *warnings);
-        let converted = coerce::convert_node(plan, node, pointer, &mut value, (strict, case_sensitive), taken);
+        let converted = convert::convert_node(plan, node, pointer, &mut value, (strict, case_sensitive), taken);
         *warnings = converted.warnings;
         if !converted.refused.is_empty() || (value.is_null() && warnings.len() > before) {
             return None;
@@ -143,14 +143,14 @@ impl<'c> Pass<'c> {
             return self.convert_at(located, texts, token.to_value()).map(Became::Whole);
         }
         let (strict, case_sensitive) = self.flags(param, only_indices);
-        let change = match coerce::scalar_change(self.plan(), node, &token, case_sensitive) {
+        let change = match convert::scalar_change(self.plan(), node, &token, case_sensitive) {
             Ok(Some(change)) => change,
             Ok(None) => return Some(Became::Kept),
-            Err(coerce::Composite) => {
+            Err(convert::Composite) => {
                 // JSON text holding the list or object declared there is read as the value it
                 // holds; anything else converts as a whole value.
                 let decoded = match token {
-                    Token::Text(text) => coerce::decodes(self.plan(), node, text).map(|expected| (text, expected)),
+                    Token::Text(text) => convert::decodes(self.plan(), node, text).map(|expected| (text, expected)),
                     _ => None,
                 };
                 let Some((text, expected)) = decoded else {
@@ -159,8 +159,8 @@ impl<'c> Pass<'c> {
                 if strict {
                     return None;
                 }
-                let splits = coerce::write_decoded(text, &mut texts);
-                self.push(ParseWarning::from_texts(texts, splits, coerce::DECODED_RULE, Cow::Borrowed(expected)));
+                let splits = convert::write_decoded(text, &mut texts);
+                self.push(ParseWarning::from_texts(texts, splits, convert::DECODED_RULE, Cow::Borrowed(expected)));
                 return Some(Became::Decode);
             }
         };
@@ -245,16 +245,16 @@ impl<'c> Pass<'c> {
         let Some((node, only_indices)) = self.locate(parent, &mut pointer) else { return false };
         let Some(declared) = self.plan().node(node).closed_fields() else { return false };
         let strict = self.flags(parent.root().0, only_indices).0;
-        if strict || declared.contains(&key) || coerce::folded_name(key, declared.iter().copied()).is_some() {
+        if strict || declared.contains(&key) || convert::folded_name(key, declared.iter().copied()).is_some() {
             return false;
         }
         pointer::push(&mut pointer, key);
-        self.push(coerce::unknown_key(&pointer, key, &declared, "fields"));
+        self.push(convert::unknown_key(&pointer, key, &declared, "fields"));
         true
     }
 
     /// Whether the schema declares the fields of the object at `place` (see
-    /// [`crate::plan::Node::closed_fields`]): a type that reads it as a map
+    /// [`crate::schema::plan::Node::closed_fields`]): a type that reads it as a map
     /// (`#[serde(flatten)]`) would drop the keys it does not know without a word.
     #[inline]
     fn declares_fields(&self, place: Place<'_>) -> bool {

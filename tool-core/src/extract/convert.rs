@@ -16,7 +16,7 @@ use serde_json::{Map, Number, Value};
 use crate::model::pointer;
 use crate::model::ToolParameter;
 use crate::model::{truncate, ArgumentError, ParseWarning, RECEIVED_MAX_CHARS};
-use crate::plan::{Children, Kind, NodeId, Plan, Tag, Tokens, Variants};
+use crate::schema::plan::{Children, Kind, NodeId, Plan, Tag, Tokens, Variants};
 use crate::suggest::Names;
 
 /// What conversion did: the warnings for what it changed, and, under the strict policy, the
@@ -1012,7 +1012,7 @@ fn decode_text(text: &str) -> Option<Value> {
     }
     match serde_json::from_str::<Value>(trimmed) {
         Ok(value) => Some(value),
-        Err(_) => crate::repair::parse_lenient(trimmed).ok().map(|lenient| lenient.value),
+        Err(_) => crate::extract::repair::parse_lenient(trimmed).ok().map(|lenient| lenient.value),
     }
 }
 

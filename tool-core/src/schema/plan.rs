@@ -3,7 +3,7 @@
 //! fields. References (`$ref`) are resolved at compile time, recursive types included, so
 //! converting a value costs no schema lookups.
 //!
-//! The reading of the schema is the one [`crate::coerce`] documents: `$ref`s and a `null`
+//! The reading of the schema is the one [`crate::extract::convert`] documents: `$ref`s and a `null`
 //! alternative (`type: [T, "null"]`, `anyOf: [X, null]`, a single `allOf`) are set aside, the
 //! kind is the schema's one non-null `type`, and tokens come from `enum`, `const`, or
 //! `oneOf`/`anyOf` branches that are each one token. An object's fields are its `properties`,
@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::shape::{enum_tokens, is_null_schema, primary_type, resolve, token_text};
+use crate::schema::shape::{enum_tokens, is_null_schema, primary_type, resolve, token_text};
 
 /// The index of a node in its [`Plan`].
 pub(crate) type NodeId = u32;
