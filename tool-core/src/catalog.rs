@@ -10,11 +10,12 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use crate::declare::{DeclaredTool, Registration};
 use crate::extract::ExtractionPolicy;
 use crate::model::ToolCallRequest;
 use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition};
 use crate::suggest::Names;
-use crate::tool::{DeclaredTool, Invocation, Registration, Tool};
+use crate::tool::{Invocation, Tool};
 
 /// A validated set of tools, looked up by name in O(1) and iterated sorted by name.
 #[derive(Clone)]

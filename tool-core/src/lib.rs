@@ -47,6 +47,7 @@ mod tool;
 
 pub use catalog::{validate, CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, State, ToolContext};
+pub use declare::{DeclaredTool, ToolRun};
 pub use executor::{CallFailure, CallStatus, ExecutionRecord, Executor, ExecutorBuilder};
 pub use extract::{extract_untyped, ExtractionPolicy, ToolParam, Wide, WireArgs};
 pub use model::{
@@ -58,10 +59,7 @@ pub use model::{IntoToolOutput, Json, ToolError, ToolOutput};
 pub use schema::shape::VALUE_KIND_KEYWORD;
 pub use schema::{schema_generator, schema_settings};
 pub use tokio_util::sync::CancellationToken;
-pub use tool::{
-    parameters_of, BoxFuture, DeclaredTool, DynamicTool, DynamicToolBuilder, DynamicToolError, Invocation, Tool,
-    ToolResult, ToolRun,
-};
+pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Invocation, Tool, ToolResult};
 
 /// Declares a tool: on a free function (sync or async) or on a struct with named fields.
 ///
@@ -159,10 +157,11 @@ pub struct ReadmeDoctests;
 pub mod __private {
     pub use crate::context::FromContext;
     pub use crate::declare::{AnnotationsDeclaration, Declaration, ParamDeclaration};
+    pub use crate::declare::{DeclaredTool, Registration, StaticTool, ToolRun};
     pub use crate::extract::convert::closest_key;
     pub use crate::extract::{ToolParam, Wide, WireArgs};
     pub use crate::model::IntoToolOutput;
-    pub use crate::tool::{BoxFuture, DeclaredTool, Registration, StaticTool, Tool, ToolResult, ToolRun};
+    pub use crate::tool::{BoxFuture, Tool, ToolResult};
     pub use crate::{ToolContext, ToolError};
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};

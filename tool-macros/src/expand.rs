@@ -494,7 +494,7 @@ fn declared_impl(
             impl #krate::__private::DeclaredTool for #ident {
                 type Args = #args;
 
-                fn tool() -> &'static dyn #krate::__private::Tool {
+                fn entry() -> &'static #krate::__private::StaticTool {
                     static TOOL: #krate::__private::StaticTool = #krate::__private::StaticTool::new::<#ident>();
                     &TOOL
                 }
@@ -639,7 +639,7 @@ fn stub_impl(ident: &Ident, krate: &Path) -> TokenStream {
             #[automatically_derived]
             impl #krate::__private::DeclaredTool for #ident {
                 type Args = ();
-                fn tool() -> &'static dyn #krate::__private::Tool {
+                fn entry() -> &'static #krate::__private::StaticTool {
                     static TOOL: #krate::__private::StaticTool = #krate::__private::StaticTool::new::<#ident>();
                     &TOOL
                 }

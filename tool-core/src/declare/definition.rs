@@ -178,7 +178,6 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
         timeout: decl.timeout_ms.map(Duration::from_millis),
         strict: decl.strict,
         source: SourceLocation { file: decl.file.to_owned(), line: decl.line },
-        checks: Default::default(),
     }
 }
 

@@ -5,73 +5,27 @@
 //! The typed read already enforces types, required parameters and Rust ranges; this module
 //! only adds what the schema declares beyond them, and says it in the model's words.
 
-use std::fmt;
-use std::sync::{Arc, OnceLock};
-
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
-use crate::model::ToolParameter;
 use crate::model::{received_text, ArgumentError, ParseWarning};
 use crate::schema::shape::{integer_format_bounds, is_numeric_format, token_text};
 
-/// What is compiled once per tool from its input schema: the constraint checks and the
-/// conversion plan.
-pub(crate) struct Checks {
+/// The constraint checks of one tool's input schema: a `jsonschema` validator, where the
+/// schema declares anything the typed read does not enforce by itself.
+pub(crate) struct Constraints {
     validator: Option<jsonschema::Validator>,
     /// Types are enforced here too (no typed read follows).
     untyped: bool,
-    /// Whether the schema declares anything the typed read does not enforce by itself; when it
-    /// does not, clean input skips validation entirely.
+    /// Whether there is anything to check; when there is not, clean input skips validation.
     pub(crate) constrained: bool,
-    /// The schema compiled for conversion.
-    pub(crate) plan: crate::schema::plan::Plan,
-    /// Per declared parameter, in order: where its values convert.
-    pub(crate) places: Vec<ParameterPlace>,
 }
 
-/// Where a top-level parameter's values convert: its node in the plan (`None` when the schema
-/// does not declare it) and its JSON pointer.
-pub(crate) struct ParameterPlace {
-    pub node: Option<crate::schema::plan::NodeId>,
-    pub pointer: String,
-}
-
-/// A lazily compiled [`Checks`], carried with a definition (ignored by equality and serde).
-#[derive(Clone, Default)]
-pub(crate) struct LazyChecks {
-    cell: Arc<OnceLock<Checks>>,
-    /// No Rust type reads the arguments (a [`DynamicTool`](crate::DynamicTool)): the whole
-    /// schema is enforced, types and allowed values too.
-    untyped: bool,
-}
-
-impl LazyChecks {
-    /// Checks for a tool whose arguments no Rust type reads.
-    pub(crate) fn untyped() -> Self {
-        LazyChecks { cell: Arc::default(), untyped: true }
-    }
-
-    #[inline]
-    pub(crate) fn get(&self, input_schema: &Value, parameters: &[ToolParameter]) -> &Checks {
-        self.cell.get_or_init(|| Checks::compile(input_schema, parameters, self.untyped))
-    }
-}
-
-impl PartialEq for LazyChecks {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl fmt::Debug for LazyChecks {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("LazyChecks")
-    }
-}
-
-impl Checks {
-    fn compile(input_schema: &Value, parameters: &[ToolParameter], untyped: bool) -> Checks {
+impl Constraints {
+    /// Compiles the checks of `input_schema`; `untyped` when no Rust type reads the arguments
+    /// (a [`DynamicTool`](crate::DynamicTool)): the whole schema is enforced, types and allowed
+    /// values too.
+    pub(crate) fn compile(input_schema: &Value, untyped: bool) -> Constraints {
         let constrained = untyped || has_constraints(input_schema);
         let validator = if constrained {
             jsonschema::options()
@@ -83,16 +37,7 @@ impl Checks {
             None
         };
         let constrained = constrained && validator.is_some();
-        let plan = crate::schema::plan::Plan::compile(input_schema);
-        let places = parameters
-            .iter()
-            .map(|parameter| {
-                let mut pointer = String::new();
-                crate::model::pointer::push(&mut pointer, &parameter.name);
-                ParameterPlace { node: plan.parameter(&parameter.name), pointer }
-            })
-            .collect();
-        Checks { validator, untyped, constrained, plan, places }
+        Constraints { validator, untyped, constrained }
     }
 
     /// The constraint violations in `arguments`, and the warnings for values kept as they are
@@ -295,7 +240,7 @@ mod tests {
                 "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2, "uniqueItems": true}
             }
         });
-        let checks = Checks::compile(&schema, &[], false);
+        let checks = Constraints::compile(&schema, false);
         assert!(checks.constrained);
         let (errors, warnings) = checks.check(&json!({
             "limit": 80, "code": "abcd", "when": "tomorrow", "link": "docs/a.md", "tags": ["a", "a", "b"]

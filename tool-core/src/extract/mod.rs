@@ -11,6 +11,7 @@
 //!
 //! This module must not execute anything or know about providers.
 
+pub(crate) mod compiled;
 pub(crate) mod constraints;
 pub(crate) mod convert;
 pub(crate) mod repair;
@@ -23,13 +24,13 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::extract::constraints::Checks;
 use crate::extract::repair::{repair_arguments, Repaired, NUMBER_OUT_OF_RANGE};
 use crate::extract::scan::{ObjectScan, Stop};
 use crate::extract::single_pass::{ParamSeed, Pass};
 use crate::model::pointer;
 use crate::model::{received_text, truncate, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning};
 use crate::model::{ToolDefinition, ToolParameter};
+use compiled::CompiledSchema;
 use convert::UNKNOWN_PARAMETER;
 
 /// A type that can be a tool parameter: deserializable from owned JSON, described by a JSON
@@ -246,12 +247,12 @@ fn scan_object<A: WireArgs>(
 pub(crate) fn extract<'r, A: WireArgs, const SCAN: bool>(
     raw: &'r str,
     definition: &ToolDefinition,
+    compiled: &CompiledSchema,
     names: &[&str],
     defaults: &A::Defaults,
     policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
-    let checks = definition.checks();
-    let pass = Pass::new(definition, checks, policy.strict || definition.strict);
+    let pass = Pass::new(definition, compiled, policy.strict || definition.strict);
     let scanned = if SCAN { scan_object::<A>(raw, names, defaults, &pass) } else { Err(Stop::Unread) };
     let read = match scanned {
         Ok(read) => read,
@@ -261,14 +262,14 @@ pub(crate) fn extract<'r, A: WireArgs, const SCAN: bool>(
     if let Some(value) = read {
         // The common case, built in place: a `Vec` put on the stack and copied out in one wider
         // load stalls store forwarding, a measurable part of the call for small tools.
-        if pass.noted_nothing() && !checks.constrained {
+        if pass.noted_nothing() && !compiled.constraints.constrained {
             return Extraction { raw, value: Ok(value), warnings: Findings::new(), arguments: None };
         }
-        if let Some((warnings, arguments)) = single_pass_noted(raw, pass, checks) {
+        if let Some((warnings, arguments)) = single_pass_noted(raw, pass, compiled) {
             return Extraction { raw, value: Ok(value), warnings, arguments };
         }
     }
-    lenient_path(raw, definition, defaults, policy)
+    lenient_path(raw, definition, compiled, defaults, policy)
 }
 
 /// Whether the unknown keys of `raw` are for the tree path to settle: every key is unknown
@@ -294,7 +295,11 @@ fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter], unknown: usiz
 /// crate compiles it once, not once per tool.
 #[cold]
 #[inline(never)]
-fn single_pass_noted(raw: &str, pass: Pass<'_>, checks: &Checks) -> Option<(Findings<ParseWarning>, Option<Value>)> {
+fn single_pass_noted(
+    raw: &str,
+    pass: Pass<'_>,
+    compiled: &CompiledSchema,
+) -> Option<(Findings<ParseWarning>, Option<Value>)> {
     let parameters = pass.parameters();
     let strict = pass.strict();
     let (mut warnings, unknown) = pass.into_warnings();
@@ -308,7 +313,7 @@ fn single_pass_noted(raw: &str, pass: Pass<'_>, checks: &Checks) -> Option<(Find
         warnings.sort_by_key(|w| w.rule() == UNKNOWN_PARAMETER && w.pointer().rfind('/') == Some(0));
     }
     let converted_nothing = warnings.len() == unknown;
-    if !checks.constrained {
+    if !compiled.constraints.constrained {
         return Some((warnings.into(), None));
     }
     // The constraints are checked on the converted tree, which only the tree path builds; a
@@ -317,7 +322,7 @@ fn single_pass_noted(raw: &str, pass: Pass<'_>, checks: &Checks) -> Option<(Find
         return None;
     }
     let arguments = serde_json::from_str::<Value>(raw).ok()?;
-    let (errors, more) = checks.check(&arguments);
+    let (errors, more) = compiled.constraints.check(&arguments);
     if !errors.is_empty() {
         return None;
     }
@@ -331,11 +336,12 @@ fn single_pass_noted(raw: &str, pass: Pass<'_>, checks: &Checks) -> Option<(Find
 pub(crate) fn lenient_path<'r, A: WireArgs>(
     raw: &'r str,
     definition: &ToolDefinition,
+    compiled: &CompiledSchema,
     defaults: &A::Defaults,
     policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
     let parameters = &definition.parameters;
-    slow_path(raw, definition, policy, |object| {
+    slow_path(raw, definition, compiled, policy, |object| {
         let mut errors = Vec::new();
         A::read_object(object, parameters, defaults, &mut errors).ok_or(errors)
     })
@@ -406,12 +412,13 @@ fn single_pass<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, p
 pub(crate) fn slow_path<'r, T>(
     raw: &'r str,
     definition: &ToolDefinition,
+    compiled: &CompiledSchema,
     policy: ExtractionPolicy,
     read: impl FnOnce(&Map<String, Value>) -> Result<T, Vec<ArgumentError>>,
 ) -> Extraction<'r, T> {
     let mut read = Some(read);
     let mut typed = None;
-    let (value, warnings, arguments) = settle_slow_path(raw, definition, policy, &mut |object| {
+    let (value, warnings, arguments) = settle_slow_path(raw, definition, compiled, policy, &mut |object| {
         let read = read.take().ok_or_else(Vec::new)?;
         typed = Some(read(object)?);
         Ok(())
@@ -429,10 +436,11 @@ type ReadObject<'a> = dyn FnMut(&Map<String, Value>) -> Result<(), Vec<ArgumentE
 fn settle_slow_path(
     raw: &str,
     definition: &ToolDefinition,
+    compiled: &CompiledSchema,
     policy: ExtractionPolicy,
     read: &mut ReadObject<'_>,
 ) -> (Result<(), ArgumentErrors>, Findings<ParseWarning>, Option<Value>) {
-    match parse_object(raw, definition, policy.strict || definition.strict) {
+    match parse_object(raw, definition, compiled, policy.strict || definition.strict) {
         Ok((object, mut warnings, refused)) => {
             let typed = read(&object).map_err(|mut errors| {
                 for error in &mut errors {
@@ -460,7 +468,7 @@ fn settle_slow_path(
                 errors
             });
             let arguments = Value::Object(object);
-            let (violations, more) = definition.checks().check(&arguments);
+            let (violations, more) = compiled.constraints.check(&arguments);
             warnings.extend(more);
             // A refused conversion explains the typed read's error at the same place better.
             let typed = match typed {
@@ -627,6 +635,7 @@ fn variant_field_schema<'s>(schema: &'s Value, key: &str, defs: &'s Map<String, 
 fn parse_object(
     raw: &str,
     definition: &ToolDefinition,
+    compiled: &CompiledSchema,
     strict: bool,
 ) -> Result<(Map<String, Value>, Vec<ParseWarning>, Vec<ArgumentError>), ArgumentError> {
     let parameters = &definition.parameters;
@@ -642,12 +651,12 @@ fn parse_object(
         });
     }
 
-    let converted = convert::coerce_arguments(&mut object, &definition.checks().plan, parameters, strict);
+    let converted = convert::coerce_arguments(&mut object, &compiled.plan, parameters, strict);
     let (mut warnings, mut refused) = (converted.warnings, converted.refused);
     // The repairs of the raw text come first.
     warnings.splice(0..0, repairs);
     // Arguments that take any key (a runtime-built tool's `additionalProperties`) have none unknown.
-    let closed = definition.checks().plan.node(crate::schema::plan::Plan::ROOT).closed();
+    let closed = compiled.closed();
     let unknown = object.keys().filter(|key| closed && !parameters.iter().any(|p| &p.name == *key));
     for warning in unknown.map(|key| unknown_parameter(key, parameters)) {
         if strict && !refused.iter().any(|r| r.pointer == warning.pointer()) {

@@ -28,7 +28,7 @@ use serde::de::{
 use serde::Deserialize;
 use serde_json::{Number, Value};
 
-use crate::extract::constraints::Checks;
+use crate::extract::compiled::CompiledSchema;
 use crate::extract::convert::{self, Scalar, Token};
 use crate::model::pointer;
 use crate::model::ParseWarning;
@@ -40,7 +40,7 @@ use crate::schema::plan::{NodeId, Plan};
 #[doc(hidden)]
 pub struct Pass<'c> {
     definition: &'c ToolDefinition,
-    checks: &'c Checks,
+    compiled: &'c CompiledSchema,
     strict: bool,
     warnings: RefCell<Vec<ParseWarning>>,
     /// How many of the warnings are about unknown keys.
@@ -48,12 +48,12 @@ pub struct Pass<'c> {
 }
 
 impl<'c> Pass<'c> {
-    pub(crate) fn new(definition: &'c ToolDefinition, checks: &'c Checks, strict: bool) -> Self {
-        Pass { definition, checks, strict, warnings: RefCell::new(Vec::new()), unknown: Cell::new(0) }
+    pub(crate) fn new(definition: &'c ToolDefinition, compiled: &'c CompiledSchema, strict: bool) -> Self {
+        Pass { definition, compiled, strict, warnings: RefCell::new(Vec::new()), unknown: Cell::new(0) }
     }
 
     fn plan(&self) -> &'c Plan {
-        &self.checks.plan
+        &self.compiled.plan
     }
 
     /// Whether the tool is read under the strict policy.
@@ -208,7 +208,7 @@ impl<'c> Pass<'c> {
         let plan = self.plan();
         let (parent, segment) = match *place {
             Step::Param(param, _) => {
-                let at = self.checks.places.get(param)?;
+                let at = self.compiled.places.get(param)?;
                 pointer.push_str(&at.pointer);
                 return Some((at.node?, true));
             }

@@ -224,18 +224,9 @@ pub struct ToolDefinition {
     pub strict: bool,
     /// Where the tool was declared.
     pub source: SourceLocation,
-    /// The constraint checks compiled from `input_schema` on first use.
-    #[serde(skip)]
-    pub(crate) checks: crate::extract::constraints::LazyChecks,
 }
 
 impl ToolDefinition {
-    /// The compiled constraint checks of the input schema.
-    #[inline]
-    pub(crate) fn checks(&self) -> &crate::extract::constraints::Checks {
-        self.checks.get(&self.input_schema, &self.parameters)
-    }
-
     /// The parameter with this wire name.
     pub fn parameter(&self, name: &str) -> Option<&ToolParameter> {
         self.parameters.iter().find(|p| p.name == name)

@@ -1,0 +1,243 @@
+//! Tools built at run time from a JSON Schema and an async handler.
+
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{Map, Value};
+
+use super::{parts, settle, BoxFuture, Invocation, Tool, ToolResult};
+use crate::context::ToolContext;
+use crate::extract::compiled::CompiledSchema;
+use crate::extract::{self, ExtractionPolicy};
+use crate::model::pointer;
+use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition, ToolParameter};
+use crate::model::{ArgumentError, ArgumentErrors, IntoToolOutput, ToolCallRequest};
+use crate::schema::shape::shape_of;
+
+type DynamicHandler = dyn Fn(Map<String, Value>, ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
+
+/// A tool built at run time from a JSON Schema and an async handler (REST and MCP tools, tools
+/// loaded from configuration). It goes through the same [`Tool`] trait as declared tools.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::prelude::*;
+///
+/// let tool = DynamicTool::builder("weather.lookup")
+///     .description("Current weather for a city.")
+///     .input_schema(json!({
+///         "type": "object",
+///         "properties": {"city": {"type": "string", "description": "City name."}},
+///         "required": ["city"]
+///     }))
+///     .handler(|args, _ctx| async move {
+///         format!("sunny in {}", args["city"].as_str().unwrap_or("?"))
+///     })
+///     .build()
+///     .unwrap();
+/// assert_eq!(tool.definition().parameters[0].name, "city");
+/// ```
+pub struct DynamicTool {
+    definition: ToolDefinition,
+    /// The input schema compiled for extraction, on the first call.
+    compiled: OnceLock<CompiledSchema>,
+    handler: Arc<DynamicHandler>,
+}
+
+impl DynamicTool {
+    /// Starts a tool named `name`.
+    pub fn builder(name: impl Into<String>) -> DynamicToolBuilder {
+        DynamicToolBuilder {
+            name: name.into(),
+            description: String::new(),
+            input_schema: Value::Object(Map::from_iter([
+                ("type".to_owned(), Value::from("object")),
+                ("properties".to_owned(), Value::Object(Map::new())),
+                ("required".to_owned(), Value::Array(Vec::new())),
+            ])),
+            tags: Vec::new(),
+            timeout: None,
+            strict: false,
+            handler: None,
+            source: SourceLocation { file: "(runtime)".to_owned(), line: 0 },
+        }
+    }
+}
+
+impl Tool for DynamicTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn bind(&self, request: &mut ToolCallRequest, policy: ExtractionPolicy) -> Result<Invocation, ArgumentErrors> {
+        let parameters = &self.definition.parameters;
+        let compiled = self
+            .compiled
+            .get_or_init(|| CompiledSchema::compile(&self.definition.input_schema, &self.definition.parameters, true));
+        let closed = compiled.closed();
+        let declared = |key: &str| parameters.iter().any(|p| p.name == key);
+        let extraction = extract::slow_path(&request.raw_arguments, &self.definition, compiled, policy, |object| {
+            let missing: Vec<ArgumentError> = parameters
+                .iter()
+                .filter(|p| p.required && !object.contains_key(&p.name))
+                .map(|p| ArgumentError {
+                    pointer: pointer::child("", &p.name),
+                    rule: "missing_required".into(),
+                    expected: p.expected(),
+                    received: None,
+                    detail: format!("missing field `{}`", p.name),
+                })
+                .collect();
+            if missing.is_empty() {
+                // The handler gets what the warnings say it gets: no key the schema does not
+                // declare, unless it takes any key.
+                Ok(match closed {
+                    true => {
+                        object.iter().filter(|(key, _)| declared(key)).map(|(k, v)| (k.clone(), v.clone())).collect()
+                    }
+                    false => object.clone(),
+                })
+            } else {
+                Err(missing)
+            }
+        });
+        let extraction = parts(extraction);
+        let args = settle(request, extraction)?;
+        let handler = Arc::clone(&self.handler);
+        Ok(Invocation::new(move |ctx| handler(args, ctx)))
+    }
+}
+
+/// Builds a [`DynamicTool`].
+pub struct DynamicToolBuilder {
+    name: String,
+    description: String,
+    input_schema: Value,
+    tags: Vec<String>,
+    timeout: Option<std::time::Duration>,
+    strict: bool,
+    handler: Option<Arc<DynamicHandler>>,
+    source: SourceLocation,
+}
+
+/// Why a runtime-built tool could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DynamicToolError {
+    /// No handler was given.
+    #[error("the tool `{0}` has no handler: call `.handler(..)` before `.build()`")]
+    MissingHandler(String),
+    /// The name does not match `^[A-Za-z_][A-Za-z0-9_.-]{{0,63}}$`.
+    #[error("the tool name `{0}` is invalid: use 1-64 of `A-Z a-z 0-9 _ . -`, starting with a letter or `_`")]
+    InvalidName(String),
+}
+
+impl DynamicToolBuilder {
+    /// What the tool does, for the model.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// The arguments' JSON Schema (root `type: object`). Parameters are read off it.
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = schema;
+        self
+    }
+
+    /// Adds a tag.
+    pub fn tag(mut self, tag: impl Into<String>) -> Self {
+        self.tags.push(tag.into());
+        self
+    }
+
+    /// A per-call time limit.
+    pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// No repairs of its arguments text: it must be exact JSON.
+    pub fn strict(mut self) -> Self {
+        self.strict = true;
+        self
+    }
+
+    /// Where the tool comes from (a config file, a server URL), for catalog reports.
+    pub fn source(mut self, file: impl Into<String>, line: u32) -> Self {
+        self.source = SourceLocation { file: file.into(), line };
+        self
+    }
+
+    /// The body: receives the arguments object and the context.
+    pub fn handler<F, Fut, R>(mut self, handler: F) -> Self
+    where
+        F: Fn(Map<String, Value>, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolOutput,
+    {
+        self.handler = Some(Arc::new(move |args, ctx| {
+            let fut = handler(args, ctx);
+            Box::pin(async move { fut.await.into_output() })
+        }));
+        self
+    }
+
+    /// Builds the tool. The catalog validates the definition further when the tool is added.
+    pub fn build(self) -> Result<DynamicTool, DynamicToolError> {
+        if !is_valid_tool_name(&self.name) {
+            return Err(DynamicToolError::InvalidName(self.name));
+        }
+        let handler = self.handler.ok_or_else(|| DynamicToolError::MissingHandler(self.name.clone()))?;
+        let parameters = parameters_of(&self.input_schema);
+        Ok(DynamicTool {
+            definition: ToolDefinition {
+                name: self.name,
+                description: self.description.trim().to_owned(),
+                parameters,
+                input_schema: self.input_schema,
+                output_schema: None,
+                tags: self.tags,
+                category: None,
+                version: None,
+                examples: Vec::new(),
+                annotations: Default::default(),
+                timeout: self.timeout,
+                strict: self.strict,
+                source: self.source,
+            },
+            compiled: OnceLock::new(),
+            handler,
+        })
+    }
+}
+
+/// Reads the parameter list off an object schema.
+fn parameters_of(schema: &Value) -> Vec<ToolParameter> {
+    let empty = Map::new();
+    let definitions = schema.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return Vec::new() };
+    properties
+        .iter()
+        .map(|(name, property)| {
+            let shape = shape_of(property, definitions);
+            ToolParameter {
+                name: name.clone(),
+                value_kind: shape.kind,
+                cardinality: shape.cardinality,
+                required: required.contains(&name.as_str()),
+                description: property.get("description").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                enum_constraint: shape
+                    .allowed_values
+                    .map(|allowed_values| crate::model::EnumConstraint { allowed_values, case_sensitive: false }),
+                example: property.get("examples").and_then(|e| e.get(0)).cloned(),
+                default: property.get("default").cloned(),
+                strict: false,
+            }
+        })
+        .collect()
+}
