@@ -16,8 +16,8 @@ use tool_core::providers::calls::parse_response;
 use tool_core::providers::check::{check_tool, Violation};
 use tool_core::providers::stream::{sse_data, StreamAccumulator};
 use tool_core::providers::{
-    export, export_with, ConversionNote, Dialect, ExportOptions, ExportProblem, Exported, NameCollisions, NameMap,
-    NoteAction, Provider,
+    export, export_with, ConversionNote, Dialect, ExecuteAsSent, ExportOptions, ExportProblem, Exported,
+    NameCollisions, NameMap, NoteAction, Provider,
 };
 use tool_tests::dynamic;
 

@@ -111,14 +111,6 @@ impl ToolCatalog {
         self.iter().map(Tool::definition)
     }
 
-    /// Every tool, sorted by name, in a provider's dialect (see [`crate::providers::export`]).
-    pub fn export(
-        &self,
-        dialect: crate::providers::Dialect,
-    ) -> Result<crate::providers::Exported, crate::providers::ExportError> {
-        crate::providers::export(dialect, self.definitions())
-    }
-
     /// The names, sorted.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
         self.definitions().map(|d| d.name.as_str())

@@ -210,32 +210,6 @@ impl Executor {
         self.execute_one(request, None).await
     }
 
-    /// Runs one call as a provider sent it, for tools exported with `names` (the export's
-    /// [`NameMap`](crate::providers::NameMap)): the tool and its arguments are read in the
-    /// declared form ([`NameMap::restore`](crate::providers::NameMap::restore)); the record
-    /// keeps the raw text as sent.
-    pub async fn execute_with_names(
-        &self,
-        mut request: ToolCallRequest,
-        names: &crate::providers::NameMap,
-    ) -> ExecutionRecord {
-        names.restore(&mut request);
-        self.execute_one(request, None).await
-    }
-
-    /// Runs calls as a provider sent them, for tools exported with `names` (see
-    /// [`execute_with_names`](Self::execute_with_names)).
-    pub async fn execute_batch_with_names(
-        &self,
-        mut requests: Vec<ToolCallRequest>,
-        names: &crate::providers::NameMap,
-    ) -> Vec<ExecutionRecord> {
-        for request in &mut requests {
-            names.restore(request);
-        }
-        self.execute_many(requests, None).await
-    }
-
     /// Runs one call, cancelled when `cancel` is.
     pub async fn execute_cancellable(&self, request: ToolCallRequest, cancel: &CancellationToken) -> ExecutionRecord {
         self.execute_one(request, Some(cancel)).await

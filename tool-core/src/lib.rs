@@ -33,17 +33,23 @@
 //!
 //! See the README for the whole tour: the struct form, injected values, the catalog, the
 //! executor, and the records.
+//!
+//! The crate's modules are layers that read top-down, from plain data to providers: `model`,
+//! `schema`, `extract`, `context`, `tool`, `declare`, `catalog`, `executor`, `providers`. Each
+//! uses only the layers below it.
 
-mod catalog;
-mod context;
-mod declare;
-mod executor;
-mod extract;
-mod model;
+// The modules are layers, bottom first: each uses only the ones above it in this list, never
+// one that uses it back (`tests/tests/layers.rs` checks both from the source).
+mod catalog; // the set of tools a host offers
+mod context; // what the executor hands a running tool
+mod declare; // what `#[tool]` expands to: declared tools, their registration and definitions
+mod executor; // running calls: timeouts, cancellation, parallelism, records
+mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
+mod model; // plain data: definitions, calls, warnings and errors, outputs, JSON pointers
 pub mod providers;
-mod schema;
-mod suggest;
-mod tool;
+mod schema; // schemars settings; what a schema says a value is; the conversion plan
+mod suggest; // name similarity, for "did you mean" (no dependency)
+mod tool; // the `Tool` contract, and tools built at run time // provider dialects: definitions out, calls in, results back
 
 pub use catalog::{validate, CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, State, ToolContext};

@@ -11,8 +11,9 @@
 
 use serde::de::{DeserializeSeed, IgnoredAny};
 
+use crate::extract::keys::{parameter_named, Key};
+use crate::extract::param::ToolParam;
 use crate::extract::single_pass::{ParamSeed, Pass};
-use crate::extract::{parameter_named, Key, ToolParam};
 
 /// Why the scan stopped before the object's end.
 #[doc(hidden)]

@@ -19,7 +19,8 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{NameMap, Provider};
+use super::dialect::Provider;
+use super::names::NameMap;
 use crate::model::{received_text, ToolCallRequest};
 
 /// What one response holds: its tool calls, its text and why it stopped.

@@ -17,7 +17,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::Dialect;
+use super::dialect::Dialect;
 use crate::model::pointer;
 
 /// One broken rule in one place.

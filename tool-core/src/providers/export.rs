@@ -20,8 +20,8 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use super::dialect::Dialect;
 use super::names::{ArgumentMap, Mark, NameMap, NameRule, PropertyRule, Step};
-use super::Dialect;
 use crate::model::pointer;
 use crate::model::{ToolAnnotations, ToolDefinition};
 use crate::schema::shape::{integer_format_bounds, is_numeric_format};

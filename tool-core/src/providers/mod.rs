@@ -15,56 +15,15 @@
 
 pub mod calls;
 pub mod check;
+mod dialect;
 mod export;
 pub mod names;
 pub mod results;
 pub mod stream;
 
+pub use dialect::{Dialect, Provider};
 pub use export::{
     export, export_with, ConversionNote, ConversionReport, ExportError, ExportOptions, ExportProblem, Exported,
     NameCollisions, NoteAction,
 };
-pub use names::{ArgumentMap, NameMap};
-
-/// A provider whose calls we parse and whose result messages we render.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Provider {
-    /// OpenAI Chat Completions.
-    OpenAiChat,
-    /// OpenAI Responses API.
-    OpenAiResponses,
-    /// Anthropic Messages.
-    Anthropic,
-    /// Google Gemini (Gemini API and Vertex AI).
-    Gemini,
-    /// Model Context Protocol (`tools/call`).
-    Mcp,
-}
-
-/// The form tool definitions are exported in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Dialect {
-    /// OpenAI Chat Completions: `{"type":"function","function":{name, description, parameters, strict}}`.
-    OpenAiChat {
-        /// Strict mode (O4-O7): every property required, optional ones nullable, closed objects.
-        strict: bool,
-    },
-    /// OpenAI Responses API: flat `{"type":"function", name, description, parameters, strict}`.
-    OpenAiResponses {
-        /// Strict mode, as for Chat Completions.
-        strict: bool,
-    },
-    /// Anthropic Messages: `{name, description, input_schema, strict?}`.
-    Anthropic {
-        /// Strict tool use (A4): closed objects, and only the keywords it supports.
-        strict: bool,
-    },
-    /// Gemini `functionDeclarations` with `parameters` (the OpenAPI 3.0 subset, G3).
-    Gemini,
-    /// Gemini `functionDeclarations` with `parametersJsonSchema` (G2).
-    GeminiJsonSchema,
-    /// MCP `tools/list` tool objects (`inputSchema`, `outputSchema`, `annotations`, `title`).
-    Mcp,
-    /// Plain JSON Schema 2020-12, one document per tool.
-    JsonSchema,
-}
+pub use names::{ArgumentMap, ExecuteAsSent, NameMap};

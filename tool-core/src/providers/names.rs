@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::executor::{ExecutionRecord, Executor};
 use crate::model::pointer;
 use crate::model::{received_text, ParseWarning, ToolCallRequest};
 
@@ -170,7 +171,7 @@ fn unaccented(c: char) -> Option<&'static str> {
 /// arguments went out ([`ArgumentMap`]).
 ///
 /// Built by an export; hand it to the call parsers (or to
-/// [`Executor::execute_with_names`](crate::Executor::execute_with_names)) so that calls come
+/// [`ExecuteAsSent::execute_with_names`]) so that calls come
 /// back under the names the catalog knows, with the arguments in their declared form. Names it
 /// does not hold map to themselves.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -467,6 +468,69 @@ impl ArgumentMap {
                 }
             }
         }
+    }
+}
+
+/// Runs calls as a provider sent them, for tools exported with a [`NameMap`]: the tool and
+/// its arguments are read in the declared form ([`NameMap::restore`]); the record keeps the
+/// raw text as sent. Implemented for the [`Executor`].
+///
+/// ```
+/// use tool_core::prelude::*;
+/// use tool_core::providers::{export, Dialect, ExecuteAsSent};
+///
+/// /// Add a note.
+/// #[tool(name = "notes.add")]
+/// fn add_note(
+///     /// The note.
+///     text: String,
+/// ) -> String {
+///     text
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let catalog = ToolCatalog::global().unwrap();
+/// let exported = export(Dialect::OpenAiChat { strict: false }, catalog.definitions()).unwrap();
+/// let executor = Executor::new(catalog.clone());
+/// // OpenAI names may not hold a dot: the tool went out as `notes_add`.
+/// let request = ToolCallRequest::new("notes_add", "call_1", r#"{"text":"hi"}"#);
+/// let record = executor.execute_with_names(request, &exported.names).await;
+/// assert_eq!(record.status, CallStatus::Success);
+/// assert_eq!(record.request.tool_name, "notes.add");
+/// # }
+/// ```
+pub trait ExecuteAsSent {
+    /// Runs one call as a provider sent it.
+    fn execute_with_names(
+        &self,
+        request: ToolCallRequest,
+        names: &NameMap,
+    ) -> impl std::future::Future<Output = ExecutionRecord> + Send;
+
+    /// Runs calls as a provider sent them (see [`ExecuteAsSent::execute_with_names`]).
+    fn execute_batch_with_names(
+        &self,
+        requests: Vec<ToolCallRequest>,
+        names: &NameMap,
+    ) -> impl std::future::Future<Output = Vec<ExecutionRecord>> + Send;
+}
+
+impl ExecuteAsSent for Executor {
+    async fn execute_with_names(&self, mut request: ToolCallRequest, names: &NameMap) -> ExecutionRecord {
+        names.restore(&mut request);
+        self.execute(request).await
+    }
+
+    async fn execute_batch_with_names(
+        &self,
+        mut requests: Vec<ToolCallRequest>,
+        names: &NameMap,
+    ) -> Vec<ExecutionRecord> {
+        for request in &mut requests {
+            names.restore(request);
+        }
+        self.execute_batch(requests).await
     }
 }
 

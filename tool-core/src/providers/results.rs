@@ -14,7 +14,8 @@ use std::borrow::Borrow;
 
 use serde_json::{json, Map, Value};
 
-use super::{NameMap, Provider};
+use super::dialect::Provider;
+use super::names::NameMap;
 use crate::executor::ExecutionRecord;
 use crate::model::ToolCallRequest;
 

@@ -28,7 +28,8 @@ use super::calls::{
     chat_content, describe, gemini_block_reason, gemini_call, gemini_call_path, mcp_call, responses_call,
     responses_stop_reason, GeminiChunk, GeminiPart, ParsedCalls, Path, PathStep, Reader, ResponseError,
 };
-use super::{NameMap, Provider};
+use super::dialect::Provider;
+use super::names::NameMap;
 use crate::extract::extract_untyped;
 use crate::model::{received_text, truncate, ArgumentError, ArgumentErrors, ToolCallRequest};
 

@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-use super::{parts, settle, BoxFuture, Invocation, Tool, ToolResult};
+use super::contract::{parts, settle, BoxFuture, Invocation, Tool, ToolResult};
 use crate::context::ToolContext;
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::{self, ExtractionPolicy};
