@@ -95,7 +95,7 @@ where
     let extraction = T::extract(raw);
     assert!(std::ptr::eq(extraction.raw, raw), "the raw text is kept as it is");
     // The object scan is only ever a faster way to the single pass's result.
-    let reference = T::extract_by_single_pass(raw);
+    let reference = tool_core::__private::extract_by_single_pass::<T>(raw);
     assert_eq!(extraction.value, reference.value, "object scan vs single pass: {raw:?}");
     assert_eq!(extraction.warnings, reference.warnings, "object scan vs single pass: {raw:?}");
     assert_eq!(extraction.arguments, reference.arguments, "object scan vs single pass: {raw:?}");
@@ -103,7 +103,7 @@ where
         assert!(!warning.rule().is_empty());
         let _ = warning.to_string();
     }
-    let _ = tool_core::joined_warnings(&extraction.warnings);
+    let _ = extraction.warning_text();
     if let Some(arguments) = &extraction.arguments {
         assert!(arguments.is_object(), "the arguments kept are an object: {arguments}");
     }
@@ -111,7 +111,7 @@ where
     // faster way to the tree's result): the same value and the same warnings, keys at every
     // depth included.
     if extraction.value.is_ok() && extraction.arguments.is_none() {
-        let tree = T::extract_by_tree(raw);
+        let tree = tool_core::__private::extract_by_tree::<T>(raw);
         assert_eq!(extraction.value, tree.value, "single pass vs tree path: {raw:?}");
         assert_eq!(extraction.warnings, tree.warnings, "single pass vs tree path: {raw:?}");
     }

@@ -40,7 +40,7 @@ fn absent_parameters_take_their_defaults_or_none() {
 #[test]
 fn unknown_keys_are_dropped_with_a_warning_naming_the_closest_parameter() {
     let extraction = <book as DeclaredTool>::extract(r#"{"name": "Ada", "seat": 3}"#);
-    assert_eq!(extraction.value.unwrap().1, 2);
+    assert_eq!(extraction.value.as_ref().unwrap().1, 2);
     let warning = &extraction.warnings[0];
     assert_eq!(
         (warning.pointer(), warning.rule(), warning.received(), warning.action()),
@@ -48,7 +48,7 @@ fn unknown_keys_are_dropped_with_a_warning_naming_the_closest_parameter() {
     );
     assert_eq!(warning.expected(), "one of the declared parameters: name, seats, notes, tags");
     assert_eq!(
-        tool_core::joined_warnings(&extraction.warnings).as_deref(),
+        extraction.warning_text().as_deref(),
         Some("unknown_parameter at `seat`: ignored; did you mean `seats`?")
     );
 }

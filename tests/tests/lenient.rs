@@ -430,7 +430,7 @@ fn conversions_under_escaped_keys_point_at_the_key_as_sent() {
     );
     let counts = BTreeMap::from([("a\"b".to_owned(), 5), ("c\\d".to_owned(), 6), ("e".to_owned(), 7)]);
     assert_eq!(e.value.unwrap(), (Shelf { counts },));
-    let tree = <stock as DeclaredTool>::extract_by_tree(raw);
+    let tree = tool_core::__private::extract_by_tree::<stock>(raw);
     assert_eq!(warnings(&tree), warnings(&<stock as DeclaredTool>::extract(raw)));
 }
 
@@ -454,7 +454,7 @@ fn values_of_maps_with_integer_keys_are_converted_by_their_declared_type() {
         ]
     );
     assert_eq!(e.value.unwrap(), (BTreeMap::from([(3, 4), (12, 2)]), BTreeMap::from([(-1, true), (2, false)])));
-    let tree = <seat as DeclaredTool>::extract_by_tree(raw);
+    let tree = tool_core::__private::extract_by_tree::<seat>(raw);
     assert_eq!(tree.warnings, <seat as DeclaredTool>::extract(raw).warnings);
 }
 
@@ -493,7 +493,7 @@ fn deliver(window: Window, fallback: Option<Window>) -> String {
 /// Extracts `raw` on both paths: the single pass's extraction, after checking that the tree path
 /// gives the same warnings, every field of each, in order.
 fn both_paths<T: DeclaredTool>(raw: &str) -> Extraction<'_, T::Args> {
-    let tree = T::extract_by_tree(raw);
+    let tree = tool_core::__private::extract_by_tree::<T>(raw);
     let extraction = T::extract(raw);
     assert_eq!(extraction.warnings, tree.warnings, "single pass vs tree path: {raw}");
     extraction
@@ -789,7 +789,7 @@ where
     T::Args: PartialEq + std::fmt::Debug,
 {
     let extraction = T::extract(raw);
-    let reference = T::extract_by_single_pass(raw);
+    let reference = tool_core::__private::extract_by_single_pass::<T>(raw);
     assert_eq!(extraction.value, reference.value, "object scan vs single pass: {raw}");
     assert_eq!(extraction.warnings, reference.warnings, "object scan vs single pass: {raw}");
     assert_eq!(extraction.arguments, reference.arguments, "object scan vs single pass: {raw}");

@@ -28,8 +28,8 @@ where
     T::Args: std::fmt::Debug + PartialEq,
 {
     let extraction = T::extract(raw);
-    let tree = T::extract_by_tree(raw);
-    let single = T::extract_by_single_pass(raw);
+    let tree = tool_core::__private::extract_by_tree::<T>(raw);
+    let single = tool_core::__private::extract_by_single_pass::<T>(raw);
     assert_eq!(extraction.warnings, tree.warnings, "single pass vs tree path: {raw}");
     assert_eq!(extraction.warnings, single.warnings, "object scan vs single pass: {raw}");
     assert_eq!(extraction.value, tree.value, "values: {raw}");
@@ -342,7 +342,7 @@ fn a_strict_parameter_refuses_unknown_keys_inside_it_while_the_others_are_droppe
 #[test]
 fn the_converted_arguments_no_longer_hold_a_dropped_key_and_the_raw_text_keeps_it() {
     let raw = r#"{"items": [{"qty": "1", "colour": "red"}]}"#;
-    let e = <place_order as DeclaredTool>::extract_by_tree(raw);
+    let e = tool_core::__private::extract_by_tree::<place_order>(raw);
     assert_eq!(e.raw, raw);
     assert_eq!(e.arguments, Some(json!({"items": [{"qty": 1}]})));
 }

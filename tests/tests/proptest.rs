@@ -405,7 +405,7 @@ where
     prop_assert_eq!(extraction.arguments.as_ref(), None, "clean arguments are read as they are: {}", raw);
     prop_assert_eq!(extraction.value.as_ref(), Ok(args), "raw: {}", raw);
     prop_assert_eq!(
-        &T::extract_by_single_pass(&raw).value,
+        &tool_core::__private::extract_by_single_pass::<T>(&raw).value,
         &extraction.value,
         "object scan vs single pass, raw: {}",
         raw
@@ -453,11 +453,11 @@ where
     }
     // The single pass and the tree path agree exactly: values, and every field of every
     // warning, in order.
-    let tree = T::extract_by_tree(&raw);
+    let tree = tool_core::__private::extract_by_tree::<T>(&raw);
     prop_assert_eq!(tree.value.as_ref(), Ok(args), "tree path, raw: {}", raw);
     prop_assert_eq!(&extraction.warnings, &tree.warnings, "single pass vs tree path, raw: {}", raw);
     // The object scan agrees with the single pass it shortcuts, whichever of them read the text.
-    let single_pass = T::extract_by_single_pass(&raw);
+    let single_pass = tool_core::__private::extract_by_single_pass::<T>(&raw);
     prop_assert_eq!(&extraction.value, &single_pass.value, "object scan vs single pass, raw: {}", raw);
     prop_assert_eq!(&extraction.warnings, &single_pass.warnings, "object scan vs single pass, raw: {}", raw);
     prop_assert_eq!(&extraction.arguments, &single_pass.arguments, "object scan vs single pass, raw: {}", raw);

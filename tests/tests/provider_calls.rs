@@ -977,6 +977,7 @@ fn assert_names_provider(provider: Provider, result: Result<(), ResponseError>) 
             Provider::Anthropic => LABELS[2],
             Provider::Gemini => LABELS[3],
             Provider::Mcp => LABELS[4],
+            other => panic!("no label known for {other:?}"),
         };
         assert!(error.to_string().starts_with(label), "{error}");
     }

@@ -123,6 +123,7 @@ fn parameters(dialect: Dialect, exported: &Exported) -> &Value {
         Dialect::GeminiJsonSchema => &tool["parametersJsonSchema"],
         Dialect::Mcp => &tool["inputSchema"],
         Dialect::JsonSchema => &tool["schema"],
+        other => panic!("no parameters known for {other:?}"),
     }
 }
 
@@ -532,7 +533,7 @@ fn tool_names_meeting_after_mapping_take_a_numbered_suffix_when_the_host_asks() 
         "tools `a.b.c` and `a_b_c` would both be sent as `a_b_c` to OpenAI Chat Completions; rename one"
     );
 
-    let options = ExportOptions { name_collisions: NameCollisions::NumberedSuffix };
+    let options = ExportOptions::default().name_collisions(NameCollisions::NumberedSuffix);
     let exported = export_with(dialect, options, definitions.iter().copied()).unwrap();
     let wire: Vec<&Value> = exported.tools.iter().map(|t| &t["function"]["name"]).collect();
     assert_eq!(wire, [&json!("a_b_c_2"), &json!("a_b_c_3"), &json!("a_b_c")]);
@@ -563,7 +564,7 @@ fn a_numbered_suffix_is_cut_to_fit_the_providers_length_and_the_same_name_twice_
     let base = "x".repeat(62);
     let tools =
         [dynamic(format!("{base}.y"), "One.", empty.clone()), dynamic(format!("{base}_y"), "Two.", empty.clone())];
-    let options = ExportOptions { name_collisions: NameCollisions::NumberedSuffix };
+    let options = ExportOptions::default().name_collisions(NameCollisions::NumberedSuffix);
     let exported =
         export_with(Dialect::Anthropic { strict: false }, options, tools.iter().map(Tool::definition)).unwrap();
     assert_eq!(exported.tools[0]["name"], json!(format!("{base}_2")));

@@ -252,7 +252,7 @@ impl CatalogBuilder {
 
 /// Checks one definition: name, description, object root, `required` ⊆ `properties`,
 /// examples that the tool itself accepts.
-pub fn validate(tool: &dyn Tool) -> Vec<CatalogProblem> {
+fn validate(tool: &dyn Tool) -> Vec<CatalogProblem> {
     let d = tool.definition();
     let mut reasons = Vec::new();
     if !is_valid_tool_name(&d.name) {

@@ -30,6 +30,7 @@ use crate::tool::{Invocation, ToolResult};
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CallStatus {
     /// The tool ran and returned a result.
     Success,
@@ -44,6 +45,7 @@ pub enum CallStatus {
 /// Why a call did not succeed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CallFailure {
     /// No tool has the requested name.
     UnknownTool {
@@ -75,6 +77,7 @@ pub enum CallFailure {
 /// Everything about one call: the request (raw arguments verbatim), how it ended, what the model
 /// gets back, the warnings and how long it took.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct ExecutionRecord {
     /// The request, with the raw arguments, parse warnings and parse errors.
     pub request: Arc<ToolCallRequest>,

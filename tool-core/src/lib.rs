@@ -51,16 +51,16 @@ mod schema; // schemars settings; what a schema says a value is; the conversion 
 mod suggest; // name similarity, for "did you mean" (no dependency)
 mod tool; // the `Tool` contract, and tools built at run time // provider dialects: definitions out, calls in, results back
 
-pub use catalog::{validate, CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
+pub use catalog::{CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, State, ToolContext};
 pub use declare::{DeclaredTool, ToolRun};
 pub use executor::{CallFailure, CallStatus, ExecutionRecord, Executor, ExecutorBuilder};
-pub use extract::{extract_untyped, ExtractionPolicy, ToolParam, Wide, WireArgs};
+pub use extract::{extract_untyped, ExtractionPolicy, ToolParam};
 pub use model::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
     ValueKind,
 };
-pub use model::{joined_warnings, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning, ToolCallRequest};
+pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
 pub use model::{IntoToolOutput, Json, ToolError, ToolOutput};
 pub use schema::shape::VALUE_KIND_KEYWORD;
 pub use schema::{schema_generator, schema_settings};
@@ -162,10 +162,15 @@ pub struct ReadmeDoctests;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::context::FromContext;
+    pub use crate::declare::{
+        extract_by_single_pass, extract_by_tree, DeclaredTool, Registration, StaticTool, ToolRun,
+    };
     pub use crate::declare::{AnnotationsDeclaration, Declaration, ParamDeclaration};
-    pub use crate::declare::{DeclaredTool, Registration, StaticTool, ToolRun};
     pub use crate::extract::convert::closest_key;
+    pub use crate::extract::scan::Stop;
+    pub use crate::extract::single_pass::Pass;
     pub use crate::extract::{ToolParam, Wide, WireArgs};
+    pub use crate::model::Findings;
     pub use crate::model::IntoToolOutput;
     pub use crate::tool::{BoxFuture, Tool, ToolResult};
     pub use crate::{ToolContext, ToolError};

@@ -202,7 +202,7 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
     let companion = quote_spanned! {ident.span()=>
         #[doc = #companion_doc]
         #[allow(non_camel_case_types, dead_code)]
-        #[derive(Debug, Clone, Copy)]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
         #vis struct #ident {}
     };
 
@@ -487,7 +487,7 @@ fn declared_impl(
         Some(lit) => quote!(::core::option::Option::Some(#lit)),
         None => quote!(::core::option::Option::None),
     };
-    let annotations = attrs.annotations.as_ref().map_or_else(|| quote!(#krate::__private::AnnotationsDeclaration { title: None, read_only: None, destructive: None, idempotent: None, open_world: None }), |a| a.tokens(krate));
+    let annotations = attrs.annotations.as_ref().map_or_else(|| quote!(#krate::__private::AnnotationsDeclaration { title: ::core::option::Option::None, read_only: ::core::option::Option::None, destructive: ::core::option::Option::None, idempotent: ::core::option::Option::None, open_world: ::core::option::Option::None }), |a| a.tokens(krate));
     quote! {
         const _: () = {
             #[automatically_derived]
@@ -646,13 +646,13 @@ fn stub_impl(ident: &Ident, krate: &Path) -> TokenStream {
                 fn declaration() -> &'static #krate::__private::Declaration {
                     static DECLARATION: #krate::__private::Declaration = #krate::__private::Declaration {
                         name: ::core::stringify!(#ident), description: #description, description_from_docs: false, parameters: &[], param_names: &[], tags: &[],
-                        category: None, version: None, examples: &[], timeout_ms: None, strict: false, file: ::core::file!(), line: ::core::line!(),
-                        annotations: #krate::__private::AnnotationsDeclaration { title: None, read_only: None, destructive: None, idempotent: None, open_world: None },
+                        category: ::core::option::Option::None, version: ::core::option::Option::None, examples: &[], timeout_ms: ::core::option::Option::None, strict: false, file: ::core::file!(), line: ::core::line!(),
+                        annotations: #krate::__private::AnnotationsDeclaration { title: ::core::option::Option::None, read_only: ::core::option::Option::None, destructive: ::core::option::Option::None, idempotent: ::core::option::Option::None, open_world: ::core::option::Option::None },
                     };
                     &DECLARATION
                 }
                 fn defaults() {}
-                fn output_schema(_: &mut #krate::__private::SchemaGenerator) -> ::core::option::Option<#krate::__private::Schema> { None }
+                fn output_schema(_: &mut #krate::__private::SchemaGenerator) -> ::core::option::Option<#krate::__private::Schema> { ::core::option::Option::None }
                 fn invoke(_: (), _: #krate::__private::ToolContext) -> #krate::__private::BoxFuture<'static, #krate::__private::ToolResult> {
                     #krate::__private::Box::pin(async { #krate::__private::Err(#krate::__private::ToolError::new("this tool's declaration has compile errors")) })
                 }

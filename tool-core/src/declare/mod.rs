@@ -59,22 +59,20 @@ pub trait DeclaredTool: Sized + 'static {
     fn extract_with(raw: &str, policy: ExtractionPolicy) -> Extraction<'_, Self::Args> {
         extract_declared::<Self, true>(raw, Self::entry(), policy)
     }
+}
 
-    /// Extracts through the tree path alone, without the single pass: the reference the single
-    /// pass must agree with (for tests).
-    #[doc(hidden)]
-    fn extract_by_tree(raw: &str) -> Extraction<'_, Self::Args> {
-        let entry = Self::entry();
-        let (definition, compiled) = (entry.definition(), entry.compiled());
-        extract::lenient_path::<Self::Args>(raw, definition, compiled, &Self::defaults(), ExtractionPolicy::LENIENT)
-    }
+/// Extracts `T`'s arguments through the tree path alone, without the single pass: the
+/// reference the single pass must agree with (for tests and the fuzz target).
+pub fn extract_by_tree<T: DeclaredTool>(raw: &str) -> Extraction<'_, T::Args> {
+    let entry = T::entry();
+    let (definition, compiled) = (entry.definition(), entry.compiled());
+    extract::lenient_path::<T::Args>(raw, definition, compiled, &T::defaults(), ExtractionPolicy::LENIENT)
+}
 
-    /// Extracts through the single pass alone, without the object scan: the reference the scan
-    /// must agree with (for tests and the fuzz target).
-    #[doc(hidden)]
-    fn extract_by_single_pass(raw: &str) -> Extraction<'_, Self::Args> {
-        extract_declared::<Self, false>(raw, Self::entry(), ExtractionPolicy::LENIENT)
-    }
+/// Extracts `T`'s arguments through the single pass alone, without the object scan: the
+/// reference the scan must agree with (for tests and the fuzz target).
+pub fn extract_by_single_pass<T: DeclaredTool>(raw: &str) -> Extraction<'_, T::Args> {
+    extract_declared::<T, false>(raw, T::entry(), ExtractionPolicy::LENIENT)
 }
 
 /// Extracts `T`'s arguments, with the object scan (`SCAN`) or through the single pass alone.

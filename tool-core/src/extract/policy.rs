@@ -8,6 +8,7 @@
 /// (`#[param(strict)]`) can be strict on its own; a catalog (`CatalogBuilder::strict`) makes
 /// every tool strict.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExtractionPolicy {
     /// Refuse repairs and conversions.
     pub strict: bool,

@@ -66,8 +66,15 @@ impl ToolCallRequest {
     }
 }
 
+impl<T> Extraction<'_, T> {
+    /// The warnings as one `"; "`-separated text (the seed documents' `ParseWarning` string).
+    pub fn warning_text(&self) -> Option<String> {
+        joined_warnings(&self.warnings)
+    }
+}
+
 /// Joins warnings into the seed documents' single `"; "`-separated text.
-pub fn joined_warnings(warnings: &[ParseWarning]) -> Option<String> {
+fn joined_warnings(warnings: &[ParseWarning]) -> Option<String> {
     (!warnings.is_empty()).then(|| warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
 }
 
@@ -175,6 +182,7 @@ impl fmt::Display for ParseWarning {
 
 /// Why one part of the arguments could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ArgumentError {
     /// JSON pointer of the place in the arguments (`""` is the whole object).
     pub pointer: String,
@@ -284,16 +292,16 @@ pub struct Extraction<'r, T> {
     pub arguments: Option<Value>,
 }
 
-/// The warnings or errors extraction found: a `Vec` (it dereferences to one) that costs one
-/// comparison to drop when empty.
+/// The warnings or errors extraction found: a `Vec` (it dereferences to one) whose elements
+/// are freed out of line.
 ///
-/// [`Extraction`] is dropped after every call, almost always with nothing in its lists. A
-/// `Vec`'s drop code loops over the elements and frees each one's texts; inlined for two lists,
-/// it made dropping an `Extraction` an out-of-line call that cost as much as a sixth of a
-/// one-parameter extraction. A `Findings` frees its elements in a separate, cold function.
+/// An [`Extraction`] is dropped after every call, almost always with nothing in its lists, so
+/// the common drop is a check for emptiness, and the loop that frees elements sits in a cold
+/// function of its own.
 ///
 /// ```
-/// use tool_core::{Findings, ParseWarning};
+/// use tool_core::__private::Findings;
+/// use tool_core::ParseWarning;
 ///
 /// let mut warnings: Findings<ParseWarning> = Findings::new();
 /// assert!(warnings.is_empty());

@@ -11,6 +11,7 @@ use serde_json::Value;
 /// The kind of value a parameter expects, the hint argument extraction converts by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ValueKind {
     /// Text. Never promoted to a number or boolean.
     String,
@@ -147,6 +148,7 @@ fn quoted_list(values: &[String]) -> String {
 
 /// MCP-style behaviour hints. `None` means "not declared" (MCP then assumes its defaults).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// A human-readable title.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -189,6 +191,7 @@ impl fmt::Display for SourceLocation {
 
 /// Everything the outside world knows about a tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct ToolDefinition {
     /// The unique name calls are matched by.
     pub name: String,

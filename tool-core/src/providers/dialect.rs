@@ -2,6 +2,7 @@
 
 /// A provider whose calls we parse and whose result messages we render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Provider {
     /// OpenAI Chat Completions.
     OpenAiChat,
@@ -17,6 +18,7 @@ pub enum Provider {
 
 /// The form tool definitions are exported in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Dialect {
     /// OpenAI Chat Completions: `{"type":"function","function":{name, description, parameters, strict}}`.
     OpenAiChat {

@@ -29,6 +29,7 @@ use crate::schema::shape::{integer_format_bounds, is_numeric_format};
 /// What an export produced: the tools in the dialect's form, the names it changed, and per
 /// tool what the dialect could not say.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Exported {
     /// The dialect the tools are in.
     #[serde(skip)]
@@ -61,6 +62,7 @@ impl Exported {
 
 /// What one tool's export changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct ConversionReport {
     /// Our name of the tool.
     pub tool: String,
@@ -86,6 +88,7 @@ pub struct ConversionNote {
 /// What an export did with a keyword the dialect cannot carry as it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum NoteAction {
     /// Left out, and written into the description of the place instead.
     MovedToDescription,
@@ -112,6 +115,7 @@ impl fmt::Display for ExportError {
 
 /// One reason a tool cannot be exported in a dialect.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExportProblem {
     /// The dialect cannot express a construct of the tool's schema.
     #[error("tool `{tool}`: {construct} at `{pointer}` cannot be expressed in {dialect}")]
@@ -253,14 +257,24 @@ pub fn export<'a>(
 
 /// What the host chooses about an export.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExportOptions {
     /// What to do when two tools would reach the provider under the same name.
     pub name_collisions: NameCollisions,
 }
 
+impl ExportOptions {
+    /// These options, with `name_collisions` settled this way.
+    pub fn name_collisions(mut self, name_collisions: NameCollisions) -> Self {
+        self.name_collisions = name_collisions;
+        self
+    }
+}
+
 /// What to do when two tools would reach the provider under the same name (`flight.book` and
 /// `flight_book` for OpenAI).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum NameCollisions {
     /// An [`ExportProblem::NameCollision`] naming both (the default).
     #[default]
@@ -287,7 +301,7 @@ pub enum NameCollisions {
 ///         .unwrap()
 /// };
 /// let (dotted, plain) = (tool("flight.book"), tool("flight_book"));
-/// let options = ExportOptions { name_collisions: NameCollisions::NumberedSuffix };
+/// let options = ExportOptions::default().name_collisions(NameCollisions::NumberedSuffix);
 /// let exported =
 ///     export_with(Dialect::Anthropic { strict: false }, options, [dotted.definition(), plain.definition()]).unwrap();
 /// assert_eq!(exported.tools[0]["name"], "flight_book_2");

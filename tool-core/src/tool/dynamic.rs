@@ -10,9 +10,9 @@ use crate::context::ToolContext;
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::{self, ExtractionPolicy};
 use crate::model::pointer;
-use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition, ToolParameter};
+use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition};
 use crate::model::{ArgumentError, ArgumentErrors, IntoToolOutput, ToolCallRequest};
-use crate::schema::shape::shape_of;
+use crate::schema::parameters_of;
 
 type DynamicHandler = dyn Fn(Map<String, Value>, ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
 
@@ -122,6 +122,7 @@ pub struct DynamicToolBuilder {
 
 /// Why a runtime-built tool could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DynamicToolError {
     /// No handler was given.
     #[error("the tool `{0}` has no handler: call `.handler(..)` before `.build()`")]
@@ -209,35 +210,4 @@ impl DynamicToolBuilder {
             handler,
         })
     }
-}
-
-/// Reads the parameter list off an object schema.
-fn parameters_of(schema: &Value) -> Vec<ToolParameter> {
-    let empty = Map::new();
-    let definitions = schema.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return Vec::new() };
-    properties
-        .iter()
-        .map(|(name, property)| {
-            let shape = shape_of(property, definitions);
-            ToolParameter {
-                name: name.clone(),
-                value_kind: shape.kind,
-                cardinality: shape.cardinality,
-                required: required.contains(&name.as_str()),
-                description: property.get("description").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                enum_constraint: shape
-                    .allowed_values
-                    .map(|allowed_values| crate::model::EnumConstraint { allowed_values, case_sensitive: false }),
-                example: property.get("examples").and_then(|e| e.get(0)).cloned(),
-                default: property.get("default").cloned(),
-                strict: false,
-            }
-        })
-        .collect()
 }
