@@ -110,7 +110,7 @@ fn duplicate_names_in_a_builder_report_both_sources() {
 }
 
 #[test]
-fn examples_are_checked_against_the_tools_own_arguments() {
+fn declared_examples_are_stored_in_the_definition() {
     let catalog = ToolCatalog::global().unwrap();
     assert_eq!(catalog.definition("math.mul").unwrap().examples, vec![json!({"a": 2, "b": 3})]);
 }

@@ -1,5 +1,5 @@
 //! The extraction API: typed values, structured warnings and errors, and the raw text, for
-//! every call. (Strict, plain serde reading; leniency comes on top of this API.)
+//! every call. (Strict, plain serde reading; tolerance comes on top of this API.)
 
 use serde_json::json;
 use tool_core::prelude::*;

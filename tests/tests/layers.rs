@@ -247,7 +247,7 @@ fn the_reader_sees_uses_through_groups_children_and_reexports() {
     assert!(uses("extract::convert", "model::pointer"));
     // `ToolDefinition`, re-exported by `model`, is defined in `model::definition`.
     assert!(uses("catalog", "model::definition"));
-    // A parent using its child: `pub(crate) use tree::{lenient_path, slow_path};`.
+    // A parent using its child: `pub(crate) use tree::{tree_path, read_by_tree};`.
     assert!(uses("extract", "extract::tree"));
     assert!(!uses("model::definition", "extract::constraints"));
 }

@@ -304,7 +304,7 @@ impl Executor {
     /// Looks the tool up and binds the arguments; a failure here is already a record.
     fn prepare(&self, mut request: ToolCallRequest, started: Instant) -> Stage {
         let Some(tool) = self.catalog.get(&request.tool_name) else {
-            // Keep what the model sent readable in the record: a generic lenient parse.
+            // Keep what the model sent readable in the record: a generic tolerant parse.
             let untyped = crate::extract::extract_untyped(&request.raw_arguments);
             request.parse_warnings.extend(untyped.warnings);
             request.arguments = untyped.arguments;

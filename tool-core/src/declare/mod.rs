@@ -66,7 +66,7 @@ pub trait DeclaredTool: Sized + 'static {
 pub fn extract_by_tree<T: DeclaredTool>(raw: &str) -> Extraction<'_, T::Args> {
     let entry = T::entry();
     let (definition, compiled) = (entry.definition(), entry.compiled());
-    extract::lenient_path::<T::Args>(raw, definition, compiled, &T::defaults(), ExtractionPolicy::LENIENT)
+    extract::tree_path::<T::Args>(raw, definition, compiled, &T::defaults(), ExtractionPolicy::LENIENT)
 }
 
 /// Extracts `T`'s arguments through the single pass alone, without the object scan: the

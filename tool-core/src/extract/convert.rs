@@ -1012,7 +1012,7 @@ fn decode_text(text: &str) -> Option<Value> {
     }
     match serde_json::from_str::<Value>(trimmed) {
         Ok(value) => Some(value),
-        Err(_) => crate::extract::repair::parse_lenient(trimmed).ok().map(|lenient| lenient.value),
+        Err(_) => crate::extract::repair::parse_tolerant(trimmed).ok().map(|tolerant| tolerant.value),
     }
 }
 

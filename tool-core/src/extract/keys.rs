@@ -22,10 +22,8 @@ pub const UNKNOWN_KEY: Key = Key::MAX;
 /// Reads a key without allocating when it names a declared parameter; an unknown name is
 /// noted as a warning.
 ///
-/// Not generic: one copy of serde_json's per-key code serves every tool of a crate. (A copy per
-/// tuple, inlined into each map loop, made the single pass a little faster, but it only reads
-/// what the object scan leaves to it, and the copies were a large part of each tool's compile
-/// time.)
+/// Not generic: one copy of serde_json's per-key code serves every tool of a crate, rather than
+/// a copy per parameter list compiled into each tool (the object scan reads most keys anyway).
 pub(crate) struct KeySeed<'a> {
     /// The declared wire names, in parameter order.
     pub names: &'a [&'a str],

@@ -26,7 +26,7 @@ pub(crate) mod tree;
 pub use args::{Wide, WireArgs};
 pub use param::ToolParam;
 pub use policy::ExtractionPolicy;
-pub(crate) use tree::{lenient_path, slow_path};
+pub(crate) use tree::{read_by_tree, tree_path};
 
 use std::fmt;
 
@@ -105,8 +105,7 @@ pub(crate) fn extract<'r, A: WireArgs, const SCAN: bool>(
         Err(Stop::Unread) => single_pass_whole::<A>(raw, names, defaults, &pass),
     };
     if let Some(value) = read {
-        // The common case, built in place: a `Vec` put on the stack and copied out in one wider
-        // load stalls store forwarding, a measurable part of the call for small tools.
+        // The common case: nothing noted, nothing to check, no list to build.
         if pass.noted_nothing() && !compiled.constraints.constrained {
             return Extraction { raw, value: Ok(value), warnings: Findings::new(), arguments: None };
         }
@@ -114,7 +113,7 @@ pub(crate) fn extract<'r, A: WireArgs, const SCAN: bool>(
             return Extraction { raw, value: Ok(value), warnings, arguments };
         }
     }
-    lenient_path(raw, definition, compiled, defaults, policy)
+    tree_path(raw, definition, compiled, defaults, policy)
 }
 
 /// Whether the unknown keys of `raw` are for the tree path to settle: every key is unknown
@@ -136,7 +135,7 @@ fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter], unknown: usiz
 /// The warnings (and the arguments tree, when constraints were checked on it) of the single
 /// pass's value when it converted something, met unknown keys, or the schema declares
 /// constraints; `None` when the tree path must decide instead. Out of line (like
-/// [`lenient_path`]), so that the common case's frame stays small, and not generic, so that a
+/// [`tree_path`]), so that the common case's frame stays small, and not generic, so that a
 /// crate compiles it once, not once per tool.
 #[cold]
 #[inline(never)]
@@ -209,8 +208,8 @@ fn single_pass_whole<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defau
 fn single_pass<A: WireArgs>(raw: &str, names: &[&str], defaults: &A::Defaults, pass: &Pass<'_>) -> Option<A> {
     let mut de = serde_json::Deserializer::from_str(raw);
     let read = de::Deserializer::deserialize_map(&mut de, ArgsVisitor::<A> { names, defaults, pass });
-    // The trailing text is checked before the value moves: moving it straight after the call
-    // reads it back while its stores are still in flight (a store-forwarding stall per 16 bytes).
+    // The trailing text is checked before the value moves, so that the value is not read back
+    // while it is still being written.
     de.end().ok()?;
     read.ok()?
 }

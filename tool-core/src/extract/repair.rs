@@ -7,7 +7,7 @@
 //! [`ParseWarning`]. What it cannot read without guessing is an [`ArgumentError`] that keeps
 //! the raw text.
 //!
-//! The tolerant parser, [`parse_lenient`], is hand-written: linear in the input, no
+//! The tolerant parser, [`parse_tolerant`], is hand-written: linear in the input, no
 //! backtracking, nesting capped at [`MAX_DEPTH`], and it never panics.
 
 use serde_json::{Map, Value};
@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::model::pointer;
 use crate::model::{received_text, truncate, ArgumentError, ParseWarning};
 
-/// The deepest nesting of arrays and objects [`parse_lenient`] reads.
+/// The deepest nesting of arrays and objects [`parse_tolerant`] reads.
 const MAX_DEPTH: usize = 128;
 
 /// What the arguments must be, in the model's words.
@@ -29,7 +29,7 @@ const OUT_OF_RANGE_EXPECTED: &str = "a number within ±1.7976931348623157e308";
 
 /// One thing the tolerant parser had to accept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Leniency {
+pub(crate) enum Tolerance {
     /// A string (or key) in single quotes.
     SingleQuotes,
     /// `True`, `False` or `None`.
@@ -49,50 +49,50 @@ pub(crate) enum Leniency {
     Comment,
 }
 
-impl Leniency {
+impl Tolerance {
     /// The stable rule id of the warning.
     pub(crate) fn rule(self) -> &'static str {
         match self {
-            Leniency::SingleQuotes | Leniency::PythonLiteral => "python_literal",
-            Leniency::TrailingComma => "trailing_comma_removed",
-            Leniency::InvalidEscape | Leniency::EscapedSingleQuote => "invalid_escape_repaired",
-            Leniency::RawControlCharacter => "raw_control_character",
-            Leniency::UnquotedKey => "unquoted_key",
-            Leniency::Comment => "comment_removed",
+            Tolerance::SingleQuotes | Tolerance::PythonLiteral => "python_literal",
+            Tolerance::TrailingComma => "trailing_comma_removed",
+            Tolerance::InvalidEscape | Tolerance::EscapedSingleQuote => "invalid_escape_repaired",
+            Tolerance::RawControlCharacter => "raw_control_character",
+            Tolerance::UnquotedKey => "unquoted_key",
+            Tolerance::Comment => "comment_removed",
         }
     }
 
     /// What was done about it.
     pub(crate) fn action(self) -> &'static str {
         match self {
-            Leniency::SingleQuotes => "read single-quoted strings as JSON strings",
-            Leniency::PythonLiteral => "read Python's True, False and None as true, false and null",
-            Leniency::TrailingComma => "removed the comma after the last element",
-            Leniency::InvalidEscape => "kept each backslash that starts no valid JSON escape as a literal backslash",
-            Leniency::EscapedSingleQuote => "read the escape `\\'` as a single quote",
-            Leniency::RawControlCharacter => {
+            Tolerance::SingleQuotes => "read single-quoted strings as JSON strings",
+            Tolerance::PythonLiteral => "read Python's True, False and None as true, false and null",
+            Tolerance::TrailingComma => "removed the comma after the last element",
+            Tolerance::InvalidEscape => "kept each backslash that starts no valid JSON escape as a literal backslash",
+            Tolerance::EscapedSingleQuote => "read the escape `\\'` as a single quote",
+            Tolerance::RawControlCharacter => {
                 "read the line breaks, tabs and other control characters written raw inside strings as themselves"
             }
-            Leniency::UnquotedKey => "read keys written without quotes as strings",
-            Leniency::Comment => "removed the comments",
+            Tolerance::UnquotedKey => "read keys written without quotes as strings",
+            Tolerance::Comment => "removed the comments",
         }
     }
 }
 
 /// A value the tolerant parser read, and what it had to accept to read it.
 #[derive(Debug)]
-pub(crate) struct Lenient {
+pub(crate) struct Tolerant {
     /// The value.
     pub value: Value,
-    /// Each leniency once, in the order first seen.
-    pub leniencies: Vec<Leniency>,
+    /// Each tolerance once, in the order first seen.
+    pub tolerances: Vec<Tolerance>,
     /// Keys met twice in one object.
     pub duplicates: Vec<ParseWarning>,
 }
 
 /// Why the tolerant parser could not read a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum LenientError {
+pub(crate) enum TolerantError {
     /// The text ends inside a value.
     Truncated {
         /// What was being read and where the text ends.
@@ -105,17 +105,17 @@ pub(crate) enum LenientError {
     },
 }
 
-impl LenientError {
+impl TolerantError {
     fn rule(&self) -> &'static str {
         match self {
-            LenientError::Truncated { .. } => "truncated_json",
-            LenientError::Syntax { .. } => "invalid_json",
+            TolerantError::Truncated { .. } => "truncated_json",
+            TolerantError::Syntax { .. } => "invalid_json",
         }
     }
 
     fn message(&self) -> &str {
         match self {
-            LenientError::Truncated { message } | LenientError::Syntax { message } => message,
+            TolerantError::Truncated { message } | TolerantError::Syntax { message } => message,
         }
     }
 }
@@ -125,14 +125,14 @@ impl LenientError {
 /// inside strings (a backslash not starting a valid JSON escape is kept as a literal backslash,
 /// e.g. Windows paths `"E:\Chat gpt\a.md"`). Rejects everything else, e.g. `{"a":"b",c":"d"}`
 /// (never guess), and reports truncation (input ends inside a value) as `Truncated`.
-pub(crate) fn parse_lenient(text: &str) -> Result<Lenient, LenientError> {
+pub(crate) fn parse_tolerant(text: &str) -> Result<Tolerant, TolerantError> {
     let mut parser = Parser::new(text);
     let value = parser.value(0)?;
     parser.skip_whitespace();
     if !parser.at_end() {
         return Err(parser.unexpected("the end of the text after the value"));
     }
-    Ok(Lenient { value, leniencies: parser.leniencies, duplicates: parser.duplicates })
+    Ok(Tolerant { value, tolerances: parser.tolerances, duplicates: parser.duplicates })
 }
 
 /// The arguments as a JSON value, and one warning per repair.
@@ -145,13 +145,13 @@ pub(crate) struct Repaired {
 }
 
 /// Turns the raw arguments text into a JSON object, repairing what models commonly get wrong,
-/// one [`ParseWarning`] per repair (pointer `""`, `received` = the raw text, cut); leniencies
+/// one [`ParseWarning`] per repair (pointer `""`, `received` = the raw text, cut); tolerances
 /// of the same rule share one warning, their actions joined.
 ///
 /// Strict JSON is read as it is. Otherwise, in order: empty text is `{}`; a markdown code
 /// fence around the value and special tokens or closing tags after it are removed; identical
 /// objects sent one after another are read once (different ones are refused); a JSON string
-/// holding an object is decoded; and whatever [`parse_lenient`] accepts is read.
+/// holding an object is decoded; and whatever [`parse_tolerant`] accepts is read.
 pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     if let Ok(value) = serde_json::from_str::<Value>(raw) {
         // A JSON object keeps the last of duplicate keys silently; say so.
@@ -256,29 +256,29 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     warnings.append(&mut parser.duplicates);
     parser.out_of_range.truncate(first_out_of_range);
     warnings.append(&mut parser.out_of_range);
-    finish(raw, first, warnings, parser.leniencies)
+    finish(raw, first, warnings, parser.tolerances)
 }
 
 /// Checks that the value read is an object (decoding a double-encoded one), and adds the
-/// leniency warnings after the other repairs.
+/// tolerance warnings after the other repairs.
 fn finish(
     raw: &str,
     value: Value,
     mut warnings: Vec<ParseWarning>,
-    mut leniencies: Vec<Leniency>,
+    mut tolerances: Vec<Tolerance>,
 ) -> Result<Repaired, ArgumentError> {
     let value = match value {
         Value::Object(object) => object,
         Value::String(text) => {
             let inner = text.trim();
-            match parse_lenient(inner) {
-                Ok(Lenient { value: Value::Object(object), leniencies: inner_leniencies, duplicates }) => {
+            match parse_tolerant(inner) {
+                Ok(Tolerant { value: Value::Object(object), tolerances: inner_leniencies, duplicates }) => {
                     let action = "decoded the JSON string the arguments were sent as, and read the object inside";
                     warnings.push(warning(raw, "double_encoded_arguments", action.into()));
                     warnings.extend(duplicates);
-                    for leniency in inner_leniencies {
-                        if !leniencies.contains(&leniency) {
-                            leniencies.push(leniency);
+                    for tolerance in inner_leniencies {
+                        if !tolerances.contains(&tolerance) {
+                            tolerances.push(tolerance);
                         }
                     }
                     object
@@ -295,15 +295,15 @@ fn finish(
         }
         other => return Err(not_an_object(&other)),
     };
-    // One warning per rule: leniencies sharing a rule (single quotes and `True`) share it.
+    // One warning per rule: tolerances sharing a rule (single quotes and `True`) share it.
     let mut rules: Vec<&str> = Vec::new();
-    for leniency in &leniencies {
-        if !rules.contains(&leniency.rule()) {
-            rules.push(leniency.rule());
+    for tolerance in &tolerances {
+        if !rules.contains(&tolerance.rule()) {
+            rules.push(tolerance.rule());
         }
     }
     for rule in rules {
-        let actions: Vec<&str> = leniencies.iter().filter(|l| l.rule() == rule).map(|l| l.action()).collect();
+        let actions: Vec<&str> = tolerances.iter().filter(|l| l.rule() == rule).map(|l| l.action()).collect();
         warnings.push(warning(raw, rule, actions.join("; ")));
     }
     Ok(Repaired { value, warnings })
@@ -313,7 +313,7 @@ fn warning(raw: &str, rule: &'static str, action: String) -> ParseWarning {
     ParseWarning::new("", rule, EXPECTED, &truncate(raw), &action)
 }
 
-fn syntax_error(raw: &str, error: &LenientError, context: &str) -> ArgumentError {
+fn syntax_error(raw: &str, error: &TolerantError, context: &str) -> ArgumentError {
     ArgumentError {
         pointer: String::new(),
         rule: error.rule().into(),
@@ -341,12 +341,12 @@ fn not_an_object(value: &Value) -> ArgumentError {
     }
 }
 
-/// The tolerant parser: a cursor over the text and the leniencies seen so far.
+/// The tolerant parser: a cursor over the text and the tolerances seen so far.
 struct Parser<'t> {
     text: &'t str,
     bytes: &'t [u8],
     pos: usize,
-    leniencies: Vec<Leniency>,
+    tolerances: Vec<Tolerance>,
     /// The JSON pointer of the value being read.
     path: String,
     /// Keys met twice in one object (the last value is kept).
@@ -378,16 +378,16 @@ impl<'t> Parser<'t> {
             text,
             bytes: text.as_bytes(),
             pos: 0,
-            leniencies: Vec::new(),
+            tolerances: Vec::new(),
             path: String::new(),
             duplicates: Vec::new(),
             out_of_range: Vec::new(),
         }
     }
 
-    fn note(&mut self, leniency: Leniency) {
-        if !self.leniencies.contains(&leniency) {
-            self.leniencies.push(leniency);
+    fn note(&mut self, tolerance: Tolerance) {
+        if !self.tolerances.contains(&tolerance) {
+            self.tolerances.push(tolerance);
         }
     }
 
@@ -426,7 +426,7 @@ impl<'t> Parser<'t> {
             } else {
                 return;
             };
-            self.note(Leniency::Comment);
+            self.note(Tolerance::Comment);
             self.pos += comment;
         }
     }
@@ -440,21 +440,21 @@ impl<'t> Parser<'t> {
         format!("line {line} column {column}")
     }
 
-    fn truncated(&self, inside: &str) -> LenientError {
-        LenientError::Truncated { message: format!("the text ends inside {inside} at {}", self.location(self.pos)) }
+    fn truncated(&self, inside: &str) -> TolerantError {
+        TolerantError::Truncated { message: format!("the text ends inside {inside} at {}", self.location(self.pos)) }
     }
 
     /// A syntax error at the cursor: what was expected and what is there.
-    fn unexpected(&self, expected: &str) -> LenientError {
+    fn unexpected(&self, expected: &str) -> TolerantError {
         let found = match self.rest().chars().next() {
             Some(c) if c.is_control() => format!("the control character U+{:04X}", u32::from(c)),
             Some(c) => format!("`{c}`"),
             None => "the end of the text".to_owned(),
         };
-        LenientError::Syntax { message: format!("expected {expected}, found {found} at {}", self.location(self.pos)) }
+        TolerantError::Syntax { message: format!("expected {expected}, found {found} at {}", self.location(self.pos)) }
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, LenientError> {
+    fn value(&mut self, depth: usize) -> Result<Value, TolerantError> {
         self.skip_whitespace();
         match self.peek() {
             None => Err(self.truncated("a value")),
@@ -466,9 +466,9 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn enter(&self, depth: usize) -> Result<(), LenientError> {
+    fn enter(&self, depth: usize) -> Result<(), TolerantError> {
         if depth > MAX_DEPTH {
-            Err(LenientError::Syntax {
+            Err(TolerantError::Syntax {
                 message: format!("nesting deeper than {MAX_DEPTH} levels at {}", self.location(self.pos)),
             })
         } else {
@@ -476,7 +476,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value, LenientError> {
+    fn object(&mut self, depth: usize) -> Result<Value, TolerantError> {
         self.enter(depth)?;
         self.pos += 1;
         let mut map = Map::new();
@@ -514,7 +514,7 @@ impl<'t> Parser<'t> {
                     self.pos += 1;
                     self.skip_whitespace();
                     if self.eat("}") {
-                        self.note(Leniency::TrailingComma);
+                        self.note(Tolerance::TrailingComma);
                         return Ok(Value::Object(map));
                     }
                 }
@@ -538,12 +538,12 @@ impl<'t> Parser<'t> {
         if !after.starts_with(':') {
             return None;
         }
-        self.note(Leniency::UnquotedKey);
+        self.note(Tolerance::UnquotedKey);
         self.pos += len;
         Some(key.to_owned())
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value, LenientError> {
+    fn array(&mut self, depth: usize) -> Result<Value, TolerantError> {
         self.enter(depth)?;
         self.pos += 1;
         let mut items = Vec::new();
@@ -564,7 +564,7 @@ impl<'t> Parser<'t> {
                     self.pos += 1;
                     self.skip_whitespace();
                     if self.eat("]") {
-                        self.note(Leniency::TrailingComma);
+                        self.note(Tolerance::TrailingComma);
                         return Ok(Value::Array(items));
                     }
                 }
@@ -579,9 +579,9 @@ impl<'t> Parser<'t> {
     }
 
     /// A string in `quote`s, the cursor on the opening quote.
-    fn string(&mut self, quote: u8) -> Result<String, LenientError> {
+    fn string(&mut self, quote: u8) -> Result<String, TolerantError> {
         if quote == b'\'' {
-            self.note(Leniency::SingleQuotes);
+            self.note(Tolerance::SingleQuotes);
         }
         self.pos += 1;
         let mut out = String::new();
@@ -603,7 +603,7 @@ impl<'t> Parser<'t> {
                 }
                 Some(b'\\') => self.escape(quote, &mut out)?,
                 Some(control) => {
-                    self.note(Leniency::RawControlCharacter);
+                    self.note(Tolerance::RawControlCharacter);
                     out.push(char::from(control));
                     self.pos += 1;
                 }
@@ -613,7 +613,7 @@ impl<'t> Parser<'t> {
 
     /// An escape, the cursor on the backslash. An invalid one keeps the backslash as text and
     /// leaves the cursor after it, so what follows is read as ordinary characters.
-    fn escape(&mut self, quote: u8, out: &mut String) -> Result<(), LenientError> {
+    fn escape(&mut self, quote: u8, out: &mut String) -> Result<(), TolerantError> {
         self.pos += 1;
         let decoded = match self.peek() {
             None => return Err(self.truncated("a string")),
@@ -627,7 +627,7 @@ impl<'t> Parser<'t> {
             Some(b't') => '\t',
             Some(b'\'') => {
                 if quote != b'\'' {
-                    self.note(Leniency::EscapedSingleQuote);
+                    self.note(Tolerance::EscapedSingleQuote);
                 }
                 '\''
             }
@@ -642,15 +642,15 @@ impl<'t> Parser<'t> {
         Ok(())
     }
 
-    fn literal_backslash(&mut self, out: &mut String) -> Result<(), LenientError> {
-        self.note(Leniency::InvalidEscape);
+    fn literal_backslash(&mut self, out: &mut String) -> Result<(), TolerantError> {
+        self.note(Tolerance::InvalidEscape);
         out.push('\\');
         Ok(())
     }
 
     /// `\uXXXX` (or a surrogate pair), the cursor on the `u`. Leaves the cursor on the last
     /// hex digit read. `None` when the escape is not a valid character.
-    fn unicode_escape(&mut self) -> Result<Option<char>, LenientError> {
+    fn unicode_escape(&mut self) -> Result<Option<char>, TolerantError> {
         let first = match self.hex4(self.pos + 1) {
             Hex::Value(n) => n,
             Hex::Truncated => return Err(self.truncated("a string")),
@@ -695,7 +695,7 @@ impl<'t> Parser<'t> {
         Hex::Value(n)
     }
 
-    fn number(&mut self) -> Result<Value, LenientError> {
+    fn number(&mut self) -> Result<Value, TolerantError> {
         let start = self.pos;
         self.eat("-");
         match self.peek() {
@@ -741,7 +741,7 @@ impl<'t> Parser<'t> {
         }
     }
 
-    fn required_digits(&mut self) -> Result<(), LenientError> {
+    fn required_digits(&mut self) -> Result<(), TolerantError> {
         match self.peek() {
             Some(b'0'..=b'9') => {
                 self.digits();
@@ -753,13 +753,13 @@ impl<'t> Parser<'t> {
     }
 
     /// `true`, `false`, `null`, or Python's `True`, `False`, `None`.
-    fn word(&mut self) -> Result<Value, LenientError> {
+    fn word(&mut self) -> Result<Value, TolerantError> {
         let rest = self.rest();
         for (word, value, python) in WORDS {
             if rest.starts_with(word) {
                 self.pos += word.len();
                 if python {
-                    self.note(Leniency::PythonLiteral);
+                    self.note(Tolerance::PythonLiteral);
                 }
                 return Ok(value);
             }
@@ -1227,36 +1227,36 @@ mod tests {
     }
 
     #[test]
-    fn parse_lenient_lists_each_leniency_once_in_first_seen_order() {
-        let lenient = parse_lenient(r#"{"a": [True, 'x', 'y',], "b": "\q\q", "c": False, 'd': 1,}"#);
-        let Ok(Lenient { value, leniencies, duplicates }) = lenient else { panic!("{lenient:?}") };
+    fn parse_tolerant_lists_each_tolerance_once_in_first_seen_order() {
+        let tolerant = parse_tolerant(r#"{"a": [True, 'x', 'y',], "b": "\q\q", "c": False, 'd': 1,}"#);
+        let Ok(Tolerant { value, tolerances, duplicates }) = tolerant else { panic!("{tolerant:?}") };
         assert_eq!(value, json!({"a": [true, "x", "y"], "b": r"\q\q", "c": false, "d": 1}));
         assert_eq!(
-            leniencies,
-            [Leniency::PythonLiteral, Leniency::SingleQuotes, Leniency::TrailingComma, Leniency::InvalidEscape]
+            tolerances,
+            [Tolerance::PythonLiteral, Tolerance::SingleQuotes, Tolerance::TrailingComma, Tolerance::InvalidEscape]
         );
         assert_eq!(duplicates, vec![]);
-        assert!(matches!(parse_lenient(r#"{"a":"b",c":"d"}"#), Err(LenientError::Syntax { .. })));
-        assert!(matches!(parse_lenient(r#"{"a": ["#), Err(LenientError::Truncated { .. })));
-        assert!(matches!(parse_lenient(""), Err(LenientError::Truncated { .. })));
-        assert!(matches!(parse_lenient("1 2"), Err(LenientError::Syntax { .. })));
-        assert!(matches!(parse_lenient(" 1 "), Ok(Lenient { value: Value::Number(_), .. })));
+        assert!(matches!(parse_tolerant(r#"{"a":"b",c":"d"}"#), Err(TolerantError::Syntax { .. })));
+        assert!(matches!(parse_tolerant(r#"{"a": ["#), Err(TolerantError::Truncated { .. })));
+        assert!(matches!(parse_tolerant(""), Err(TolerantError::Truncated { .. })));
+        assert!(matches!(parse_tolerant("1 2"), Err(TolerantError::Syntax { .. })));
+        assert!(matches!(parse_tolerant(" 1 "), Ok(Tolerant { value: Value::Number(_), .. })));
     }
 
     #[test]
     fn every_leniency_names_its_rule() {
         let rules: Vec<&str> = [
-            Leniency::SingleQuotes,
-            Leniency::PythonLiteral,
-            Leniency::TrailingComma,
-            Leniency::InvalidEscape,
-            Leniency::EscapedSingleQuote,
-            Leniency::RawControlCharacter,
-            Leniency::UnquotedKey,
-            Leniency::Comment,
+            Tolerance::SingleQuotes,
+            Tolerance::PythonLiteral,
+            Tolerance::TrailingComma,
+            Tolerance::InvalidEscape,
+            Tolerance::EscapedSingleQuote,
+            Tolerance::RawControlCharacter,
+            Tolerance::UnquotedKey,
+            Tolerance::Comment,
         ]
         .into_iter()
-        .map(Leniency::rule)
+        .map(Tolerance::rule)
         .collect();
         assert_eq!(
             rules,
@@ -1304,7 +1304,7 @@ mod tests {
         for text in corpus {
             for (cut, _) in text.char_indices() {
                 let _ = repair_arguments(&text[..cut]);
-                let _ = parse_lenient(&text[cut..]);
+                let _ = parse_tolerant(&text[cut..]);
             }
             for _ in 0..2000 {
                 let mut chars: Vec<char> = text.chars().collect();

@@ -1,5 +1,5 @@
 //! The object scan: the arguments object's own syntax (braces, keys, colons, commas) read by
-//! hand, each value read by serde_json through the single pass's lenient reader.
+//! hand, each value read by serde_json through the single pass's converting reader.
 //!
 //! A derived `Deserialize` pays serde_json's general map machinery for every key: a call to
 //! find the next key, the string reader's escape scan, the colon. Tool arguments are a flat

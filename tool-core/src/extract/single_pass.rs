@@ -1,7 +1,7 @@
 //! The single pass: typed arguments read straight from the raw text, lenient where the model
 //! was sloppy.
 //!
-//! Every parameter is deserialized through [`Lenient`], a thin wrapper around serde_json's
+//! Every parameter is deserialized through [`Converting`], a thin wrapper around serde_json's
 //! deserializer. While what arrives is what the type asks for, the wrapper only hands it on, so
 //! clean input costs about what a `#[derive(Deserialize)]` struct costs. Where it is not (`"42"`
 //! for a `u32`, a list sent as JSON text, an enum token in the wrong case), the value is
@@ -397,7 +397,7 @@ fn give_up<E: de::Error>() -> E {
     E::custom("left to the tree path")
 }
 
-/// Reads one parameter through [`Lenient`].
+/// Reads one parameter through [`Converting`].
 #[doc(hidden)]
 pub struct ParamSeed<'p, T> {
     param: usize,
@@ -416,11 +416,11 @@ impl<'de, T: Deserialize<'de>> DeserializeSeed<'de> for ParamSeed<'_, T> {
 
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<T, D::Error> {
-        T::deserialize(Lenient { de, place: &Step::Param(self.param, self.pass) })
+        T::deserialize(Converting { de, place: &Step::Param(self.param, self.pass) })
     }
 }
 
-/// Any seed, reading through [`Lenient`] at a place.
+/// Any seed, reading through [`Converting`] at a place.
 struct Wrapped<'p, S> {
     seed: S,
     place: Place<'p>,
@@ -431,7 +431,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Wrapped<'_, S> {
 
     #[inline]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
-        self.seed.deserialize(Lenient { de, place: self.place })
+        self.seed.deserialize(Converting { de, place: self.place })
     }
 }
 
@@ -466,12 +466,12 @@ fn feed<'de, V: Visitor<'de>, E: de::Error>(value: Value, v: V) -> Result<V::Val
 }
 
 /// The deserializer every parameter value is read through.
-struct Lenient<'p, D> {
+struct Converting<'p, D> {
     de: D,
     place: Place<'p>,
 }
 
-impl<'p, 'de, D: Deserializer<'de>> Lenient<'p, D> {
+impl<'p, 'de, D: Deserializer<'de>> Converting<'p, D> {
     #[inline]
     fn dispatch<const H: u8, V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
         self.de.deserialize_any(Dispatch::<V, H> { v, place: self.place })
@@ -489,7 +489,7 @@ macro_rules! dispatch_as {
     };
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for Lenient<'_, D> {
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Converting<'_, D> {
     type Error = D::Error;
 
     /// No hint (`serde_json::Value`, untagged enums, flattened fields): handed on untouched
@@ -648,15 +648,15 @@ impl<'de, V: Visitor<'de>, const H: u8> Dispatch<'_, V, H> {
         }
     }
 
-    /// Reads JSON `text` as the value it holds, through [`Lenient`] at the same place: its
+    /// Reads JSON `text` as the value it holds, through [`Converting`] at the same place: its
     /// elements and fields convert as if the text had been sent as JSON. Text the tree would
     /// have to repair first (Python literals) is left to it.
     fn read_decoded<E: de::Error>(self, text: &str) -> Result<V::Value, E> {
         // A reader that never borrows from its input: the text lives only as long as this call,
         // while the type may borrow for `'de`.
         let mut inner = serde_json::Deserializer::from_reader(text.as_bytes());
-        let lenient = Lenient { de: &mut inner, place: self.place };
-        let value = lenient.dispatch::<H, V>(self.v).map_err(|_| give_up())?;
+        let converting = Converting { de: &mut inner, place: self.place };
+        let value = converting.dispatch::<H, V>(self.v).map_err(|_| give_up())?;
         inner.end().map_err(|_| give_up())?;
         Ok(value)
     }
@@ -775,7 +775,7 @@ impl<'de, V: Visitor<'de>, const H: u8> Visitor<'de> for Dispatch<'_, V, H> {
     }
 }
 
-/// `Option<T>`: `null` is `None`; anything else goes on to `T` through [`Lenient`].
+/// `Option<T>`: `null` is `None`; anything else goes on to `T` through [`Converting`].
 struct OptionVisitor<'p, V> {
     v: V,
     place: Place<'p>,
@@ -798,11 +798,11 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for OptionVisitor<'_, V> {
 
     #[inline]
     fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
-        self.v.visit_some(Lenient { de, place: self.place })
+        self.v.visit_some(Converting { de, place: self.place })
     }
 }
 
-/// A list's elements, each read through [`Lenient`] at its index.
+/// A list's elements, each read through [`Converting`] at its index.
 struct SeqWrap<'p, A> {
     seq: A,
     /// The list's place.
@@ -827,7 +827,7 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for SeqWrap<'_, A> {
     }
 }
 
-/// An object's or map's entries: each key is noted, each value read through [`Lenient`] under
+/// An object's or map's entries: each key is noted, each value read through [`Converting`] under
 /// it. `'x` is no longer than the place it is in nor the text it reads (`'de: 'x`), so that a
 /// borrowed key can be kept.
 struct MapWrap<'x, A> {
@@ -996,7 +996,7 @@ impl<'de: 'x, 'x, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, 'x, V> {
 }
 
 /// An enum: its token is checked against the variants (and converted like any token when it
-/// differs), its content read through [`Lenient`] under the variant's name.
+/// differs), its content read through [`Converting`] under the variant's name.
 struct EnumVisitor<'p, V> {
     v: V,
     variants: &'static [&'static str],
@@ -1104,7 +1104,7 @@ impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for VariantCapture<'_, '_, S> {
     }
 }
 
-/// A variant's content, read through [`Lenient`] under the variant's name.
+/// A variant's content, read through [`Converting`] under the variant's name.
 struct VariantWrap<'p, A> {
     variant: A,
     place: Place<'p>,

@@ -16,7 +16,7 @@ use crate::model::{ToolDefinition, ToolParameter};
 /// When the single pass could not settle the call: the tree path, out of line.
 #[cold]
 #[inline(never)]
-pub(crate) fn lenient_path<'r, A: WireArgs>(
+pub(crate) fn tree_path<'r, A: WireArgs>(
     raw: &'r str,
     definition: &ToolDefinition,
     compiled: &CompiledSchema,
@@ -24,7 +24,7 @@ pub(crate) fn lenient_path<'r, A: WireArgs>(
     policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
     let parameters = &definition.parameters;
-    slow_path(raw, definition, compiled, policy, |object| {
+    read_by_tree(raw, definition, compiled, policy, |object| {
         let mut errors = Vec::new();
         A::read_object(object, parameters, defaults, &mut errors).ok_or(errors)
     })
@@ -32,7 +32,7 @@ pub(crate) fn lenient_path<'r, A: WireArgs>(
 
 /// Reads `raw` as a JSON object (repairing what can be repaired), converts it by the declared
 /// schema, and hands it to `read`; every repair, conversion and unknown key is a warning.
-pub(crate) fn slow_path<'r, T>(
+pub(crate) fn read_by_tree<'r, T>(
     raw: &'r str,
     definition: &ToolDefinition,
     compiled: &CompiledSchema,
@@ -41,7 +41,7 @@ pub(crate) fn slow_path<'r, T>(
 ) -> Extraction<'r, T> {
     let mut read = Some(read);
     let mut typed = None;
-    let (value, warnings, arguments) = settle_slow_path(raw, definition, compiled, policy, &mut |object| {
+    let (value, warnings, arguments) = settle_by_tree(raw, definition, compiled, policy, &mut |object| {
         let read = read.take().ok_or_else(Vec::new)?;
         typed = Some(read(object)?);
         Ok(())
@@ -56,7 +56,7 @@ type ReadObject<'a> = dyn FnMut(&Map<String, Value>) -> Result<(), Vec<ArgumentE
 
 /// The slow path but for the typed value, which `read` keeps: not generic, so that a crate
 /// compiles it once, not once per tool.
-fn settle_slow_path(
+fn settle_by_tree(
     raw: &str,
     definition: &ToolDefinition,
     compiled: &CompiledSchema,

@@ -76,7 +76,7 @@ impl Tool for DynamicTool {
             .get_or_init(|| CompiledSchema::compile(&self.definition.input_schema, &self.definition.parameters, true));
         let closed = compiled.closed();
         let declared = |key: &str| parameters.iter().any(|p| p.name == key);
-        let extraction = extract::slow_path(&request.raw_arguments, &self.definition, compiled, policy, |object| {
+        let extraction = extract::read_by_tree(&request.raw_arguments, &self.definition, compiled, policy, |object| {
             let missing: Vec<ArgumentError> = parameters
                 .iter()
                 .filter(|p| p.required && !object.contains_key(&p.name))

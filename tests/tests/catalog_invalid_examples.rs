@@ -12,7 +12,9 @@ fn div(a: f64, b: f64) -> f64 {
 fn examples_are_checked_against_the_tools_own_arguments() {
     let error = ToolCatalog::global().unwrap_err();
     let file = file!();
-    let line = include_str!("invalid_examples.rs").lines().position(|l| l.starts_with("#[tool(examples(")).unwrap() + 1;
+    let line =
+        include_str!("catalog_invalid_examples.rs").lines().position(|l| l.starts_with("#[tool(examples(")).unwrap()
+            + 1;
     assert_eq!(
         error.to_string(),
         format!(

@@ -31,7 +31,7 @@ fn duplicate_names_are_reported_with_both_locations() {
     };
     assert_eq!(name, "search");
     // The two attribute lines, found in this very file so the test survives reformatting.
-    let expected: Vec<u32> = include_str!("duplicates.rs")
+    let expected: Vec<u32> = include_str!("catalog_duplicates.rs")
         .lines()
         .zip(1..)
         .filter(|(line, _)| line.trim() == concat!("#[tool(name = ", "\"search\")]"))
@@ -40,7 +40,7 @@ fn duplicate_names_are_reported_with_both_locations() {
     assert_eq!(expected.len(), 2);
     let lines: Vec<u32> = locations.iter().map(|l| l.line).collect();
     assert_eq!(lines, expected);
-    assert!(locations.iter().all(|l| l.file.ends_with("duplicates.rs")));
+    assert!(locations.iter().all(|l| l.file.ends_with("catalog_duplicates.rs")));
     assert_eq!(
         error.to_string(),
         format!(

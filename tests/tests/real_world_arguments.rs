@@ -258,12 +258,6 @@ fn an_enum_token_differing_only_in_case_is_normalised() {
     assert_eq!((error.rule.as_str(), error.expected.as_str()), ("not_allowed", "one of: `lead`, `customer`"));
 }
 
-#[test]
-fn arguments_that_are_not_an_object_are_refused() {
-    assert_eq!(errors(<annotate as DeclaredTool>::extract("[1,2,3]")), vec![at("", "not_an_object")]);
-    assert_eq!(errors(<annotate as DeclaredTool>::extract("null")), vec![at("", "not_an_object")]);
-}
-
 /// Attach files.
 #[tool]
 fn attach(files: String) -> String {
