@@ -38,7 +38,7 @@ fn summary(raw: &str) -> Vec<(String, String, String, Option<String>)> {
 }
 
 #[test]
-fn valid_arguments_pass_on_the_fast_path() {
+fn valid_arguments_pass_with_no_warning() {
     let e = <schedule as DeclaredTool>::extract(
         r#"{"guests": 3, "room": "ABC", "invite": {"email": "a@b.io", "name": "Al"}}"#,
     );
