@@ -158,6 +158,11 @@ pub mod prelude {
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
 
+/// The provider reference's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/providers.md")]
+pub struct ProvidersDoctests;
+
 /// The macro's only contract with the runtime. Not public API.
 #[doc(hidden)]
 pub mod __private {
