@@ -145,6 +145,7 @@ impl<'de> de::Deserializer<'de> for MissingField {
 
 /// Fills a parameter the single pass did not see: its default, `None` for options, or nothing.
 #[doc(hidden)]
+#[inline]
 pub fn fill_missing<T: ToolParam>(seen: Option<T>, default: Option<fn() -> T>) -> Option<T> {
     match seen {
         Some(value) => Some(value),
