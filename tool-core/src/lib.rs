@@ -77,11 +77,13 @@ pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Inv
 /// Keys of `#[tool(...)]`: `name`, `description`, `tags(..)`, `category`, `version`,
 /// `examples(..)` (JSON object texts), `annotations(read_only, destructive, idempotent,
 /// open_world, title = "..")`, `timeout_ms`, `blocking` (run a sync fn on the blocking pool),
-/// `crate` (path to this crate when renamed).
+/// `strict` (refuse every repair and conversion of this tool's arguments), `crate` (path to
+/// this crate when renamed).
 ///
 /// Keys of `#[param(...)]` on parameters and fields: `rename`, `description`, `example`,
 /// `default` / `default = expr`, `range(min, max, exclusive_min, exclusive_max)` on numbers,
-/// `length(min, max)` and `pattern` on strings, `case_sensitive` on enums.
+/// `length(min, max)` and `pattern` on strings, `case_sensitive` on enums, `strict` (refuse
+/// conversions of this parameter's values). Every key, with examples: `docs/attributes.md`.
 ///
 /// ```
 /// use schemars::JsonSchema;
