@@ -1,13 +1,11 @@
 //! The object scan: the arguments object's own syntax (braces, keys, colons, commas) read by
 //! hand, each value read by serde_json through the single pass's converting reader.
 //!
-//! A derived `Deserialize` pays serde_json's general map machinery for every key: a call to
-//! find the next key, the string reader's escape scan, the colon. Tool arguments are a flat
-//! object whose keys are short plain names, so the scan reads that frame itself, in a few
-//! instructions per byte, and hands serde_json only the values. Whatever it does not read
-//! exactly as the single pass would (an escaped or unknown key, a key given twice, a trailing
-//! comma, text after the object) stops it, and the single pass reads the text instead: the scan
-//! is only ever a faster way to the single pass's result.
+//! Tool arguments are a flat object whose keys are short plain names, so the scan reads that
+//! frame itself and hands serde_json only the values. Whatever it does not read exactly as the
+//! single pass would (an escaped or unknown key, a key given twice, a trailing comma, text
+//! after the object) stops it, and the single pass reads the text instead: the scan never
+//! decides anything the single pass would decide otherwise.
 
 use serde::de::{DeserializeSeed, IgnoredAny};
 

@@ -2,8 +2,8 @@
 //! was sloppy.
 //!
 //! Every parameter is deserialized through [`Converting`], a thin wrapper around serde_json's
-//! deserializer. While what arrives is what the type asks for, the wrapper only hands it on, so
-//! clean input costs about what a `#[derive(Deserialize)]` struct costs. Where it is not (`"42"`
+//! deserializer. While what arrives is what the type asks for, the wrapper only hands it on, as
+//! a `#[derive(Deserialize)]` struct would read it. Where it is not (`"42"`
 //! for a `u32`, a list sent as JSON text, an enum token in the wrong case), the value is
 //! converted by the tree path's own code (the same schema node, the same rules, the same
 //! warnings) and handed to the type: a scalar by [`convert::scalar_change`], read from the text
@@ -11,8 +11,8 @@
 //!
 //! Whatever the single pass cannot settle makes it fail: a repair of the raw text, a null word
 //! inside an option, a value that stays wrong after conversion. Extraction then starts again on
-//! the tree path, which reports every problem. The single pass is only ever a faster way to the
-//! result the tree path gives.
+//! the tree path, which reports every problem. The single pass never gives a result the tree
+//! path would not give.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
