@@ -14,7 +14,7 @@ use tool_tests::source::{blank_comments_and_strings, path_at, tokenize, tool_cor
 
 /// The top-level modules, bottom layer first. A module may use the ones before it.
 const LAYERS: &[&str] =
-    &["suggest", "model", "schema", "extract", "context", "tool", "declare", "catalog", "executor", "providers"];
+    &["suggest", "model", "schema", "extract", "context", "tool", "declare", "catalog", "executor", "providers", "mcp"];
 
 /// A module path below the crate root, as segments (`["extract", "scan"]`); the root is `[]`.
 type Module = Vec<String>;

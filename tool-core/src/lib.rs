@@ -40,16 +40,18 @@
 
 // The modules are layers, bottom first: each uses only the ones above it in this list, never
 // one that uses it back (`tests/tests/layers.rs` checks both from the source).
-mod catalog; // the set of tools a host offers
-mod context; // what the executor hands a running tool
-mod declare; // what `#[tool]` expands to: declared tools, their registration and definitions
-mod executor; // running calls: timeouts, cancellation, parallelism, records
-mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
-mod model; // plain data: definitions, calls, warnings and errors, outputs, JSON pointers
-pub mod providers;
-mod schema; // schemars settings; what a schema says a value is; the conversion plan
 mod suggest; // name similarity, for "did you mean" (no dependency)
-mod tool; // the `Tool` contract, and tools built at run time // provider dialects: definitions out, calls in, results back
+mod model; // plain data: definitions, calls, warnings and errors, outputs, JSON pointers
+mod schema; // schemars settings; what a schema says a value is; the conversion plan
+mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
+mod context; // what the executor hands a running tool
+mod tool; // the `Tool` contract, and tools built at run time
+mod declare; // what `#[tool]` expands to: declared tools, their registration and definitions
+mod catalog; // the set of tools a host offers
+mod executor; // running calls: timeouts, cancellation, parallelism, records
+pub mod providers; // provider dialects: definitions out, calls in, results back
+#[cfg(feature = "mcp")]
+pub mod mcp; // MCP with rmcp: serve a catalog
 
 pub use catalog::{CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, State, ToolContext};

@@ -1,0 +1,116 @@
+//! A catalog served over MCP (the `mcp` feature), called by rmcp's own client over an
+//! in-process pipe: the list a page at a time, calls through lenient extraction, and every
+//! failure as an `isError` result the model can read.
+
+use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::ServiceExt;
+use serde_json::{json, Value};
+use tool_core::mcp::McpServer;
+use tool_core::prelude::*;
+
+/// Add a note.
+#[tool(name = "notes.add")]
+fn add_note(
+    /// The note.
+    text: String,
+    /// How urgent, 1 to 3.
+    priority: Option<u32>,
+) -> String {
+    format!("{text} (priority {})", priority.unwrap_or(1))
+}
+
+/// Always fails.
+#[tool(name = "notes.fail")]
+fn fail_note() -> Result<String, ToolError> {
+    Err(ToolError::new("the disk is full"))
+}
+
+/// Count words.
+#[tool(name = "notes.count")]
+fn count_words(
+    /// The text.
+    text: String,
+) -> Json<Value> {
+    Json(json!({"words": text.split_whitespace().count()}))
+}
+
+async fn client(page: usize) -> RunningService<RoleClient, ()> {
+    let catalog = ToolCatalog::builder()
+        .add_declared::<add_note>()
+        .add_declared::<fail_note>()
+        .add_declared::<count_words>()
+        .build()
+        .unwrap();
+    let server = McpServer::new(Executor::new(catalog)).unwrap().page_size(page);
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let running = server.serve(ours).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    ().serve(theirs).await.unwrap()
+}
+
+async fn call(client: &RunningService<RoleClient, ()>, name: &str, arguments: Value) -> Value {
+    let Value::Object(arguments) = arguments else { panic!("arguments are an object") };
+    let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+    serde_json::to_value(client.call_tool(params).await.unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn the_list_comes_a_page_at_a_time_with_the_mcp_export_of_each_tool() {
+    let client = client(2).await;
+    let first = client.list_tools(None).await.unwrap();
+    let names: Vec<&str> = first.tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["notes.add", "notes.count"]);
+    assert_eq!(first.next_cursor.as_deref(), Some("2"));
+    let second =
+        client.list_tools(Some(PaginatedRequestParams::default().with_cursor(Some("2".into())))).await.unwrap();
+    let names: Vec<&str> = second.tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!((names, second.next_cursor), (vec!["notes.fail"], None));
+
+    let all = client.list_all_tools().await.unwrap();
+    let add = serde_json::to_value(&all[0]).unwrap();
+    assert_eq!(add["description"], "Add a note.");
+    assert_eq!(add["inputSchema"]["required"], json!(["text"]));
+    assert_eq!(add["inputSchema"]["properties"]["priority"]["description"], "How urgent, 1 to 3.");
+    let count = serde_json::to_value(&all[1]).unwrap();
+    assert_eq!(count["outputSchema"]["type"], "object");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_call_goes_through_lenient_extraction_and_the_executor() {
+    let client = client(100).await;
+    let result = call(&client, "notes.add", json!({"text": "buy milk", "priority": "2"})).await;
+    assert_eq!(result["content"], json!([{"type": "text", "text": "buy milk (priority 2)"}]));
+    assert_ne!(result["isError"], true);
+
+    let result = call(&client, "notes.count", json!({"text": "one two three"})).await;
+    assert_eq!(result["structuredContent"], json!({"words": 3}));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn every_failure_is_an_error_result_with_the_message_for_the_model() {
+    let client = client(100).await;
+    let unknown = call(&client, "notes.ad", json!({})).await;
+    assert_eq!(unknown["isError"], true);
+    assert_eq!(
+        unknown["content"][0]["text"],
+        "There is no tool named `notes.ad`. The closest existing tools are: `notes.add`, `notes.fail`, `notes.count`. Call one of them instead."
+    );
+
+    let refused = call(&client, "notes.add", json!({"priority": 2})).await;
+    assert_eq!(refused["isError"], true);
+    let text = refused["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("The arguments for `notes.add` were not accepted:"), "{text}");
+    assert!(text.contains("`text`: required"), "{text}");
+
+    let failed = call(&client, "notes.fail", json!({})).await;
+    assert_eq!(
+        (failed["isError"].clone(), failed["content"][0]["text"].clone()),
+        (json!(true), json!("the disk is full"))
+    );
+    client.cancel().await.unwrap();
+}
