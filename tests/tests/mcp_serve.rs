@@ -6,6 +6,7 @@ use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
+use tokio::sync::Notify;
 use tool_core::mcp::McpServer;
 use tool_core::prelude::*;
 
@@ -42,6 +43,10 @@ async fn client(page: usize) -> RunningService<RoleClient, ()> {
         .add_declared::<count_words>()
         .build()
         .unwrap();
+    client_of(catalog, page).await
+}
+
+async fn client_of(catalog: ToolCatalog, page: usize) -> RunningService<RoleClient, ()> {
     let server = McpServer::new(Executor::new(catalog)).unwrap().page_size(page);
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
@@ -112,5 +117,41 @@ async fn every_failure_is_an_error_result_with_the_message_for_the_model() {
         (failed["isError"].clone(), failed["content"][0]["text"].clone()),
         (json!(true), json!("the disk is full"))
     );
+    client.cancel().await.unwrap();
+}
+
+static STARTED: Notify = Notify::const_new();
+static CANCELLED: Notify = Notify::const_new();
+
+/// Notes that the tool's body was stopped (dropped), not left running.
+struct Stopped;
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        CANCELLED.notify_one();
+    }
+}
+
+/// Wait forever, until stopped.
+#[tool(name = "notes.wait")]
+async fn wait_note() -> String {
+    let _stopped = Stopped;
+    STARTED.notify_one();
+    std::future::pending::<()>().await;
+    String::new()
+}
+
+#[tokio::test]
+async fn a_call_the_client_cancels_is_stopped_on_the_server() {
+    let catalog = ToolCatalog::builder().add_declared::<wait_note>().build().unwrap();
+    let client = client_of(catalog, 100).await;
+    let call = client.call_tool(CallToolRequestParams::new("notes.wait"));
+    // rmcp's client sends `notifications/cancelled` when the call is dropped.
+    tokio::select! {
+        result = call => panic!("the call returned before it was cancelled: {result:?}"),
+        () = STARTED.notified() => {}
+    }
+    let seen = tokio::time::timeout(std::time::Duration::from_secs(10), CANCELLED.notified()).await;
+    assert!(seen.is_ok(), "the tool kept running after the client cancelled the call");
     client.cancel().await.unwrap();
 }
