@@ -4,107 +4,14 @@
 
 use std::time::Duration;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tool_core::prelude::*;
 use tool_core::providers::calls::parse_response;
 use tool_core::providers::results::{assistant_turn, results_turn};
 use tool_core::providers::{self, Dialect, Provider};
 
-/// A fragment of remembered text.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Fragment {
-    /// Where it came from.
-    pub source: String,
-    /// The summary.
-    pub summary: String,
-}
-
-/// The memory store the tools share.
-pub struct MemoryStore {
-    fragments: Vec<Fragment>,
-}
-
-/// Search the memory store for fragments matching a query.
-///
-/// Returns at most `limit` summaries, best first.
-#[tool(name = "memory.search", tags("memory"), annotations(read_only))]
-async fn memory_search(
-    /// Keywords to look for.
-    #[param(example = "agent state consistency")]
-    query: String,
-    /// Maximum number of fragments to return.
-    #[param(range(min = 1, max = 50))]
-    limit: Option<u32>,
-    store: &State<MemoryStore>,
-) -> Result<Json<Vec<String>>, ToolError> {
-    let words: Vec<String> = query.to_lowercase().split_whitespace().map(str::to_owned).collect();
-    let hits = store
-        .fragments
-        .iter()
-        .filter(|f| words.iter().any(|w| f.summary.to_lowercase().contains(w)))
-        .take(limit.unwrap_or(3) as usize)
-        .map(|f| format!("{}: {}", f.source, f.summary))
-        .collect();
-    Ok(Json(hits))
-}
-
-/// How urgent a reminder is.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Priority {
-    /// Whenever.
-    Low,
-    /// Today.
-    High,
-}
-
-/// Set a reminder.
-///
-/// # Arguments
-///
-/// * `text` - What to be reminded of.
-/// * `minutes` - In how many minutes.
-/// * `priority` - How urgent it is.
-#[tool(tags("reminders"), annotations(destructive = false, idempotent))]
-fn set_reminder(text: String, minutes: u32, priority: Priority) -> String {
-    format!("reminder in {minutes} min ({priority:?}): {text}")
-}
-
-/// Check whether a meeting room is free.
-#[tool(tags("rooms"))]
-pub struct CheckAvailability {
-    /// Room name.
-    pub room: String,
-    /// Time range such as "15:00-16:00".
-    pub time: String,
-}
-
-impl ToolRun for CheckAvailability {
-    type Output = Result<String, ToolError>;
-
-    async fn run(self, _ctx: &ToolContext) -> Self::Output {
-        if self.room.eq_ignore_ascii_case("atlas") {
-            Ok(format!("{} is free at {}", self.room, self.time))
-        } else {
-            Err(ToolError::new(format!("there is no room named `{}`; rooms: Atlas", self.room)).with_code("not_found"))
-        }
-    }
-}
-
-/// Wait for a while, watching for cancellation.
-#[tool(timeout_ms = 50)]
-async fn slow_task(
-    /// Seconds to wait.
-    seconds: u64,
-    cancel: &CancellationToken,
-) -> String {
-    tokio::select! {
-        () = tokio::time::sleep(Duration::from_secs(seconds)) => "done".to_owned(),
-        () = cancel.cancelled() => "stopped".to_owned(),
-    }
-}
+#[path = "tools.rs"]
+mod tools;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -130,18 +37,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
-    let executor = Executor::builder(catalog.clone())
-        .timeout(Duration::from_secs(5))
-        .state(MemoryStore {
-            fragments: vec![
-                Fragment {
-                    source: "notes/agents.md".into(),
-                    summary: "Agent state consistency needs one writer".into(),
-                },
-                Fragment { source: "notes/rust.md".into(), summary: "Rust async tools must be Send".into() },
-            ],
-        })
-        .build();
+    let executor =
+        Executor::builder(catalog.clone()).timeout(Duration::from_secs(5)).state(tools::sample_store()).build();
 
     // Tool calls as a model sent them (name, call id, raw arguments).
     let calls = vec![
