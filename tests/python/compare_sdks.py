@@ -53,7 +53,7 @@ from typing import Any, Callable, Optional
 import pydantic
 from pydantic import BaseModel, Field, NonNegativeInt
 
-DISTRIBUTIONS = ("openai", "anthropic", "google-genai", "pydantic")
+DISTRIBUTIONS = ("openai", "anthropic", "google-genai", "pydantic", "mcp")
 
 
 class Mismatch(Exception):

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod generated;
+pub mod python;
 pub mod source;
 
 use serde_json::Value;

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::executor::Executor;
 use crate::model::ToolCallRequest;
-use crate::providers::results::result_message;
-use crate::providers::{export, Dialect, ExportError, NameMap, Provider};
+use crate::providers::results::mcp_result;
+use crate::providers::{export, Dialect, ExportError, NameMap};
 
 /// How many tools a `tools/list` page holds unless told otherwise.
 const PAGE: usize = 100;
@@ -134,7 +134,10 @@ impl ServerHandler for McpServer {
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
         self.names.restore(&mut call);
         let record = self.executor.execute_cancellable(call, &context.ct).await;
-        let message = result_message(Provider::Mcp, &record, &self.names);
+        // Structured content is wrapped exactly as the exported output schema is.
+        let catalog = self.executor.catalog();
+        let output_schema = catalog.definition(&record.request.tool_name).and_then(|d| d.output_schema.as_ref());
+        let message = mcp_result(&record, output_schema);
         let result = serde_json::from_value::<CallToolResult>(message)
             .map_err(|e| ErrorData::internal_error(format!("the result is not a valid MCP result: {e}"), None))?;
         Ok(result.into())

@@ -255,6 +255,13 @@ pub fn export<'a>(
     export_with(dialect, ExportOptions::default(), tools)
 }
 
+/// Whether a tool's output schema goes to MCP wrapped as `{"result": ..}`: MCP wants an object
+/// root, so a schema that does not declare one is wrapped, and so is every structured result
+/// of that tool (whatever its value), to match.
+pub(crate) fn mcp_wraps_output(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) != Some("object")
+}
+
 /// What the host chooses about an export.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -889,7 +896,7 @@ impl<'d> Walk<'d> {
 
     /// An MCP output schema: its root must be an object, so any other is wrapped as `result`.
     fn output(&mut self, schema: &Value) -> Value {
-        let is_object = schema.get("type").and_then(Value::as_str) == Some("object");
+        let is_object = !mcp_wraps_output(schema);
         let mut defs = schema.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
         let mut body = schema.as_object().cloned().unwrap_or_default();
         body.remove("$defs");

@@ -15,6 +15,7 @@ use std::borrow::Borrow;
 use serde_json::{json, Map, Value};
 
 use super::dialect::Provider;
+use super::export::mcp_wraps_output;
 use super::names::NameMap;
 use crate::executor::ExecutionRecord;
 use crate::model::ToolCallRequest;
@@ -75,25 +76,7 @@ pub fn result_message(provider: Provider, record: &ExecutionRecord, names: &Name
             // `assistant_turn`); Gemini's docs show the function response parts without one.
             json!({ "functionResponse": function_response })
         }
-        Provider::Mcp => {
-            let structured = match &record.content.structured {
-                Some(_) if record.is_error() => None,
-                Some(object @ Value::Object(_)) => Some(object.clone()),
-                Some(other) => Some(json!({ "result": other })),
-                None => None,
-            };
-            match structured {
-                Some(structured) => json!({
-                    "content": [{ "type": "text", "text": structured.to_string() }],
-                    "structuredContent": structured,
-                    "isError": false,
-                }),
-                None => json!({
-                    "content": [{ "type": "text", "text": text }],
-                    "isError": record.is_error(),
-                }),
-            }
-        }
+        Provider::Mcp => mcp_result(record, None),
     }
 }
 
@@ -224,4 +207,30 @@ fn arguments_object(request: &ToolCallRequest, names: &NameMap) -> Map<String, V
         return parsed;
     }
     crate::extract::extract_untyped(&request.raw_arguments).value.unwrap_or_default()
+}
+
+/// The MCP `tools/call` result of `record`, for a tool whose exported output schema is
+/// `output_schema`: its structured content is wrapped as `{"result": ..}` exactly when the
+/// export wrapped the schema, so that a client checking one against the other agrees. Without
+/// the schema, a value that is not an object is wrapped.
+pub fn mcp_result(record: &ExecutionRecord, output_schema: Option<&Value>) -> Value {
+    let text = record.content.text.as_str();
+    let wrapped = |value: &Value| output_schema.map_or(!value.is_object(), mcp_wraps_output);
+    let structured = match &record.content.structured {
+        Some(_) if record.is_error() => None,
+        Some(value) if wrapped(value) => Some(json!({ "result": value })),
+        Some(value) => Some(value.clone()),
+        None => None,
+    };
+    match structured {
+        Some(structured) => json!({
+            "content": [{ "type": "text", "text": structured.to_string() }],
+            "structuredContent": structured,
+            "isError": false,
+        }),
+        None => json!({
+            "content": [{ "type": "text", "text": text }],
+            "isError": record.is_error(),
+        }),
+    }
 }
