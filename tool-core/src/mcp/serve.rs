@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer, RunningService, ServiceExt};
 use rmcp::{ErrorData, ServerHandler};
@@ -17,6 +17,24 @@ use crate::providers::{export, Dialect, ExportError, NameMap};
 
 /// How many tools a `tools/list` page holds unless told otherwise.
 const PAGE: usize = 100;
+
+/// The requests of the MCP specification. One of them that reaches
+/// [`ServerHandler::on_custom_request`] is one whose `params` rmcp could not read.
+const SPECIFIED: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+];
 
 /// A catalog served over MCP: its executor's tools, exported once.
 ///
@@ -123,6 +141,21 @@ impl ServerHandler for McpServer {
         let mut result = ListToolsResult::with_all_items(self.tools[start..end].to_vec());
         result.next_cursor = (end < self.tools.len()).then(|| end.to_string());
         Ok(result)
+    }
+
+    /// A request rmcp could not read as any it knows: a specified method whose `params` are
+    /// malformed is invalid params (-32602), anything else an unknown method (-32601).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let method = request.method;
+        Err(if SPECIFIED.contains(&method.as_str()) {
+            ErrorData::invalid_params(format!("the params of `{method}` are not valid for it"), None)
+        } else {
+            ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("there is no method `{method}`"), None)
+        })
     }
 
     async fn call_tool(
