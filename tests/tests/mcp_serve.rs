@@ -10,31 +10,10 @@ use tokio::sync::Notify;
 use tool_core::mcp::McpServer;
 use tool_core::prelude::*;
 
-/// Add a note.
-#[tool(name = "notes.add")]
-fn add_note(
-    /// The note.
-    text: String,
-    /// How urgent, 1 to 3.
-    priority: Option<u32>,
-) -> String {
-    format!("{text} (priority {})", priority.unwrap_or(1))
-}
+#[path = "../src/mcp/tools.rs"]
+mod tools;
 
-/// Always fails.
-#[tool(name = "notes.fail")]
-fn fail_note() -> Result<String, ToolError> {
-    Err(ToolError::new("the disk is full"))
-}
-
-/// Count words.
-#[tool(name = "notes.count")]
-fn count_words(
-    /// The text.
-    text: String,
-) -> Json<Value> {
-    Json(json!({"words": text.split_whitespace().count()}))
-}
+use tools::{add_note, count_words, fail_note};
 
 async fn client(page: usize) -> RunningService<RoleClient, ()> {
     let catalog = ToolCatalog::builder()

@@ -26,7 +26,7 @@ pub fn schema_generator() -> SchemaGenerator {
 }
 
 /// Reads the parameter list off an object schema.
-pub(crate) fn parameters_of(schema: &Value) -> Vec<ToolParameter> {
+fn parameters_of(schema: &Value) -> Vec<ToolParameter> {
     let empty = Map::new();
     let definitions = schema.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
     let required: Vec<&str> = schema

@@ -12,7 +12,6 @@ use crate::extract::{self, ExtractionPolicy};
 use crate::model::pointer;
 use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition};
 use crate::model::{ArgumentError, ArgumentErrors, IntoToolOutput, ToolCallRequest};
-use crate::schema::parameters_of;
 
 type DynamicHandler = dyn Fn(Map<String, Value>, ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
 
@@ -189,25 +188,11 @@ impl DynamicToolBuilder {
             return Err(DynamicToolError::InvalidName(self.name));
         }
         let handler = self.handler.ok_or_else(|| DynamicToolError::MissingHandler(self.name.clone()))?;
-        let parameters = parameters_of(&self.input_schema);
-        Ok(DynamicTool {
-            definition: ToolDefinition {
-                name: self.name,
-                description: self.description.trim().to_owned(),
-                parameters,
-                input_schema: self.input_schema,
-                output_schema: None,
-                tags: self.tags,
-                category: None,
-                version: None,
-                examples: Vec::new(),
-                annotations: Default::default(),
-                timeout: self.timeout,
-                strict: self.strict,
-                source: self.source,
-            },
-            compiled: OnceLock::new(),
-            handler,
-        })
+        let mut definition = ToolDefinition::new(self.name, self.description.trim(), self.input_schema);
+        definition.tags = self.tags;
+        definition.timeout = self.timeout;
+        definition.strict = self.strict;
+        definition.source = self.source;
+        Ok(DynamicTool { definition, compiled: OnceLock::new(), handler })
     }
 }

@@ -1,0 +1,31 @@
+//! The tools the MCP tests serve: included (`#[path]`) by the stdio test server and by the
+//! in-process tests, so that each registers them in its own binary only.
+
+use serde_json::{json, Value};
+use tool_core::prelude::*;
+
+/// Add a note.
+#[tool(name = "notes.add")]
+pub fn add_note(
+    /// The note.
+    text: String,
+    /// How urgent, 1 to 3.
+    priority: Option<u32>,
+) -> String {
+    format!("{text} (priority {})", priority.unwrap_or(1))
+}
+
+/// Always fails.
+#[tool(name = "notes.fail")]
+pub fn fail_note() -> Result<String, ToolError> {
+    Err(ToolError::new("the disk is full"))
+}
+
+/// Count words.
+#[tool(name = "notes.count")]
+pub fn count_words(
+    /// The text.
+    text: String,
+) -> Json<Value> {
+    Json(json!({"words": text.split_whitespace().count()}))
+}
