@@ -28,7 +28,10 @@ fn seen() -> &'static Value {
 #[test]
 fn the_python_client_lists_every_page_and_reads_the_input_schema() {
     let seen = seen();
-    assert_eq!(seen["pages"], json!([["notes.add", "notes.count"], ["notes.fail"]]));
+    assert_eq!(
+        seen["pages"],
+        json!([["notes.add", "notes.count"], ["notes.fail", "notes.wait"], ["server.exit", "server.name"]])
+    );
     assert_eq!(seen["add_schema"]["required"], json!(["text"]));
     assert_eq!(seen["add_schema"]["properties"]["priority"]["description"], "How urgent, 1 to 3.");
 }
@@ -50,7 +53,7 @@ fn failures_reach_the_python_client_as_error_results_it_can_read() {
     );
     assert_eq!(
         seen["unknown"]["text"],
-        json!(["There is no tool named `notes.ad`. The closest existing tools are: `notes.add`, `notes.fail`, `notes.count`. Call one of them instead."])
+        json!(["There is no tool named `notes.ad`. The closest existing tools are: `notes.add`, `notes.fail`, `notes.wait`. Call one of them instead."])
     );
     assert_eq!(seen["failed"], json!({"isError": true, "text": ["the disk is full"], "structuredContent": null}));
     assert_eq!(seen["refused"]["isError"], true);

@@ -6,7 +6,6 @@ use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
-use tokio::sync::Notify;
 use tool_core::mcp::McpServer;
 use tool_core::prelude::*;
 
@@ -14,6 +13,11 @@ use tool_core::prelude::*;
 mod tools;
 
 use tools::{add_note, count_words, fail_note};
+
+#[path = "../src/mcp/hold.rs"]
+mod holding;
+
+use holding::{hold, STARTED, STOPPED};
 
 async fn client(page: usize) -> RunningService<RoleClient, ()> {
     let catalog = ToolCatalog::builder()
@@ -101,38 +105,17 @@ async fn every_failure_is_an_error_result_with_the_message_for_the_model() {
     client.cancel().await.unwrap();
 }
 
-static STARTED: Notify = Notify::const_new();
-static CANCELLED: Notify = Notify::const_new();
-
-/// Notes that the tool's body was stopped (dropped), not left running.
-struct Stopped;
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        CANCELLED.notify_one();
-    }
-}
-
-/// Wait forever, until stopped.
-#[tool(name = "notes.wait")]
-async fn wait_note() -> String {
-    let _stopped = Stopped;
-    STARTED.notify_one();
-    std::future::pending::<()>().await;
-    String::new()
-}
-
 #[tokio::test]
 async fn a_call_the_client_cancels_is_stopped_on_the_server() {
-    let catalog = ToolCatalog::builder().add_declared::<wait_note>().build().unwrap();
+    let catalog = ToolCatalog::builder().add_declared::<hold>().build().unwrap();
     let client = client_of(catalog, 100).await;
-    let call = client.call_tool(CallToolRequestParams::new("notes.wait"));
+    let call = client.call_tool(CallToolRequestParams::new("hold"));
     // rmcp's client sends `notifications/cancelled` when the call is dropped.
     tokio::select! {
         result = call => panic!("the call returned before it was cancelled: {result:?}"),
         () = STARTED.notified() => {}
     }
-    let seen = tokio::time::timeout(std::time::Duration::from_secs(10), CANCELLED.notified()).await;
+    let seen = tokio::time::timeout(std::time::Duration::from_secs(10), STOPPED.notified()).await;
     assert!(seen.is_ok(), "the tool kept running after the client cancelled the call");
     client.cancel().await.unwrap();
 }

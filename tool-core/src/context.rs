@@ -82,19 +82,64 @@ impl fmt::Debug for Environment {
     }
 }
 
+/// How far a running tool has got, as it reports it through [`ToolContext::report_progress`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// Work done so far; it should grow with every report, even when the total is unknown.
+    pub progress: f64,
+    /// The whole amount of work, when known.
+    pub total: Option<f64>,
+    /// What the tool is doing, for a person watching.
+    pub message: Option<String>,
+}
+
+/// Where a call's progress reports go (an MCP client's progress notifications, a UI).
+pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
+
 /// Everything a running tool may look at: the request that started it and the environment
 /// (the seed documents' `ToolExecutionContext`).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ToolContext {
     request: Arc<ToolCallRequest>,
     environment: Arc<Environment>,
     cancellation: CancellationToken,
+    progress: Option<ProgressSink>,
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("request", &self.request)
+            .field("environment", &self.environment)
+            .field("cancellation", &self.cancellation)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 impl ToolContext {
     /// A context for `request`; the executor builds these, tests may too.
     pub fn new(request: Arc<ToolCallRequest>, environment: Arc<Environment>, cancellation: CancellationToken) -> Self {
-        ToolContext { request, environment, cancellation }
+        ToolContext { request, environment, cancellation, progress: None }
+    }
+
+    /// Sends the tool's progress reports to `sink`.
+    pub fn with_progress(mut self, sink: ProgressSink) -> Self {
+        self.progress = Some(sink);
+        self
+    }
+
+    /// Reports how far the tool has got. The report reaches whoever asked for progress (an MCP
+    /// client that sent a progress token, a host that gave a sink); without one it goes nowhere.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(sink) = &self.progress {
+            sink(Progress { progress, total, message: message.map(str::to_owned) });
+        }
+    }
+
+    /// Whether anyone receives progress reports, so a tool can skip preparing them.
+    pub fn wants_progress(&self) -> bool {
+        self.progress.is_some()
     }
 
     /// The call request, with the raw arguments and every parse warning.

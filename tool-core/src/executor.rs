@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::catalog::ToolCatalog;
-use crate::context::{Environment, ToolContext};
+use crate::context::{Environment, Progress, ProgressSink, ToolContext};
 use crate::model::ToolCallRequest;
 use crate::model::{ToolError, ToolOutput};
 use crate::tool::{Invocation, ToolResult};
@@ -169,6 +169,39 @@ impl ExecutorBuilder {
     }
 }
 
+/// What a caller attaches to one call beyond its request: a cancellation token and a place for
+/// the tool's progress reports.
+#[derive(Clone, Default)]
+pub struct CallScope {
+    cancel: Option<CancellationToken>,
+    progress: Option<ProgressSink>,
+}
+
+impl CallScope {
+    /// No cancellation, progress reports dropped.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The call is cancelled when `token` is.
+    pub fn cancel_on(mut self, token: &CancellationToken) -> Self {
+        self.cancel = Some(token.clone());
+        self
+    }
+
+    /// The tool's progress reports go to `sink`, in the order the tool made them.
+    pub fn on_progress(mut self, sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(sink));
+        self
+    }
+}
+
+impl std::fmt::Debug for CallScope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallScope").field("cancel", &self.cancel).field("progress", &self.progress.is_some()).finish()
+    }
+}
+
 /// A bound call, ready to start.
 struct Prepared {
     request: Arc<ToolCallRequest>,
@@ -210,22 +243,24 @@ impl Executor {
 
     /// Runs one call.
     pub async fn execute(&self, request: ToolCallRequest) -> ExecutionRecord {
-        self.execute_one(request, None).await
+        self.execute_in(request, CallScope::default()).await
     }
 
     /// Runs one call, cancelled when `cancel` is.
     pub async fn execute_cancellable(&self, request: ToolCallRequest, cancel: &CancellationToken) -> ExecutionRecord {
-        self.execute_one(request, Some(cancel)).await
+        self.execute_in(request, CallScope::new().cancel_on(cancel)).await
     }
 
-    async fn execute_one(&self, request: ToolCallRequest, cancel: Option<&CancellationToken>) -> ExecutionRecord {
+    /// Runs one call in `scope`: cancelled when its token is, reporting progress to its sink.
+    pub async fn execute_in(&self, request: ToolCallRequest, scope: CallScope) -> ExecutionRecord {
         let started = Instant::now();
         let span = call_span(&request);
         match span.in_scope(|| self.prepare(request, started)) {
             Stage::Done(record) => *record,
             Stage::Ready(prepared) => {
-                let watched = cancel.map(CancellationToken::child_token);
-                Box::pin(run(prepared, Arc::clone(&self.environment), watched, started)).instrument(span).await
+                let watched = scope.cancel.as_ref().map(CancellationToken::child_token);
+                let environment = Arc::clone(&self.environment);
+                Box::pin(run(prepared, environment, watched, scope.progress, started)).instrument(span).await
             }
         }
     }
@@ -266,7 +301,7 @@ impl Executor {
                     let environment = Arc::clone(&self.environment);
                     let watched = cancel.map(CancellationToken::child_token);
                     let task = async move {
-                        let record = run(prepared, environment, watched, started).await;
+                        let record = run(prepared, environment, watched, None, started).await;
                         drop(permit);
                         (i, record)
                     };
@@ -378,11 +413,15 @@ async fn run(
     prepared: Prepared,
     environment: Arc<Environment>,
     watched: Option<CancellationToken>,
+    progress: Option<ProgressSink>,
     started: Instant,
 ) -> ExecutionRecord {
     let Prepared { request, invocation, timeout } = prepared;
     let token = watched.clone().unwrap_or_default();
-    let ctx = ToolContext::new(Arc::clone(&request), environment, token.clone());
+    let mut ctx = ToolContext::new(Arc::clone(&request), environment, token.clone());
+    if let Some(sink) = progress {
+        ctx = ctx.with_progress(sink);
+    }
     let body = CatchUnwind::new(invocation, ctx);
     let limited = async {
         match timeout {

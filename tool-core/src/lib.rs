@@ -54,9 +54,9 @@ pub mod providers; // provider dialects: definitions out, calls in, results back
 pub mod mcp; // MCP with rmcp: serve a catalog
 
 pub use catalog::{CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
-pub use context::{Environment, FromContext, State, ToolContext};
+pub use context::{Environment, FromContext, Progress, ProgressSink, State, ToolContext};
 pub use declare::{DeclaredTool, ToolRun};
-pub use executor::{CallFailure, CallStatus, ExecutionRecord, Executor, ExecutorBuilder};
+pub use executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder};
 pub use extract::{extract_untyped, ExtractionPolicy, ToolParam};
 pub use model::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,

@@ -29,3 +29,17 @@ pub fn count_words(
 ) -> Json<Value> {
     Json(json!({"words": text.split_whitespace().count()}))
 }
+
+/// Wait a number of steps of 10 ms, reporting progress after each.
+#[tool(name = "notes.wait")]
+pub async fn wait_note(
+    /// How many steps.
+    steps: u32,
+    ctx: &ToolContext,
+) -> String {
+    for step in 1..=steps {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        ctx.report_progress(f64::from(step), Some(f64::from(steps)), Some(&format!("step {step}")));
+    }
+    format!("waited {steps} steps")
+}

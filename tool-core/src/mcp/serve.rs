@@ -1,16 +1,20 @@
 //! Serving a catalog: the rmcp server handler.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, Tool as McpTool,
 };
-use rmcp::service::{RequestContext, RoleServer, RunningService, ServiceExt};
+use rmcp::service::SubscriptionContext;
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, RunningService, ServiceExt};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::Value;
+use tokio::sync::{mpsc, watch};
 
-use crate::executor::Executor;
+use crate::context::Progress;
+use crate::executor::{CallScope, Executor};
 use crate::model::ToolCallRequest;
 use crate::providers::results::mcp_result;
 use crate::providers::{export, Dialect, ExportError, NameMap};
@@ -38,6 +42,9 @@ const SPECIFIED: &[&str] = &[
 
 /// A catalog served over MCP: its executor's tools, exported once.
 ///
+/// Clones share everything: every session of an HTTP server is a clone, and
+/// [`McpServer::replace`] on any clone changes what all of them serve.
+///
 /// ```no_run
 /// use tool_core::mcp::McpServer;
 /// use tool_core::prelude::*;
@@ -51,10 +58,35 @@ const SPECIFIED: &[&str] = &[
 /// ```
 #[derive(Clone)]
 pub struct McpServer {
-    executor: Executor,
-    tools: Arc<[McpTool]>,
-    names: Arc<NameMap>,
+    served: Arc<RwLock<Arc<Served>>>,
+    /// Sessions opened with `initialize`, told when the served set changes.
+    sessions: Arc<Mutex<Vec<Peer<RoleServer>>>>,
+    /// Bumped on every change; `subscriptions/listen` streams (protocol 2026-07-28) watch it.
+    changes: Arc<watch::Sender<u64>>,
     page: usize,
+}
+
+/// What is served: the executor and its catalog's MCP export.
+struct Served {
+    executor: Executor,
+    tools: Vec<McpTool>,
+    names: NameMap,
+}
+
+impl Served {
+    fn new(executor: Executor) -> Result<Served, McpServerError> {
+        let exported = export(Dialect::Mcp, executor.catalog().definitions())?;
+        let tools = exported
+            .tools
+            .into_iter()
+            .map(|tool| {
+                let name = tool["name"].as_str().unwrap_or_default().to_owned();
+                serde_json::from_value::<McpTool>(tool)
+                    .map_err(|e| McpServerError::InvalidTool { tool: name, reason: e.to_string() })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Served { executor, tools, names: exported.names })
+    }
 }
 
 /// Why a catalog could not be served.
@@ -75,28 +107,58 @@ pub enum McpServerError {
     /// The transport failed to start the session.
     #[error("the MCP session could not start: {0}")]
     Session(String),
+    /// The HTTP listener could not be bound.
+    #[error("cannot listen on {address}: {reason}")]
+    Bind {
+        /// The address asked for.
+        address: String,
+        /// What the system said.
+        reason: String,
+    },
 }
 
 impl McpServer {
-    /// Serves every tool of `executor`'s catalog, exported in the MCP dialect.
+    /// Serves every tool of `executor`'s catalog, exported in the MCP dialect. To serve a
+    /// subset, build the executor over a catalog narrowed with
+    /// [`CatalogBuilder::with_tag`](crate::CatalogBuilder::with_tag) or
+    /// [`CatalogBuilder::retain`](crate::CatalogBuilder::retain).
     pub fn new(executor: Executor) -> Result<McpServer, McpServerError> {
-        let exported = export(Dialect::Mcp, executor.catalog().definitions())?;
-        let tools = exported
-            .tools
-            .into_iter()
-            .map(|tool| {
-                let name = tool["name"].as_str().unwrap_or_default().to_owned();
-                serde_json::from_value::<McpTool>(tool)
-                    .map_err(|e| McpServerError::InvalidTool { tool: name, reason: e.to_string() })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(McpServer { executor, tools: tools.into(), names: Arc::new(exported.names), page: PAGE })
+        let served = Served::new(executor)?;
+        Ok(McpServer {
+            served: Arc::new(RwLock::new(Arc::new(served))),
+            sessions: Arc::default(),
+            changes: Arc::new(watch::Sender::new(0)),
+            page: PAGE,
+        })
     }
 
     /// How many tools one `tools/list` page holds (at least one).
     pub fn page_size(mut self, tools: usize) -> McpServer {
         self.page = tools.max(1);
         self
+    }
+
+    /// Serves `executor`'s tools from now on, in every session, and sends
+    /// `notifications/tools/list_changed` to every connected client. Calls already running
+    /// finish on the executor they started on.
+    pub async fn replace(&self, executor: Executor) -> Result<(), McpServerError> {
+        let served = Arc::new(Served::new(executor)?);
+        *self.served.write().unwrap_or_else(|e| e.into_inner()) = served;
+        self.changes.send_modify(|version| *version += 1);
+        let sessions: Vec<Peer<RoleServer>> = {
+            let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+            sessions.retain(|peer| !peer.is_transport_closed());
+            sessions.clone()
+        };
+        for peer in sessions {
+            // A client that left meanwhile is dropped at the next change.
+            let _ = peer.notify_tool_list_changed().await;
+        }
+        Ok(())
+    }
+
+    fn current(&self) -> Arc<Served> {
+        Arc::clone(&self.served.read().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Serves over a byte stream (a child process's pipes, a socket), until the client leaves.
@@ -116,11 +178,66 @@ impl McpServer {
     }
 }
 
+/// Forwards a call's progress reports to the client as `notifications/progress`, in order.
+fn progress_forwarder(context: &RequestContext<RoleServer>) -> Option<impl Fn(Progress) + Send + Sync + 'static> {
+    let token = context.meta.get_progress_token()?;
+    let (sender, mut reports) = mpsc::unbounded_channel::<Progress>();
+    let peer = context.peer.clone();
+    // Ends when the call ends: its context, holding the sender, is dropped.
+    tokio::spawn(async move {
+        while let Some(report) = reports.recv().await {
+            let mut param = ProgressNotificationParam::new(token.clone(), report.progress);
+            param.total = report.total;
+            param.message = report.message;
+            if peer.notify_progress(param).await.is_err() {
+                break;
+            }
+        }
+    });
+    Some(move |report: Progress| {
+        let _ = sender.send(report);
+    })
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let mut info =
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build());
         info.server_info = Implementation::new("tool-core", env!("CARGO_PKG_VERSION"));
         info
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        sessions.retain(|peer| !peer.is_transport_closed());
+        sessions.push(context.peer);
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = requested.tools_list_changed.filter(|&wanted| wanted);
+        Some(accepted)
+    }
+
+    /// A `subscriptions/listen` stream (protocol 2026-07-28): told of every change until the
+    /// client ends it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.changes.subscribe();
+        changes.mark_unchanged();
+        let wanted = context.accepted().tools_list_changed == Some(true);
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    if wanted && context.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
     }
 
     async fn list_tools(
@@ -128,18 +245,19 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let served = self.current();
         // The cursor is the index of the page's first tool, as text.
         let start = match request.and_then(|r| r.cursor) {
             None => 0,
             Some(cursor) => cursor
                 .parse::<usize>()
                 .ok()
-                .filter(|&start| start < self.tools.len())
+                .filter(|&start| start < served.tools.len())
                 .ok_or_else(|| ErrorData::invalid_params(format!("unknown cursor `{cursor}`"), None))?,
         };
-        let end = (start + self.page).min(self.tools.len());
-        let mut result = ListToolsResult::with_all_items(self.tools[start..end].to_vec());
-        result.next_cursor = (end < self.tools.len()).then(|| end.to_string());
+        let end = (start + self.page).min(served.tools.len());
+        let mut result = ListToolsResult::with_all_items(served.tools[start..end].to_vec());
+        result.next_cursor = (end < served.tools.len()).then(|| end.to_string());
         Ok(result)
     }
 
@@ -164,11 +282,16 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let raw = request.arguments.map_or_else(|| "{}".to_owned(), |arguments| Value::Object(arguments).to_string());
+        let served = self.current();
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
-        self.names.restore(&mut call);
-        let record = self.executor.execute_cancellable(call, &context.ct).await;
+        served.names.restore(&mut call);
+        let mut scope = CallScope::new().cancel_on(&context.ct);
+        if let Some(forward) = progress_forwarder(&context) {
+            scope = scope.on_progress(forward);
+        }
+        let record = served.executor.execute_in(call, scope).await;
         // Structured content is wrapped exactly as the exported output schema is.
-        let catalog = self.executor.catalog();
+        let catalog = served.executor.catalog();
         let output_schema = catalog.definition(&record.request.tool_name).and_then(|d| d.output_schema.as_ref());
         let message = mcp_result(&record, output_schema);
         let result = serde_json::from_value::<CallToolResult>(message)

@@ -138,8 +138,14 @@ impl DynamicToolBuilder {
         self
     }
 
-    /// The arguments' JSON Schema (root `type: object`). Parameters are read off it.
-    pub fn input_schema(mut self, schema: Value) -> Self {
+    /// The arguments' JSON Schema (root `type: object`). Parameters are read off it. A root
+    /// object without `properties` or `required` (common in foreign schemas) gets empty ones,
+    /// which is what their absence means.
+    pub fn input_schema(mut self, mut schema: Value) -> Self {
+        if let Some(root) = schema.as_object_mut().filter(|root| root.get("type") == Some(&Value::from("object"))) {
+            root.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+            root.entry("required").or_insert_with(|| Value::Array(Vec::new()));
+        }
         self.input_schema = schema;
         self
     }
