@@ -12,12 +12,16 @@ use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, Runni
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
 
 use crate::context::Progress;
 use crate::executor::{CallScope, Executor};
 use crate::model::ToolCallRequest;
 use crate::providers::results::mcp_result;
 use crate::providers::{export, Dialect, ExportError, NameMap};
+
+/// How long a result waits for the call's progress reports to go out before it.
+const PROGRESS_FLUSH: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How many tools a `tools/list` page holds unless told otherwise.
 const PAGE: usize = 100;
@@ -179,12 +183,15 @@ impl McpServer {
 }
 
 /// Forwards a call's progress reports to the client as `notifications/progress`, in order.
-fn progress_forwarder(context: &RequestContext<RoleServer>) -> Option<impl Fn(Progress) + Send + Sync + 'static> {
+/// The task ends when the call's context, holding the sender, is dropped; the result is sent
+/// after it, so no report arrives after the result it belongs to.
+fn progress_forwarder(
+    context: &RequestContext<RoleServer>,
+) -> Option<(impl Fn(Progress) + Send + Sync + 'static, JoinHandle<()>)> {
     let token = context.meta.get_progress_token()?;
     let (sender, mut reports) = mpsc::unbounded_channel::<Progress>();
     let peer = context.peer.clone();
-    // Ends when the call ends: its context, holding the sender, is dropped.
-    tokio::spawn(async move {
+    let forwarding = tokio::spawn(async move {
         while let Some(report) = reports.recv().await {
             let mut param = ProgressNotificationParam::new(token.clone(), report.progress);
             param.total = report.total;
@@ -194,9 +201,10 @@ fn progress_forwarder(context: &RequestContext<RoleServer>) -> Option<impl Fn(Pr
             }
         }
     });
-    Some(move |report: Progress| {
+    let sink = move |report: Progress| {
         let _ = sender.send(report);
-    })
+    };
+    Some((sink, forwarding))
 }
 
 impl ServerHandler for McpServer {
@@ -286,10 +294,15 @@ impl ServerHandler for McpServer {
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
         served.names.restore(&mut call);
         let mut scope = CallScope::new().cancel_on(&context.ct);
-        if let Some(forward) = progress_forwarder(&context) {
-            scope = scope.on_progress(forward);
-        }
+        let forwarding = progress_forwarder(&context).map(|(sink, forwarding)| {
+            scope = scope.clone().on_progress(sink);
+            forwarding
+        });
         let record = served.executor.execute_in(call, scope).await;
+        if let Some(forwarding) = forwarding {
+            // A tool that handed its context to a task still running could hold the sender.
+            let _ = tokio::time::timeout(PROGRESS_FLUSH, forwarding).await;
+        }
         // Structured content is wrapped exactly as the exported output schema is.
         let catalog = served.executor.catalog();
         let output_schema = catalog.definition(&record.request.tool_name).and_then(|d| d.output_schema.as_ref());
