@@ -3,12 +3,13 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, ClientConfig, NumberOrString, ProgressNotificationParam, ProgressToken, RequestMetaObject,
-    Tool as McpTool,
+    CallToolRequestParams, ClientConfig, NumberOrString, PingRequest, ProgressNotificationParam, ProgressToken,
+    RequestMetaObject, Tool as McpTool,
 };
 use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceError, ServiceExt};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -16,11 +17,17 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ClientHandler;
 use serde_json::{Map, Value};
 use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
 
 use crate::catalog::CatalogBuilder;
 use crate::context::{Progress, ProgressSink, ToolContext};
 use crate::model::{ToolError, ToolOutput};
 use crate::tool::{DynamicTool, Tool, ToolResult};
+
+/// How often a session with calls in flight is pinged, unless told otherwise.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// How many heartbeats a ping may take before the server is lost.
+const PING_PATIENCE: u32 = 5;
 
 /// Where the server is.
 #[derive(Clone, Debug)]
@@ -45,6 +52,7 @@ impl Endpoint {
 pub struct McpImportBuilder {
     endpoint: Endpoint,
     prefix: String,
+    heartbeat: Duration,
 }
 
 /// Why a server's tools could not be imported or reached.
@@ -102,7 +110,8 @@ struct Shared {
     prefix: String,
     /// The live session, if any; replaced when it drops.
     session: tokio::sync::Mutex<Option<RunningService<RoleClient, ImportHandler>>>,
-    peer: RwLock<Option<Peer<RoleClient>>>,
+    live: RwLock<Option<Live>>,
+    heartbeat: Duration,
     listed: RwLock<Listed>,
     changes: watch::Sender<u64>,
     progress: Mutex<HashMap<i64, ProgressSink>>,
@@ -156,12 +165,17 @@ impl McpImport {
         McpImportBuilder {
             endpoint: Endpoint::Child { program: program.into(), args: Vec::new(), envs: Vec::new(), dir: None },
             prefix: String::new(),
+            heartbeat: HEARTBEAT,
         }
     }
 
     /// Imports from a streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`).
     pub fn http(url: impl Into<String>) -> McpImportBuilder {
-        McpImportBuilder { endpoint: Endpoint::Http { url: url.into(), bearer: None }, prefix: String::new() }
+        McpImportBuilder {
+            endpoint: Endpoint::Http { url: url.into(), bearer: None },
+            prefix: String::new(),
+            heartbeat: HEARTBEAT,
+        }
     }
 
     /// The imported tools as they were last listed, named with the prefix. They keep the
@@ -205,14 +219,16 @@ impl McpImport {
 
     /// Reads the server's list again now.
     pub async fn refresh(&self) -> Result<(), McpImportError> {
-        let peer = self.shared.peer().await?;
-        list(&self.shared, &peer).await
+        let live = self.shared.connected().await?;
+        list(&self.shared, &live.peer).await
     }
 
     /// Ends the session (a child process is stopped).
     pub async fn close(&self) {
         let session = self.shared.session.lock().await.take();
-        *self.shared.peer.write().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Some(live) = self.shared.live.write().unwrap_or_else(|e| e.into_inner()).take() {
+            live.lost.cancel();
+        }
         if let Some(mut session) = session {
             let _ = session.close().await;
         }
@@ -267,40 +283,109 @@ impl McpImportBuilder {
         self
     }
 
+    /// How often the server is pinged while calls are in flight (one second by default); a
+    /// server that fails to answer within five of these is lost, and its calls fail.
+    pub fn heartbeat(mut self, every: Duration) -> Self {
+        self.heartbeat = every.max(Duration::from_millis(10));
+        self
+    }
+
     /// Connects, and lists the server's tools (every page).
     pub async fn connect(self) -> Result<McpImport, McpImportError> {
         let shared = Arc::new(Shared {
             endpoint: self.endpoint,
             prefix: self.prefix,
             session: tokio::sync::Mutex::new(None),
-            peer: RwLock::new(None),
+            live: RwLock::new(None),
+            heartbeat: self.heartbeat,
             listed: RwLock::new(Listed::default()),
             changes: watch::Sender::new(0),
             progress: Mutex::new(HashMap::new()),
             next_token: AtomicU64::new(1),
         });
-        let peer = shared.peer().await?;
-        list(&shared, &peer).await?;
+        let live = shared.connected().await?;
+        list(&shared, &live.peer).await?;
         Ok(McpImport { shared })
     }
 }
 
-impl Shared {
-    /// The live session's peer, connecting (again) when there is none or it dropped.
-    async fn peer(self: &Arc<Self>) -> Result<Peer<RoleClient>, McpImportError> {
-        if let Some(peer) = self.peer.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            if !peer.is_transport_closed() {
-                return Ok(peer.clone());
+/// A connected session, as calls use it.
+#[derive(Clone)]
+struct Live {
+    peer: Peer<RoleClient>,
+    /// Cancelled when the session is found dead: every call in flight on it fails at once.
+    lost: CancellationToken,
+    in_flight: Arc<AtomicUsize>,
+}
+
+impl Live {
+    fn usable(&self) -> bool {
+        !self.lost.is_cancelled() && !self.peer.is_transport_closed()
+    }
+}
+
+/// Counts a call in flight on a session for as long as it lives.
+struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    fn enter(live: &Live) -> InFlight {
+        live.in_flight.fetch_add(1, Ordering::Relaxed);
+        InFlight(Arc::clone(&live.in_flight))
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Pings the server while calls are in flight; a ping that fails or goes unanswered marks the
+/// session lost. A killed HTTP server otherwise leaves its calls waiting on a stream that
+/// never ends; a child process's pipes close on their own.
+fn heartbeat(live: Live, every: Duration) {
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = live.lost.cancelled() => return,
+                () = tokio::time::sleep(every) => {}
             }
+            if live.peer.is_transport_closed() {
+                live.lost.cancel();
+                return;
+            }
+            if live.in_flight.load(Ordering::Relaxed) == 0 {
+                continue;
+            }
+            let ping = PingRequest { method: Default::default(), extensions: Default::default() };
+            let answered = tokio::time::timeout(every * PING_PATIENCE, live.peer.send_request(ping.into())).await;
+            if !matches!(answered, Ok(Ok(_))) {
+                live.lost.cancel();
+                return;
+            }
+        }
+    });
+}
+
+impl Shared {
+    fn live(&self) -> Option<Live> {
+        self.live.read().unwrap_or_else(|e| e.into_inner()).clone().filter(Live::usable)
+    }
+
+    /// The live session, connecting (again) when there is none or it was lost.
+    async fn connected(self: &Arc<Self>) -> Result<Live, McpImportError> {
+        if let Some(live) = self.live() {
+            return Ok(live);
         }
         let mut session = self.session.lock().await;
         // Another call may have reconnected while this one waited.
-        if let Some(live) = session.as_ref() {
-            if !live.peer().is_transport_closed() && !live.is_closed() {
-                return Ok(live.peer().clone());
-            }
+        if let Some(live) = self.live() {
+            return Ok(live);
         }
         let reconnecting = session.is_some();
+        if let Some(old) = self.live.write().unwrap_or_else(|e| e.into_inner()).take() {
+            old.lost.cancel();
+        }
         let handler = ImportHandler { shared: Arc::downgrade(self) };
         let server = self.endpoint.label();
         let connect_error = |reason: String| McpImportError::Connect { server: server.clone(), reason };
@@ -324,29 +409,24 @@ impl Shared {
                 handler.serve(transport).await.map_err(|e| connect_error(e.to_string()))?
             }
         };
-        let peer = running.peer().clone();
+        let live = Live { peer: running.peer().clone(), lost: CancellationToken::new(), in_flight: Arc::default() };
+        // The old session, if any, is dropped here, which ends it.
         *session = Some(running);
-        *self.peer.write().unwrap_or_else(|e| e.into_inner()) = Some(peer.clone());
+        *self.live.write().unwrap_or_else(|e| e.into_inner()) = Some(live.clone());
         drop(session);
+        heartbeat(live.clone(), self.heartbeat);
         if reconnecting {
             // The server may have changed while it was away.
-            list(self, &peer).await?;
+            list(self, &live.peer).await?;
         }
-        Ok(peer)
-    }
-
-    /// Forgets a session that failed, so the next call connects again.
-    fn forget(&self, failed: &Peer<RoleClient>) {
-        let mut peer = self.peer.write().unwrap_or_else(|e| e.into_inner());
-        if peer.as_ref().is_some_and(|p| p.is_transport_closed() || failed.is_transport_closed()) {
-            *peer = None;
-        }
+        Ok(live)
     }
 
     /// Calls `name` on the server with `arguments`; the result or error becomes the tool's.
     async fn call(self: Arc<Self>, name: Arc<str>, arguments: Map<String, Value>, ctx: ToolContext) -> ToolResult {
         let server = self.endpoint.label();
-        let peer = self.peer().await.map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unreachable"))?;
+        let live = self.connected().await.map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unreachable"))?;
+        let _in_flight = InFlight::enter(&live);
         let mut params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
         let token = ctx.wants_progress().then(|| self.next_token.fetch_add(1, Ordering::Relaxed) as i64);
         let _route = token.map(|token| {
@@ -361,10 +441,16 @@ impl Shared {
             ProgressRoute { shared: Arc::clone(&self), token }
         });
         // Dropped on a time-out or cancellation, this future sends `notifications/cancelled`.
-        match peer.call_tool(params).await {
+        let outcome = tokio::select! {
+            outcome = live.peer.call_tool(params) => outcome,
+            () = live.lost.cancelled() => return Err(lost(&server, &name, "it stopped answering")),
+        };
+        match outcome {
             Ok(result) => read_result(serde_json::to_value(result).unwrap_or(Value::Null)),
             Err(error) => {
-                self.forget(&peer);
+                if !matches!(error, ServiceError::McpError(_)) {
+                    live.lost.cancel();
+                }
                 Err(lost_call(&server, &name, &error))
             }
         }
@@ -390,11 +476,15 @@ fn lost_call(server: &str, name: &str, error: &ServiceError) -> ToolError {
             error.message, error.code.0
         ))
         .with_code("mcp_error"),
-        other => ToolError::new(format!(
-            "The MCP server `{server}` was lost during the call of `{name}` ({other}); the call may or may not have run."
-        ))
-        .with_code("mcp_connection_lost"),
+        other => lost(server, name, &other.to_string()),
     }
+}
+
+fn lost(server: &str, name: &str, why: &str) -> ToolError {
+    ToolError::new(format!(
+        "The MCP server `{server}` was lost during the call of `{name}` ({why}); the call may or may not have run."
+    ))
+    .with_code("mcp_connection_lost")
 }
 
 /// Turns a `tools/call` result into the tool's output, or its error when `isError` is set.
