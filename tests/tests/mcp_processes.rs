@@ -36,7 +36,8 @@ async fn a_child_process_server_is_imported_and_restarted_after_it_dies() {
             "child.notes.fail",
             "child.notes.wait",
             "child.server.exit",
-            "child.server.name"
+            "child.server.name",
+            "child.server.waiting"
         ]
     );
     let record = executor.execute(ToolCallRequest::new("child.notes.add", "1", r#"{"text": "tea"}"#)).await;
@@ -106,7 +107,7 @@ async fn a_host_runs_a_batch_across_two_server_processes_and_survives_one_being_
     let beta = McpImport::http(&url_b).prefix("beta.").connect().await.unwrap();
     let catalog = beta.add_to(alpha.add_to(ToolCatalog::builder())).build().unwrap();
     let executor = Executor::builder(catalog).concurrency(8).build();
-    assert_eq!(executor.catalog().len(), 12);
+    assert_eq!(executor.catalog().len(), 14);
 
     let batch = vec![
         ToolCallRequest::new("alpha.server.name", "1", "{}"),

@@ -254,10 +254,31 @@ async fn mcp_gets_a_call_tool_result_per_record_with_object_structured_content()
                 "isError": false,
             }),
             // The tool error's details and the refused arguments' structured errors stay in the
-            // record: they would not follow the tool's output schema.
+            // record: they would not follow the tool's output schema. Parse warnings go in
+            // `_meta`, for the client.
             json!({"content": [{"type": "text", "text": "The door `cellar` is locked."}], "isError": true}),
-            json!({"content": [{"type": "text", "text": BAD_ARGUMENTS_TEXT}], "isError": true}),
-            json!({"content": [{"type": "text", "text": UNKNOWN_TOOL_TEXT}], "isError": true}),
+            json!({
+                "content": [{"type": "text", "text": BAD_ARGUMENTS_TEXT}],
+                "isError": true,
+                "_meta": {"tool-core/parse_warnings": [{
+                    "pointer": "/town",
+                    "rule": "unknown_parameter",
+                    "expected": "one of the declared parameters: city",
+                    "received": "town",
+                    "action": "ignored"
+                }]}
+            }),
+            json!({
+                "content": [{"type": "text", "text": UNKNOWN_TOOL_TEXT}],
+                "isError": true,
+                "_meta": {"tool-core/parse_warnings": [{
+                    "pointer": "",
+                    "rule": "tool_definition_missing",
+                    "expected": "a declared tool",
+                    "received": r#"{"city":"Rome"}"#,
+                    "action": "read the arguments without a definition: repairs only, no conversions"
+                }]}
+            }),
         ]
     );
 }

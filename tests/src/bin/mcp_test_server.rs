@@ -26,6 +26,12 @@ fn server_name(env: &Environment) -> String {
     env.value("name").and_then(|v| v.as_str()).unwrap_or("unnamed").to_owned()
 }
 
+/// How many `notes.wait` calls are running now.
+#[tool(name = "server.waiting")]
+fn server_waiting() -> String {
+    tools::WAITING.load(std::sync::atomic::Ordering::SeqCst).to_string()
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();

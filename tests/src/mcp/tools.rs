@@ -30,6 +30,18 @@ pub fn count_words(
     Json(json!({"words": text.split_whitespace().count()}))
 }
 
+/// How many `notes.wait` calls are running now.
+pub static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts a running `notes.wait` until it ends or is stopped.
+struct Waiting;
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        WAITING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Wait a number of steps of 10 ms, reporting progress after each.
 #[tool(name = "notes.wait")]
 pub async fn wait_note(
@@ -37,6 +49,8 @@ pub async fn wait_note(
     steps: u32,
     ctx: &ToolContext,
 ) -> String {
+    WAITING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let _waiting = Waiting;
     for step in 1..=steps {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         ctx.report_progress(f64::from(step), Some(f64::from(steps)), Some(&format!("step {step}")));

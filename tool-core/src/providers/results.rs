@@ -212,8 +212,20 @@ fn arguments_object(request: &ToolCallRequest, names: &NameMap) -> Map<String, V
 /// The MCP `tools/call` result of `record`, for a tool whose exported output schema is
 /// `output_schema`: its structured content is wrapped as `{"result": ..}` exactly when the
 /// export wrapped the schema, so that a client checking one against the other agrees. Without
-/// the schema, a value that is not an object is wrapped.
+/// the schema, a value that is not an object is wrapped. The call's parse warnings, if any, are
+/// in `_meta` under [`MCP_WARNINGS_META`], so a client sees what was repaired.
 pub fn mcp_result(record: &ExecutionRecord, output_schema: Option<&Value>) -> Value {
+    let mut result = mcp_result_body(record, output_schema);
+    if !record.warnings().is_empty() {
+        result["_meta"] = json!({ MCP_WARNINGS_META: record.warnings() });
+    }
+    result
+}
+
+/// The `_meta` key of an MCP result that lists the call's parse warnings.
+pub const MCP_WARNINGS_META: &str = "tool-core/parse_warnings";
+
+fn mcp_result_body(record: &ExecutionRecord, output_schema: Option<&Value>) -> Value {
     let text = record.content.text.as_str();
     let wrapped = |value: &Value| output_schema.map_or(!value.is_object(), mcp_wraps_output);
     let structured = match &record.content.structured {
