@@ -32,7 +32,7 @@ async fn the_python_servers_tools_are_imported_with_their_schemas() {
     assert_eq!(names, ["py.add", "py.die", "py.fail", "py.greet"]);
     let add = executor.catalog().definition("py.add").unwrap();
     assert_eq!(add.description, "Add two counts.");
-    let parameters: Vec<(&str, bool, Option<Vec<String>>, Option<serde_json::Value>)> = add
+    let parameters: Vec<_> = add
         .parameters
         .iter()
         .map(|p| {
