@@ -22,7 +22,20 @@ struct Raw {
 }
 
 impl Raw {
+    /// A session begun with `initialize`.
     async fn start() -> Raw {
+        let mut raw = Raw::connect().await;
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+        raw.send(&init.to_string()).await;
+        let reply = raw.reply().await;
+        assert_eq!(reply["id"], 0, "{reply}");
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await;
+        raw
+    }
+
+    /// A connection to a fresh server, nothing sent yet.
+    async fn connect() -> Raw {
         let catalog = ToolCatalog::builder().add_declared::<echo>().build().unwrap();
         let server = McpServer::new(Executor::new(catalog)).unwrap();
         let (ours, theirs) = tokio::io::duplex(1 << 22);
@@ -32,14 +45,7 @@ impl Raw {
             }
         });
         let (read, write) = tokio::io::split(theirs);
-        let mut raw = Raw { lines: BufReader::new(read).lines(), write };
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
-        raw.send(&init.to_string()).await;
-        let reply = raw.reply().await;
-        assert_eq!(reply["id"], 0, "{reply}");
-        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await;
-        raw
+        Raw { lines: BufReader::new(read).lines(), write }
     }
 
     async fn send(&mut self, line: &str) {
@@ -125,4 +131,26 @@ async fn every_bad_message_gets_an_error_and_the_next_request_is_served() {
     assert_eq!(reply["result"]["isError"], true, "{reply}");
     // An empty object is no request at all: nothing to answer, and the server goes on.
     assert!(raw.send_then_ping("{}", 400).await.len() <= 1);
+}
+
+#[tokio::test]
+async fn a_call_before_initialize_gets_an_error_and_the_session_can_still_begin() {
+    let mut raw = Raw::connect().await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}});
+    raw.send(&call.to_string()).await;
+    let reply = raw.reply().await;
+    // Without `initialize`, a request must carry the protocol's per-request metadata
+    // (2026-07-28); this one does not, so it is invalid, and nothing ran.
+    assert_eq!(reply["id"], 1, "{reply}");
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert!(reply.get("result").is_none(), "{reply}");
+
+    let init = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    raw.send(&init.to_string()).await;
+    assert_eq!(raw.reply().await["result"]["serverInfo"]["name"], "tool-core");
+    raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await;
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}});
+    raw.send(&call.to_string()).await;
+    assert_eq!(raw.reply().await["result"]["content"], json!([{"type": "text", "text": "hi"}]));
 }
