@@ -37,6 +37,12 @@ def fail(reason: str) -> str:
     raise ToolError(f"cannot do that: {reason}")
 
 
+@server.tool(name="files/read")
+def read_file(path: str) -> str:
+    """A name with a slash, which tool names here cannot have."""
+    return path
+
+
 @server.tool()
 def die() -> str:
     """End the server's process during the call."""

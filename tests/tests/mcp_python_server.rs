@@ -30,6 +30,15 @@ async fn the_python_servers_tools_are_imported_with_their_schemas() {
     let (imported, executor) = imported().await;
     let names: Vec<&str> = executor.catalog().names().collect();
     assert_eq!(names, ["py.add", "py.die", "py.fail", "py.greet"]);
+    let skipped = imported.skipped();
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(
+        (skipped[0].name.as_str(), skipped[0].reason.as_str()),
+        (
+            "files/read",
+            "the tool name `py.files/read` is invalid: use 1-64 of `A-Z a-z 0-9 _ . -`, starting with a letter or `_`"
+        )
+    );
     let add = executor.catalog().definition("py.add").unwrap();
     assert_eq!(add.description, "Add two counts.");
     let parameters: Vec<_> = add

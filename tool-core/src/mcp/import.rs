@@ -112,16 +112,11 @@ struct Shared {
     session: tokio::sync::Mutex<Option<RunningService<RoleClient, ImportHandler>>>,
     live: RwLock<Option<Live>>,
     heartbeat: Duration,
-    listed: RwLock<Listed>,
+    /// The server's tools as last listed.
+    listed: RwLock<Vec<McpTool>>,
     changes: watch::Sender<u64>,
     progress: Mutex<HashMap<i64, ProgressSink>>,
     next_token: AtomicU64,
-}
-
-/// The server's list as last read.
-#[derive(Default)]
-struct Listed {
-    tools: Vec<McpTool>,
 }
 
 /// The client side of the session: routes progress to calls and refreshes on list changes.
@@ -191,9 +186,9 @@ impl McpImport {
 
     fn imported(&self) -> (Vec<Arc<DynamicTool>>, Vec<SkippedTool>) {
         let listed = self.shared.listed.read().unwrap_or_else(|e| e.into_inner());
-        let mut tools = Vec::with_capacity(listed.tools.len());
+        let mut tools = Vec::with_capacity(listed.len());
         let mut skipped = Vec::new();
-        for tool in &listed.tools {
+        for tool in listed.iter() {
             match import_tool(&self.shared, tool) {
                 Ok(imported) => tools.push(Arc::new(imported)),
                 Err(reason) => skipped.push(SkippedTool { name: tool.name.to_string(), reason }),
@@ -298,7 +293,7 @@ impl McpImportBuilder {
             session: tokio::sync::Mutex::new(None),
             live: RwLock::new(None),
             heartbeat: self.heartbeat,
-            listed: RwLock::new(Listed::default()),
+            listed: RwLock::new(Vec::new()),
             changes: watch::Sender::new(0),
             progress: Mutex::new(HashMap::new()),
             next_token: AtomicU64::new(1),
@@ -520,7 +515,7 @@ async fn list(shared: &Arc<Shared>, peer: &Peer<RoleClient>) -> Result<(), McpIm
         .list_all_tools()
         .await
         .map_err(|e| McpImportError::List { server: shared.endpoint.label(), reason: e.to_string() })?;
-    *shared.listed.write().unwrap_or_else(|e| e.into_inner()) = Listed { tools: remote };
+    *shared.listed.write().unwrap_or_else(|e| e.into_inner()) = remote;
     shared.changes.send_modify(|version| *version += 1);
     Ok(())
 }
