@@ -8,6 +8,7 @@ use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use tool_core::mcp::McpServer;
 use tool_core::prelude::*;
+use tool_core::CallFailure;
 
 #[path = "../src/mcp/tools.rs"]
 mod tools;
@@ -30,7 +31,10 @@ async fn client(page: usize) -> RunningService<RoleClient, ()> {
 }
 
 async fn client_of(catalog: ToolCatalog, page: usize) -> RunningService<RoleClient, ()> {
-    let server = McpServer::new(Executor::new(catalog)).unwrap().page_size(page);
+    client_of_server(McpServer::new(Executor::new(catalog)).unwrap().page_size(page)).await
+}
+
+async fn client_of_server(server: McpServer) -> RunningService<RoleClient, ()> {
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         let running = server.serve(ours).await.unwrap();
@@ -108,7 +112,11 @@ async fn every_failure_is_an_error_result_with_the_message_for_the_model() {
 #[tokio::test]
 async fn a_call_the_client_cancels_is_stopped_on_the_server() {
     let catalog = ToolCatalog::builder().add_declared::<hold>().build().unwrap();
-    let client = client_of(catalog, 100).await;
+    let (records, mut recorded) = tokio::sync::mpsc::unbounded_channel();
+    let server = McpServer::new(Executor::new(catalog)).unwrap().on_record(move |record| {
+        let _ = records.send((record.request.tool_name.clone(), record.status, record.failure.clone()));
+    });
+    let client = client_of_server(server).await;
     let call = client.call_tool(CallToolRequestParams::new("hold"));
     // rmcp's client sends `notifications/cancelled` when the call is dropped.
     tokio::select! {
@@ -117,5 +125,8 @@ async fn a_call_the_client_cancels_is_stopped_on_the_server() {
     }
     let seen = tokio::time::timeout(std::time::Duration::from_secs(10), STOPPED.notified()).await;
     assert!(seen.is_ok(), "the tool kept running after the client cancelled the call");
+    // The server's own record of the call says so.
+    let record = tokio::time::timeout(std::time::Duration::from_secs(10), recorded.recv()).await.unwrap();
+    assert_eq!(record, Some(("hold".to_owned(), CallStatus::Cancelled, Some(CallFailure::Cancelled))));
     client.cancel().await.unwrap();
 }

@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use crate::context::Progress;
-use crate::executor::{CallScope, Executor};
+use crate::executor::{CallScope, ExecutionRecord, Executor};
 use crate::model::ToolCallRequest;
 use crate::providers::results::mcp_result;
 use crate::providers::{export, Dialect, ExportError, NameMap};
@@ -68,7 +68,11 @@ pub struct McpServer {
     /// Bumped on every change; `subscriptions/listen` streams (protocol 2026-07-28) watch it.
     changes: Arc<watch::Sender<u64>>,
     page: usize,
+    /// Sees the record of every call, for the host's audit or logs.
+    observer: Option<Arc<RecordObserver>>,
 }
+
+type RecordObserver = dyn Fn(&ExecutionRecord) + Send + Sync;
 
 /// What is served: the executor and its catalog's MCP export.
 struct Served {
@@ -133,7 +137,16 @@ impl McpServer {
             sessions: Arc::default(),
             changes: Arc::new(watch::Sender::new(0)),
             page: PAGE,
+            observer: None,
         })
+    }
+
+    /// Hands the record of every call to `observer` (after the call, before the client gets
+    /// the result): the host's audit of what clients ran, with their arguments, warnings,
+    /// failures and durations.
+    pub fn on_record(mut self, observer: impl Fn(&ExecutionRecord) + Send + Sync + 'static) -> McpServer {
+        self.observer = Some(Arc::new(observer));
+        self
     }
 
     /// How many tools one `tools/list` page holds (at least one).
@@ -302,6 +315,9 @@ impl ServerHandler for McpServer {
         if let Some(forwarding) = forwarding {
             // A tool that handed its context to a task still running could hold the sender.
             let _ = tokio::time::timeout(PROGRESS_FLUSH, forwarding).await;
+        }
+        if let Some(observer) = &self.observer {
+            observer(&record);
         }
         // Structured content is wrapped exactly as the exported output schema is.
         let catalog = served.executor.catalog();
