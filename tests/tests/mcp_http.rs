@@ -167,6 +167,30 @@ async fn replacing_the_served_set_tells_importers_which_read_the_list_again() {
     running.shutdown().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn imported_tools_served_again_keep_their_schemas_and_results_through_two_hops() {
+    let (_first, origin) = serve(notes()).await;
+    let (_hop, relay) = import(&origin.url(), "").await;
+    let (_second, gateway) = serve(relay.catalog().clone()).await;
+    let (_far, executor) = import(&gateway.url(), "far.").await;
+
+    let near = relay.catalog().definition("notes.count").unwrap();
+    let far = executor.catalog().definition("far.notes.count").unwrap();
+    assert_eq!((&far.input_schema, &far.output_schema), (&near.input_schema, &near.output_schema));
+    assert_eq!(far.annotations, near.annotations);
+
+    // Sloppy here, converted here; the structured output is not wrapped twice.
+    let record =
+        executor.execute(ToolCallRequest::new("far.notes.add", "1", r#"{"text": "x", "priority": "3"}"#)).await;
+    assert_eq!(record.content.text, "x (priority 3)");
+    let record = executor.execute(ToolCallRequest::new("far.notes.count", "2", r#"{"text": "a b"}"#)).await;
+    assert_eq!(record.content.structured, Some(json!({"result": {"words": 2}})));
+    let record = executor.execute(ToolCallRequest::new("far.notes.fail", "3", "{}")).await;
+    assert_eq!((record.status, record.model_text()), (CallStatus::Failed, "the disk is full"));
+    gateway.shutdown().await;
+    origin.shutdown().await;
+}
+
 async fn post_initialize(url: &str, headers: &[(&str, &str)]) -> (u16, String) {
     let mut request = reqwest::Client::new()
         .post(url)

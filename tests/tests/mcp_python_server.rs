@@ -41,6 +41,18 @@ async fn the_python_servers_tools_are_imported_with_their_schemas() {
     );
     let add = executor.catalog().definition("py.add").unwrap();
     assert_eq!(add.description, "Add two counts.");
+    assert_eq!(
+        add.output_schema,
+        Some(json!({
+            "properties": {
+                "total": {"title": "Total", "type": "integer"},
+                "unit": {"enum": ["items", "boxes"], "title": "Unit", "type": "string"}
+            },
+            "required": ["total", "unit"],
+            "title": "Total",
+            "type": "object"
+        }))
+    );
     let parameters: Vec<_> = add
         .parameters
         .iter()

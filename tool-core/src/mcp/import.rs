@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::catalog::CatalogBuilder;
 use crate::context::{Progress, ProgressSink, ToolContext};
-use crate::model::{ToolError, ToolOutput};
+use crate::model::{ToolAnnotations, ToolError, ToolOutput};
 use crate::tool::{DynamicTool, Tool, ToolResult};
 
 /// How often a session with calls in flight is pinged, unless told otherwise.
@@ -531,8 +531,20 @@ fn import_tool(shared: &Arc<Shared>, tool: &McpTool) -> Result<DynamicTool, Stri
         (_, Some(title)) if !title.trim().is_empty() => title.to_owned(),
         _ => format!("The tool `{remote}` of the MCP server `{}`.", shared.endpoint.label()),
     };
+    let hints = tool.annotations.as_ref();
+    let annotations = ToolAnnotations {
+        title: tool.title.clone().or_else(|| hints.and_then(|a| a.title.clone())),
+        read_only: hints.and_then(|a| a.read_only_hint),
+        destructive: hints.and_then(|a| a.destructive_hint),
+        idempotent: hints.and_then(|a| a.idempotent_hint),
+        open_world: hints.and_then(|a| a.open_world_hint),
+    };
+    let mut builder = DynamicTool::builder(name).annotations(annotations);
+    if let Some(output) = &tool.output_schema {
+        builder = builder.output_schema(Value::Object(output.as_ref().clone()));
+    }
     let shared = Arc::clone(shared);
-    DynamicTool::builder(name)
+    builder
         .description(description)
         .input_schema(schema)
         .source(format!("mcp:{}", shared.endpoint.label()), 0)

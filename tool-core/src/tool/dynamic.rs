@@ -10,7 +10,7 @@ use crate::context::ToolContext;
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::{self, ExtractionPolicy};
 use crate::model::pointer;
-use crate::model::{is_valid_tool_name, SourceLocation, ToolDefinition};
+use crate::model::{is_valid_tool_name, SourceLocation, ToolAnnotations, ToolDefinition};
 use crate::model::{ArgumentError, ArgumentErrors, IntoToolOutput, ToolCallRequest};
 
 type DynamicHandler = dyn Fn(Map<String, Value>, ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
@@ -54,6 +54,8 @@ impl DynamicTool {
                 ("properties".to_owned(), Value::Object(Map::new())),
                 ("required".to_owned(), Value::Array(Vec::new())),
             ])),
+            output_schema: None,
+            annotations: ToolAnnotations::default(),
             tags: Vec::new(),
             timeout: None,
             strict: false,
@@ -112,6 +114,8 @@ pub struct DynamicToolBuilder {
     name: String,
     description: String,
     input_schema: Value,
+    output_schema: Option<Value>,
+    annotations: ToolAnnotations,
     tags: Vec<String>,
     timeout: Option<std::time::Duration>,
     strict: bool,
@@ -147,6 +151,20 @@ impl DynamicToolBuilder {
             root.entry("required").or_insert_with(|| Value::Array(Vec::new()));
         }
         self.input_schema = schema;
+        self
+    }
+
+    /// The JSON Schema of the tool's structured output, exported where a dialect has a place
+    /// for it (MCP's `outputSchema`).
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// Hints about the tool's behaviour (title, read-only, destructive, idempotent, open
+    /// world), exported where a dialect has a place for them.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
         self
     }
 
@@ -195,6 +213,8 @@ impl DynamicToolBuilder {
         }
         let handler = self.handler.ok_or_else(|| DynamicToolError::MissingHandler(self.name.clone()))?;
         let mut definition = ToolDefinition::new(self.name, self.description.trim(), self.input_schema);
+        definition.output_schema = self.output_schema;
+        definition.annotations = self.annotations;
         definition.tags = self.tags;
         definition.timeout = self.timeout;
         definition.strict = self.strict;
