@@ -191,6 +191,17 @@ async fn imported_tools_served_again_keep_their_schemas_and_results_through_two_
     origin.shutdown().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_server_answers_each_request_on_its_own() {
+    let server = McpServer::new(Executor::new(notes())).unwrap();
+    let running = server.http().stateless().start().await.unwrap();
+    let (imported, executor) = import(&running.url(), "").await;
+    assert_eq!(imported.tools().len(), 4);
+    let record = executor.execute(ToolCallRequest::new("notes.add", "1", r#"{"text": "tea", "priority": "2"}"#)).await;
+    assert_eq!((record.status, record.content.text.as_str()), (CallStatus::Success, "tea (priority 2)"));
+    running.shutdown().await;
+}
+
 async fn post_initialize(url: &str, headers: &[(&str, &str)]) -> (u16, String) {
     let mut request = reqwest::Client::new()
         .post(url)
