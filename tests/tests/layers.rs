@@ -13,8 +13,20 @@ use std::path::Path;
 use tool_tests::source::{blank_comments_and_strings, path_at, tokenize, tool_core_src, without_tests};
 
 /// The top-level modules, bottom layer first. A module may use the ones before it.
-const LAYERS: &[&str] =
-    &["suggest", "model", "schema", "extract", "context", "tool", "declare", "catalog", "executor", "providers", "mcp"];
+const LAYERS: &[&str] = &[
+    "suggest",
+    "model",
+    "schema",
+    "extract",
+    "context",
+    "tool",
+    "stateful",
+    "declare",
+    "catalog",
+    "executor",
+    "providers",
+    "mcp",
+];
 
 /// A module path below the crate root, as segments (`["extract", "scan"]`); the root is `[]`.
 type Module = Vec<String>;

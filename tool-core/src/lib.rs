@@ -46,6 +46,7 @@ mod schema; // schemars settings; what a schema says a value is; the conversion 
 mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
 mod context; // what the executor hands a running tool
 mod tool; // the `Tool` contract, and tools built at run time
+mod stateful; // tools with state per conversation: instances, turns, the host's handle
 mod declare; // what `#[tool]` expands to: declared tools, their registration and definitions
 mod catalog; // the set of tools a host offers
 mod executor; // running calls: timeouts, cancellation, parallelism, records
@@ -66,6 +67,7 @@ pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCal
 pub use model::{IntoToolOutput, Json, ToolError, ToolOutput};
 pub use schema::shape::VALUE_KIND_KEYWORD;
 pub use schema::{schema_generator, schema_settings};
+pub use stateful::{ConversationState, Conversations, StateLimits};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Invocation, Tool, ToolResult};
 
@@ -181,8 +183,9 @@ pub mod __private {
     pub use crate::extract::{ToolParam, Wide, WireArgs};
     pub use crate::model::Findings;
     pub use crate::model::IntoToolOutput;
+    pub use crate::stateful::{reserve, run_exclusive, run_shared, ConversationState, StateLimits, Turn};
     pub use crate::tool::{BoxFuture, Tool, ToolResult};
-    pub use crate::{ToolContext, ToolError};
+    pub use crate::{ToolCallRequest, ToolContext, ToolError};
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};
     pub use std::boxed::Box;
@@ -208,6 +211,30 @@ pub mod __private {
     /// Checks, at the return type, that a tool may return it.
     pub const fn assert_output<T: IntoToolOutput>() -> usize {
         0
+    }
+
+    /// How the instance of a type with `#[tool]` methods is made when its impl block names no
+    /// `create`: `Default`.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` holds the state of tool methods, and there is no way to make one",
+        label = "needs `Default`, or `create = \"..\"` on this impl block's `#[tool]`",
+        note = "derive or implement `Default` for `{Self}`, or name an async factory: `#[tool(create = \"connect\")]` with `async fn connect(ctx: &ToolContext) -> Result<{Self}, ToolError>`"
+    )]
+    pub trait DefaultState: Sized {
+        /// A new instance.
+        fn make() -> Self;
+    }
+
+    #[diagnostic::do_not_recommend]
+    impl<T: Default> DefaultState for T {
+        fn make() -> T {
+            T::default()
+        }
+    }
+
+    /// Makes an instance with its factory's result, converting the factory's error.
+    pub fn created<T, E: Into<ToolError>>(made: Result<T, E>) -> Result<T, ToolError> {
+        made.map_err(Into::into)
     }
 
     /// Checks, at the struct's name, that the struct has its `impl ToolRun`.

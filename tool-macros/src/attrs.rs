@@ -21,7 +21,12 @@ pub const TOOL_KEYS: &[&str] = &[
     "blocking",
     "strict",
     "crate",
+    "create",
+    "cleanup",
+    "idle_timeout_ms",
+    "max_instances",
 ];
+
 pub const PARAM_KEYS: &[&str] =
     &["rename", "description", "example", "default", "range", "length", "pattern", "case_sensitive", "strict"];
 const ANNOTATION_KEYS: &[&str] = &["read_only", "destructive", "idempotent", "open_world", "title"];
@@ -45,6 +50,41 @@ pub struct ToolAttrs {
     pub blocking: Option<Span>,
     pub strict: Option<Span>,
     pub krate: Option<Path>,
+    /// On an impl block: the async factory's name.
+    pub create: Option<syn::Ident>,
+    /// On an impl block: the async cleanup method's name.
+    pub cleanup: Option<syn::Ident>,
+    pub idle_timeout_ms: Option<LitInt>,
+    pub max_instances: Option<LitInt>,
+}
+
+impl ToolAttrs {
+    /// The span of the first impl-block key given, if any.
+    pub fn impl_key(&self) -> Option<(Span, &'static str)> {
+        let keys = [
+            (self.create.as_ref().map(|i| i.span()), "create"),
+            (self.cleanup.as_ref().map(|i| i.span()), "cleanup"),
+            (self.idle_timeout_ms.as_ref().map(|l| l.span()), "idle_timeout_ms"),
+            (self.max_instances.as_ref().map(|l| l.span()), "max_instances"),
+        ];
+        keys.into_iter().find_map(|(span, key)| span.map(|span| (span, key)))
+    }
+
+    /// The span of the first key that belongs on a tool (not on an impl block), if any.
+    pub fn tool_key(&self) -> Option<(Span, &'static str)> {
+        let keys = [
+            (self.name.as_ref().map(|l| l.span()), "name"),
+            (self.description.as_ref().map(|l| l.span()), "description"),
+            (self.tags.as_ref().and_then(|t| t.first()).map(|l| l.span()), "tags"),
+            (self.category.as_ref().map(|l| l.span()), "category"),
+            (self.version.as_ref().map(|l| l.span()), "version"),
+            (self.examples.as_ref().and_then(|e| e.first()).map(|l| l.span()), "examples"),
+            (self.timeout_ms.as_ref().map(|l| l.span()), "timeout_ms"),
+            (self.blocking, "blocking"),
+            (self.strict, "strict"),
+        ];
+        keys.into_iter().find_map(|(span, key)| span.map(|span| (span, key)))
+    }
 }
 
 #[derive(Default)]
@@ -262,6 +302,22 @@ impl ToolAttrs {
                 set(&mut self.timeout_ms, lit, meta, "tool")
             }
             "blocking" => set(&mut self.blocking, meta.path.span(), meta, "tool"),
+            "create" | "cleanup" => {
+                let lit = string_value(meta)?;
+                let ident: syn::Ident = lit.parse().map_err(|_| {
+                    syn::Error::new(lit.span(), format!("`{key}` names a method of the type: `{key} = \"connect\"`"))
+                })?;
+                let slot = if key == "create" { &mut self.create } else { &mut self.cleanup };
+                set(slot, ident, meta, "tool")
+            }
+            "idle_timeout_ms" | "max_instances" => {
+                let lit: LitInt = meta.value()?.parse().map_err(|e: syn::Error| {
+                    syn::Error::new(e.span(), format!("`{key}` takes an integer literal: `{key} = 100`"))
+                })?;
+                lit.base10_parse::<u64>()?;
+                let slot = if key == "idle_timeout_ms" { &mut self.idle_timeout_ms } else { &mut self.max_instances };
+                set(slot, lit, meta, "tool")
+            }
             "strict" => set(&mut self.strict, meta.path.span(), meta, "tool"),
             "crate" => {
                 let lit = string_value(meta)?;

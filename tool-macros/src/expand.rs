@@ -50,10 +50,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     match item {
         syn::Item::Fn(f) => expand_fn(attrs, f, errors),
         syn::Item::Struct(s) => expand_struct(attrs, s, errors),
+        syn::Item::Impl(i) => expand_impl(attrs, i, errors),
         other => {
             errors.push(syn::Error::new(
                 item_keyword_span(&other),
-                "`#[tool]` goes on a function (`#[tool] async fn search(..)`) or on a struct with named fields (`#[tool] struct Search { .. }` plus `impl ToolRun`)",
+                "`#[tool]` goes on a function (`#[tool] async fn search(..)`), on a struct with named fields (`#[tool] struct Search { .. }` plus `impl ToolRun`), or on an impl block whose `#[tool]` methods keep state per conversation",
             ));
             let compile_errors = errors.to_compile_errors();
             quote!(#other #compile_errors)
@@ -76,8 +77,29 @@ fn krate(attrs: &ToolAttrs) -> Path {
     attrs.krate.clone().unwrap_or_else(|| syn::parse_quote!(::tool_core))
 }
 
-fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStream {
+/// A `#[tool]` method of an impl block: the type whose instance it runs on.
+struct Method<'a> {
+    self_ty: &'a Type,
+    type_ident: &'a Ident,
+}
+
+fn expand_fn(attrs: ToolAttrs, func: ItemFn, errors: Errors) -> TokenStream {
+    let (func, declared) = expand_callable(attrs, func, errors, None);
+    quote!(#func #declared)
+}
+
+/// A function or method tool: the item as it stays, and the declaration that goes beside it
+/// (beside the impl block, for a method).
+fn expand_callable(
+    attrs: ToolAttrs,
+    mut func: ItemFn,
+    mut errors: Errors,
+    method: Option<&Method>,
+) -> (TokenStream, TokenStream) {
     let krate = krate(&attrs);
+    if let Some((span, key)) = attrs.impl_key() {
+        errors.push(syn::Error::new(span, format!("`{key}` applies to `#[tool]` on an impl block of tool methods, where it sets up the per-conversation instance; remove it here")));
+    }
     let sig = &func.sig;
     if let Some(param) = sig.generics.params.first() {
         errors.push(syn::Error::new_spanned(param, "a tool cannot be generic: its parameter types must be concrete so its schema is known; replace the type parameter with a concrete type"));
@@ -96,14 +118,17 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
     if let Some(variadic) = &sig.variadic {
         errors.push(syn::Error::new_spanned(variadic, "a tool cannot be variadic"));
     }
-    if attrs.blocking.is_some() && sig.asyncness.is_some() {
+    if let (Some(blocking), Some(_)) = (attrs.blocking, method) {
+        errors.push(syn::Error::new(blocking, "`blocking` applies to free functions; a tool method runs on its conversation's instance, so use `tokio::task::spawn_blocking` inside it"));
+    } else if attrs.blocking.is_some() && sig.asyncness.is_some() {
         errors.push(syn::Error::new(
             attrs.blocking.unwrap_or_else(Span::call_site),
             "`blocking` runs a sync function on the blocking pool; this function is `async`: remove `blocking`",
         ));
     }
 
-    let in_impl = sig.receiver().is_some();
+    let in_impl = sig.receiver().is_some() || method.is_some();
+    let mut exclusive = false;
     let mut wire: Vec<WireParam> = Vec::new();
     let mut injected: Vec<Injected> = Vec::new();
     let mut call_args: Vec<CallArg> = Vec::new();
@@ -111,10 +136,19 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
     for (position, input) in sig.inputs.iter().enumerate() {
         let pat_type = match input {
             FnArg::Receiver(receiver) => {
-                errors.push(syn::Error::new_spanned(
-                    receiver,
-                    "`#[tool]` goes on free functions, and `self` is not a tool parameter: move the body into a free function, or use the struct form (`#[tool] struct ..` plus `impl ToolRun`)",
-                ));
+                if method.is_none() {
+                    errors.push(syn::Error::new_spanned(
+                        receiver,
+                        "`self` is not a tool parameter: to keep state per conversation, put `#[tool]` on the impl block too (`#[tool] impl Counter { #[tool] fn add(&mut self, ..) }`); otherwise move the body into a free function",
+                    ));
+                } else if receiver.reference.is_none() || receiver.colon_token.is_some() {
+                    errors.push(syn::Error::new_spanned(
+                        receiver,
+                        "a tool method takes `&self` or `&mut self`: the instance belongs to its conversation, so one call cannot take it",
+                    ));
+                } else {
+                    exclusive = receiver.mutability.is_some();
+                }
                 continue;
             }
             FnArg::Typed(pat_type) => pat_type,
@@ -191,14 +225,29 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
         // arguments and moved into the call. Clippy cannot know that.
         func.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
     }
-    let ident = func.sig.ident.clone();
+    let fn_ident = func.sig.ident.clone();
     let vis = func.vis.clone();
-    let default_name = snake_case(&ident.unraw().to_string());
-    let name = tool_name(&attrs, &default_name, ident.span(), &mut errors);
-    let description = description(&attrs, fn_docs, ident.span(), &ident, &mut errors);
+    let (ident, default_name, companion_doc) = match method {
+        None => (
+            fn_ident.clone(),
+            snake_case(&fn_ident.unraw().to_string()),
+            format!(
+                "The `#[tool]` declaration of [`{fn_ident}()`], for `CatalogBuilder::add_declared::<{fn_ident}>()`."
+            ),
+        ),
+        Some(method) => {
+            let ident = format_ident!("{}_{}", method.type_ident, fn_ident.unraw(), span = fn_ident.span());
+            let name = format!("{}.{}", snake_case(&method.type_ident.unraw().to_string()), fn_ident.unraw());
+            let doc = format!(
+                "The `#[tool]` declaration of [`{}::{fn_ident}()`], for `CatalogBuilder::add_declared::<{ident}>()`.",
+                method.type_ident
+            );
+            (ident, name, doc)
+        }
+    };
+    let name = tool_name(&attrs, &default_name, fn_ident.span(), &mut errors);
+    let description = description(&attrs, fn_docs, fn_ident.span(), &fn_ident, &mut errors);
 
-    let companion_doc =
-        format!("The `#[tool]` declaration of [`{ident}()`], for `CatalogBuilder::add_declared::<{ident}>()`.");
     let companion = quote_spanned! {ident.span()=>
         #[doc = #companion_doc]
         #[allow(non_camel_case_types, dead_code)]
@@ -208,12 +257,13 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
 
     if !errors.is_empty() {
         let compile_errors = errors.to_compile_errors();
-        if in_impl {
-            // A method: a companion struct or a `const _` is not allowed where it stands.
-            return quote!(#func #compile_errors);
+        if in_impl && method.is_none() {
+            // A method of a plain impl block: a companion struct or a `const _` is not allowed
+            // where it stands.
+            return (quote!(#func #compile_errors), TokenStream::new());
         }
         let stub = stub_impl(&ident, &krate);
-        return quote!(#func #companion #compile_errors #stub);
+        return (quote!(#func), quote!(#companion #compile_errors #stub));
     }
 
     // The values are bound to names of their own, so that a parameter named like the function
@@ -238,8 +288,27 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
             quote!(#var)
         }
     });
-    let call = quote!(#ident(#(#args),*));
-    let invoke_body = if attrs.blocking.is_some() {
+    let call = match method {
+        None => quote!(#fn_ident(#(#args),*)),
+        Some(method) => {
+            let self_ty = method.self_ty;
+            let this = if exclusive { quote!(&mut *__this) } else { quote!(&*__this) };
+            quote!(<#self_ty>::#fn_ident(#this, #(#args),*))
+        }
+    };
+    let invoke_body = if let Some(method) = method {
+        let self_ty = method.self_ty;
+        let awaited = if func.sig.asyncness.is_some() { quote!(#call.await) } else { call };
+        let (run, this) =
+            if exclusive { (quote!(run_exclusive), quote!(mut __this)) } else { (quote!(run_shared), quote!(__this)) };
+        quote! {
+            #krate::__private::#run::<#self_ty, _>(__ctx, __turn, move |__ctx, #this| #krate::__private::Box::pin(async move {
+                #(#injections)*
+                let output: #return_ty = #awaited;
+                #krate::__private::IntoToolOutput::into_output(output)
+            }))
+        }
+    } else if attrs.blocking.is_some() {
         quote! {
             #krate::__private::Box::pin(#krate::__private::run_blocking(move || -> #krate::__private::ToolResult {
                 #(#injections)*
@@ -263,11 +332,123 @@ fn expand_fn(attrs: ToolAttrs, mut func: ItemFn, mut errors: Errors) -> TokenStr
         #invoke_body
     };
     let output_schema = quote!(<#return_ty as #krate::__private::IntoToolOutput>::output_schema(generator));
-    let declared = declared_impl(&ident, &krate, &attrs, &name, &description, &wire, &output_schema, &invoke);
+    let reserve = match method {
+        None => TokenStream::new(),
+        Some(method) => {
+            let self_ty = method.self_ty;
+            quote! {
+                fn reserve(request: &#krate::__private::ToolCallRequest) -> #krate::__private::Turn {
+                    #krate::__private::reserve::<#self_ty>(request)
+                }
+            }
+        }
+    };
+    let declared = declared_impl(&ident, &krate, &attrs, &name, &description, &wire, &output_schema, &invoke, &reserve);
+    (quote!(#func), quote!(#companion #declared))
+}
+
+/// `#[tool]` on an impl block: its `#[tool]` methods become tools that run on one instance of
+/// the type per conversation, which this implements `ConversationState` for.
+fn expand_impl(attrs: ToolAttrs, mut item: syn::ItemImpl, mut errors: Errors) -> TokenStream {
+    let krate = krate(&attrs);
+    if let Some((span, key)) = attrs.tool_key() {
+        errors.push(syn::Error::new(span, format!("`{key}` belongs to a tool: on an impl block, `#[tool]` takes `create`, `cleanup`, `idle_timeout_ms` and `max_instances`; put `{key}` in the method's `#[tool(..)]`")));
+    }
+    if let Some((_, path, _)) = &item.trait_ {
+        errors.push(syn::Error::new_spanned(
+            path,
+            "`#[tool]` goes on an inherent impl block (`impl Counter { .. }`), not on a trait impl",
+        ));
+    }
+    if let Some(param) = item.generics.params.first() {
+        errors.push(syn::Error::new_spanned(param, "a type whose methods are tools cannot be generic: each tool's schema and state must be known; use a concrete type"));
+    }
+    let self_ty = (*item.self_ty).clone();
+    let type_ident = match &self_ty {
+        Type::Path(path) if path.qself.is_none() => path.path.segments.last().map(|s| s.ident.clone()),
+        _ => None,
+    };
+    let Some(type_ident) = type_ident else {
+        errors.push(syn::Error::new_spanned(
+            &self_ty,
+            "`#[tool]` goes on the impl block of a named type (`impl Counter { .. }`)",
+        ));
+        let compile_errors = errors.to_compile_errors();
+        return quote!(#item #compile_errors);
+    };
+    let method_context = Method { self_ty: &self_ty, type_ident: &type_ident };
+    let mut beside = TokenStream::new();
+    let mut tools = 0;
+    for impl_item in &mut item.items {
+        let syn::ImplItem::Fn(method) = impl_item else { continue };
+        let Some(position) = method.attrs.iter().position(|a| a.path().is_ident("tool")) else { continue };
+        let attr = method.attrs.remove(position);
+        let mut method_errors = Errors::default();
+        let tokens = match attr.meta {
+            syn::Meta::Path(_) => TokenStream::new(),
+            syn::Meta::List(list) => list.tokens,
+            syn::Meta::NameValue(value) => {
+                method_errors.push(syn::Error::new_spanned(value, "write `#[tool]` or `#[tool(name = \"..\")]`"));
+                TokenStream::new()
+            }
+        };
+        let method_attrs = ToolAttrs::parse(tokens, &mut method_errors);
+        let func = ItemFn {
+            attrs: std::mem::take(&mut method.attrs),
+            vis: method.vis.clone(),
+            sig: method.sig.clone(),
+            block: Box::new(method.block.clone()),
+        };
+        let (func, declared) = expand_callable(method_attrs, func, method_errors, Some(&method_context));
+        *impl_item = syn::ImplItem::Verbatim(func);
+        beside.extend(declared);
+        tools += 1;
+    }
+    if tools == 0 {
+        errors.push(syn::Error::new(
+            item.impl_token.span,
+            "`#[tool]` on an impl block collects the methods marked `#[tool]`, and this block has none: mark each tool method with `#[tool]`",
+        ));
+    }
+    let compile_errors = errors.to_compile_errors();
+    let create = match &attrs.create {
+        None => quote_spanned! {self_ty.span()=>
+            ::core::result::Result::Ok(<#self_ty as #krate::__private::DefaultState>::make())
+        },
+        Some(create) => quote!(#krate::__private::created(<#self_ty>::#create(ctx).await)),
+    };
+    let cleanup = attrs.cleanup.as_ref().map(|cleanup| {
+        quote! {
+            fn cleanup(&mut self) -> impl ::core::future::Future<Output = ()> + ::core::marker::Send {
+                <#self_ty>::#cleanup(self)
+            }
+        }
+    });
+    let limit = |lit: &Option<syn::LitInt>, make: TokenStream| match lit {
+        Some(lit) => quote!(::core::option::Option::Some(#make(#lit))),
+        None => quote!(::core::option::Option::None),
+    };
+    let idle = limit(&attrs.idle_timeout_ms, quote!(::core::time::Duration::from_millis));
+    let max = limit(&attrs.max_instances, quote!(::core::convert::identity));
     quote! {
-        #func
-        #companion
-        #declared
+        #item
+        #compile_errors
+        const _: () = {
+            #[automatically_derived]
+            impl #krate::__private::ConversationState for #self_ty {
+                #[allow(unused_variables)]
+                fn create(ctx: &#krate::__private::ToolContext) -> impl ::core::future::Future<Output = ::core::result::Result<Self, #krate::__private::ToolError>> + ::core::marker::Send {
+                    async move { #create }
+                }
+
+                #cleanup
+
+                fn limits() -> #krate::__private::StateLimits {
+                    #krate::__private::StateLimits { idle_timeout: #idle, max_instances: #max }
+                }
+            }
+        };
+        #beside
     }
 }
 
@@ -344,7 +525,8 @@ fn expand_struct(attrs: ToolAttrs, mut item: ItemStruct, mut errors: Errors) -> 
         #krate::__private::run_struct(value, __ctx)
     };
     let output_schema = quote!(#krate::__private::struct_output_schema::<#run>(generator));
-    let declared = declared_impl(&ident, &krate, &attrs, &name, &description, &wire, &output_schema, &invoke);
+    let declared =
+        declared_impl(&ident, &krate, &attrs, &name, &description, &wire, &output_schema, &invoke, &TokenStream::new());
     quote! {
         #item
         #declared
@@ -456,6 +638,7 @@ fn declared_impl(
     wire: &[WireParam],
     output_schema: &TokenStream,
     invoke: &TokenStream,
+    reserve: &TokenStream,
 ) -> TokenStream {
     let args = wire_tree(
         wire,
@@ -527,9 +710,11 @@ fn declared_impl(
                     #output_schema
                 }
 
-                fn invoke(args: Self::Args, __ctx: #krate::__private::ToolContext) -> #krate::__private::BoxFuture<'static, #krate::__private::ToolResult> {
+                fn invoke(args: Self::Args, __ctx: #krate::__private::ToolContext, __turn: #krate::__private::Turn) -> #krate::__private::BoxFuture<'static, #krate::__private::ToolResult> {
                     #invoke
                 }
+
+                #reserve
             }
 
             const _: () = {
@@ -653,7 +838,7 @@ fn stub_impl(ident: &Ident, krate: &Path) -> TokenStream {
                 }
                 fn defaults() {}
                 fn output_schema(_: &mut #krate::__private::SchemaGenerator) -> ::core::option::Option<#krate::__private::Schema> { ::core::option::Option::None }
-                fn invoke(_: (), _: #krate::__private::ToolContext) -> #krate::__private::BoxFuture<'static, #krate::__private::ToolResult> {
+                fn invoke(_: (), _: #krate::__private::ToolContext, _: #krate::__private::Turn) -> #krate::__private::BoxFuture<'static, #krate::__private::ToolResult> {
                     #krate::__private::Box::pin(async { #krate::__private::Err(#krate::__private::ToolError::new("this tool's declaration has compile errors")) })
                 }
             }

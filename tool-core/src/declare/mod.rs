@@ -12,6 +12,7 @@ use crate::extract::compiled::CompiledSchema;
 use crate::extract::{self, ExtractionPolicy, WireArgs};
 use crate::model::{ArgumentErrors, Extraction, IntoToolOutput, ToolCallRequest, ToolDefinition};
 use crate::schema;
+use crate::stateful::Turn;
 use crate::tool::{parts, settle, BoxFuture, Invocation, Tool, ToolResult};
 
 use definition::TypeFacts;
@@ -38,7 +39,13 @@ pub trait DeclaredTool: Sized + 'static {
     fn output_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema>;
 
     #[doc(hidden)]
-    fn invoke(args: Self::Args, ctx: ToolContext) -> BoxFuture<'static, ToolResult>;
+    fn invoke(args: Self::Args, ctx: ToolContext, turn: Turn) -> BoxFuture<'static, ToolResult>;
+
+    /// A stateful tool's place in its conversation's queue, taken when its arguments are bound.
+    #[doc(hidden)]
+    fn reserve(_request: &ToolCallRequest) -> Turn {
+        Turn::stateless()
+    }
 
     /// The tool as a catalog entry.
     fn tool() -> &'static dyn Tool {
@@ -185,7 +192,8 @@ fn bind_declared<T: DeclaredTool>(
 ) -> Result<Invocation, ArgumentErrors> {
     let extraction = parts(extract_declared::<T, true>(&request.raw_arguments, entry, policy));
     let args = settle(request, extraction)?;
-    Ok(Invocation::new(move |ctx| T::invoke(args, ctx)))
+    let turn = T::reserve(request);
+    Ok(Invocation::new(move |ctx| T::invoke(args, ctx, turn)))
 }
 
 impl Tool for StaticTool {

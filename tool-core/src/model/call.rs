@@ -44,6 +44,10 @@ pub struct ToolCallRequest {
     /// own field name.
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub provider_data: Map<String, Value>,
+    /// The conversation the call belongs to: a stateful tool (a `#[tool]` method) runs on
+    /// that conversation's instance of its type, and refuses a call without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversation_id: Option<String>,
 }
 
 impl ToolCallRequest {
@@ -57,7 +61,14 @@ impl ToolCallRequest {
             parse_error: None,
             parse_warnings: Vec::new(),
             provider_data: Map::new(),
+            conversation_id: None,
         }
+    }
+
+    /// The same request, in `conversation` (see [`ToolCallRequest::conversation_id`]).
+    pub fn in_conversation(mut self, conversation: impl Into<String>) -> Self {
+        self.conversation_id = Some(conversation.into());
+        self
     }
 
     /// The warnings as one `"; "`-separated text (the seed documents' `ParseWarning` string).

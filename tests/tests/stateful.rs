@@ -1,0 +1,223 @@
+//! Stateful tools: `#[tool]` on an impl block, one instance per conversation, made lazily,
+//! reused, never shared; `&mut self` calls of a conversation in order, one at a time; cleanup
+//! exactly once; idle eviction and a cap; a factory that fails.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tool_core::prelude::*;
+use tool_core::{CallFailure, Conversations};
+
+/// A counter kept for one conversation.
+#[derive(Default)]
+pub struct Counter {
+    total: u64,
+}
+
+#[tool]
+impl Counter {
+    /// Add to the counter; returns the new total.
+    #[tool]
+    async fn add(
+        &mut self,
+        /// How much to add.
+        by: u64,
+    ) -> String {
+        // A yield between reading and writing: overlapping `&mut self` calls would lose updates.
+        let before = self.total;
+        tokio::task::yield_now().await;
+        self.total = before + by;
+        self.total.to_string()
+    }
+
+    /// The counter's total.
+    #[tool(name = "counter.read")]
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    fn not_a_tool(&self) -> u64 {
+        self.total * 2
+    }
+}
+
+fn counter_catalog() -> ToolCatalog {
+    ToolCatalog::builder().add_declared::<Counter_add>().add_declared::<Counter_total>().build().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn each_conversation_has_its_own_instance_under_thousands_of_concurrent_calls() {
+    let executor = Executor::builder(counter_catalog()).concurrency(64).build();
+    let conversations = 20;
+    let per_conversation = 100u64;
+    let mut calls = Vec::new();
+    for round in 0..per_conversation {
+        for c in 0..conversations {
+            let by = c + 1;
+            calls.push(
+                ToolCallRequest::new("counter.add", format!("{c}-{round}"), format!(r#"{{"by": "{by}"}}"#))
+                    .in_conversation(format!("iso-{c}")),
+            );
+        }
+    }
+    let records = executor.execute_batch(calls).await;
+    assert!(records.iter().all(|r| r.status == CallStatus::Success), "{:?}", records.iter().find(|r| r.is_error()));
+    for c in 0..conversations {
+        let read =
+            executor.execute(ToolCallRequest::new("counter.read", "r", "{}").in_conversation(format!("iso-{c}"))).await;
+        assert_eq!(read.content.text, ((c + 1) * per_conversation).to_string(), "conversation iso-{c}");
+    }
+    for c in 0..conversations {
+        Conversations::end(&format!("iso-{c}")).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn mut_self_calls_of_one_conversation_run_in_arrival_order() {
+    let executor = Executor::builder(counter_catalog()).concurrency(16).build();
+    // Each call returns the total after it: in order, the totals are 1, 2, .., 50.
+    let calls: Vec<_> = (0..50)
+        .map(|i| ToolCallRequest::new("counter.add", i.to_string(), r#"{"by": 1}"#).in_conversation("order"))
+        .collect();
+    let totals: Vec<String> = executor.execute_batch(calls).await.into_iter().map(|r| r.content.text).collect();
+    let expected: Vec<String> = (1..=50).map(|i: u32| i.to_string()).collect();
+    assert_eq!(totals, expected);
+    Conversations::end("order").await;
+}
+
+#[tokio::test]
+async fn a_call_without_a_conversation_fails_clearly() {
+    let executor = Executor::new(counter_catalog());
+    let record = executor.execute(ToolCallRequest::new("counter.add", "1", r#"{"by": 1}"#)).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    assert_eq!(
+        record.model_text(),
+        "The tool `counter.add` keeps state for each conversation, and this call names no conversation: the host must set the request's `conversation_id`."
+    );
+    let Some(CallFailure::ToolError { error }) = &record.failure else { panic!("{:?}", record.failure) };
+    assert_eq!(error.code(), Some("missing_conversation"));
+}
+
+#[tokio::test]
+async fn methods_get_default_names_and_descriptions_like_functions() {
+    let catalog = counter_catalog();
+    let names: Vec<&str> = catalog.names().collect();
+    assert_eq!(names, ["counter.add", "counter.read"]);
+    let add = catalog.definition("counter.add").unwrap();
+    assert_eq!(add.description, "Add to the counter; returns the new total.");
+    assert_eq!(add.parameters[0].name, "by");
+    assert_eq!(add.input_schema["required"], serde_json::json!(["by"]));
+    assert_eq!(Counter { total: 2 }.not_a_tool(), 4);
+}
+
+/// What the session tools' lifecycle hooks saw.
+static EVENTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+static CREATED: AtomicUsize = AtomicUsize::new(0);
+
+fn events() -> Vec<String> {
+    EVENTS.lock().unwrap().clone()
+}
+
+/// A connection kept for one conversation.
+pub struct Session {
+    id: usize,
+}
+
+impl Session {
+    async fn connect(ctx: &ToolContext) -> Result<Session, ToolError> {
+        let conversation = ctx.request().conversation_id.clone().unwrap_or_default();
+        if conversation.starts_with("refused") {
+            return Err(ToolError::new(format!("cannot open a session for `{conversation}`")).with_code("unavailable"));
+        }
+        let id = CREATED.fetch_add(1, Ordering::SeqCst);
+        EVENTS.lock().unwrap().push(format!("open {id} for {conversation}"));
+        Ok(Session { id })
+    }
+
+    async fn close(&mut self) {
+        tokio::task::yield_now().await;
+        EVENTS.lock().unwrap().push(format!("close {}", self.id));
+    }
+}
+
+#[tool(create = "connect", cleanup = "close", max_instances = 2)]
+impl Session {
+    /// Which session serves this conversation.
+    #[tool(name = "session.id")]
+    fn session_id(&self) -> String {
+        self.id.to_string()
+    }
+}
+
+fn session_executor() -> Executor {
+    Executor::new(ToolCatalog::builder().add_declared::<Session_session_id>().build().unwrap())
+}
+
+async fn session_of(executor: &Executor, conversation: &str) -> ExecutionRecord {
+    executor.execute(ToolCallRequest::new("session.id", "s", "{}").in_conversation(conversation)).await
+}
+
+#[tokio::test]
+async fn the_factory_runs_once_per_conversation_cleanup_once_and_the_cap_evicts_the_least_recent() {
+    let executor = session_executor();
+    let a = session_of(&executor, "cap-a").await.content.text;
+    assert_eq!(session_of(&executor, "cap-a").await.content.text, a, "reused");
+    let b = session_of(&executor, "cap-b").await.content.text;
+    assert_ne!(a, b);
+    // A third conversation: the cap is two, so the least recently used (a) is cleaned up.
+    session_of(&executor, "cap-c").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(events().contains(&format!("close {a}")), "{:?}", events());
+    // Ending a conversation cleans up exactly once, however often it is ended.
+    assert_eq!(Conversations::end("cap-b").await, 1);
+    assert_eq!(Conversations::end("cap-b").await, 0);
+    let closes = events().iter().filter(|e| **e == format!("close {b}")).count();
+    assert_eq!(closes, 1);
+    // Back again, a conversation gets a new instance.
+    assert_ne!(session_of(&executor, "cap-a").await.content.text, a);
+    Conversations::end("cap-a").await;
+    Conversations::end("cap-c").await;
+}
+
+#[tokio::test]
+async fn a_factory_that_fails_is_the_calls_failed_record_and_the_next_call_tries_again() {
+    let executor = session_executor();
+    let record = session_of(&executor, "refused-1").await;
+    assert_eq!(record.status, CallStatus::Failed);
+    assert_eq!(record.model_text(), "cannot open a session for `refused-1`");
+    let Some(CallFailure::ToolError { error }) = &record.failure else { panic!("{:?}", record.failure) };
+    assert_eq!(error.code(), Some("unavailable"));
+    assert_eq!(session_of(&executor, "refused-1").await.status, CallStatus::Failed);
+    Conversations::end("refused-1").await;
+}
+
+/// A scratchpad that forgets after a short idle time.
+#[derive(Default)]
+pub struct Scratch {
+    notes: Vec<String>,
+}
+
+#[tool(idle_timeout_ms = 100)]
+impl Scratch {
+    /// Note something; returns every note so far.
+    #[tool]
+    fn note(&mut self, text: String) -> String {
+        self.notes.push(text);
+        self.notes.join(", ")
+    }
+}
+
+#[tokio::test]
+async fn an_instance_idle_longer_than_its_idle_time_is_cleaned_up() {
+    let executor = Executor::new(ToolCatalog::builder().add_declared::<Scratch_note>().build().unwrap());
+    let note = |text: &str| {
+        ToolCallRequest::new("scratch.note", "n", format!(r#"{{"text": "{text}"}}"#)).in_conversation("idle")
+    };
+    assert_eq!(executor.execute(note("one")).await.content.text, "one");
+    assert_eq!(executor.execute(note("two")).await.content.text, "one, two");
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(Conversations::evict_idle().await, 1);
+    assert_eq!(executor.execute(note("three")).await.content.text, "three");
+    Conversations::end("idle").await;
+}
