@@ -221,3 +221,78 @@ async fn an_instance_idle_longer_than_its_idle_time_is_cleaned_up() {
     assert_eq!(executor.execute(note("three")).await.content.text, "three");
     Conversations::end("idle").await;
 }
+
+/// Meets a partner: returns only once two calls are inside at the same time.
+#[derive(Default)]
+pub struct Meeting {
+    arrived: tokio::sync::Mutex<u32>,
+    both: tokio::sync::Notify,
+}
+
+impl Meeting {
+    async fn meet(&self) -> String {
+        let mut arrived = self.arrived.lock().await;
+        *arrived += 1;
+        if *arrived % 2 == 0 {
+            self.both.notify_waiters();
+            return "met".to_owned();
+        }
+        let both = self.both.notified();
+        drop(arrived);
+        both.await;
+        "met".to_owned()
+    }
+}
+
+#[tool]
+impl Meeting {
+    /// Wait for another `&self` call of the same conversation.
+    #[tool]
+    async fn wait_for_partner(&self) -> String {
+        self.meet().await
+    }
+}
+
+/// Meets across conversations: a `&mut self` call that returns once a call of another
+/// conversation is inside too.
+static ACROSS: std::sync::LazyLock<tokio::sync::Barrier> = std::sync::LazyLock::new(|| tokio::sync::Barrier::new(2));
+
+#[derive(Default)]
+pub struct Lonely {
+    calls: u32,
+}
+
+#[tool]
+impl Lonely {
+    /// Wait for a call of another conversation.
+    #[tool]
+    async fn wait_elsewhere(&mut self) -> String {
+        self.calls += 1;
+        ACROSS.wait().await;
+        self.calls.to_string()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_calls_overlap_and_conversations_run_in_parallel() {
+    let catalog = ToolCatalog::builder()
+        .add_declared::<Meeting_wait_for_partner>()
+        .add_declared::<Lonely_wait_elsewhere>()
+        .build()
+        .unwrap();
+    let executor = Executor::builder(catalog).concurrency(4).build();
+    // Each pair only finishes if its two calls are inside at once: two `&self` calls of one
+    // conversation, then two `&mut self` calls of different conversations.
+    let pairs = [
+        ("meeting.wait_for_partner", ["overlap", "overlap"], "met"),
+        ("lonely.wait_elsewhere", ["parallel-a", "parallel-b"], "1"),
+    ];
+    for (tool, conversations, expected) in pairs {
+        let calls = conversations.iter().map(|c| ToolCallRequest::new(tool, "1", "{}").in_conversation(*c)).collect();
+        let records = tokio::time::timeout(Duration::from_secs(10), executor.execute_batch(calls)).await.expect(tool);
+        assert!(records.iter().all(|r| r.content.text == expected), "{tool}");
+    }
+    for conversation in ["overlap", "parallel-a", "parallel-b"] {
+        assert_eq!(Conversations::end(conversation).await, 1, "{conversation}");
+    }
+}
