@@ -26,6 +26,7 @@ const LAYERS: &[&str] = &[
     "executor",
     "providers",
     "mcp",
+    "rest",
 ];
 
 /// A module path below the crate root, as segments (`["extract", "scan"]`); the root is `[]`.

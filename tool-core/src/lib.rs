@@ -53,6 +53,8 @@ mod executor; // running calls: timeouts, cancellation, parallelism, records
 pub mod providers; // provider dialects: definitions out, calls in, results back
 #[cfg(feature = "mcp")]
 pub mod mcp; // MCP with rmcp: serve a catalog
+#[cfg(feature = "rest")]
+pub mod rest; // REST tools: endpoints from a registry file or code, sent with reqwest
 
 pub use catalog::{CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, Progress, ProgressSink, State, ToolContext};

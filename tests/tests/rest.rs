@@ -1,0 +1,316 @@
+//! REST tools against a real HTTP server on 127.0.0.1 (axum): every mapping (path, query,
+//! headers, JSON body), every injection attempt, a slow endpoint, a flaky one, a 500, a body
+//! that is not JSON, secrets kept out of records and errors, and registries in TOML and JSON.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use axum::Router;
+use serde_json::{json, Value};
+use tool_core::prelude::*;
+use tool_core::rest::{RestError, RestToolSpec, RestTools};
+use tool_core::CallFailure;
+
+const SECRET: &str = "s3cret-token-9f8e7d";
+
+#[derive(Default)]
+struct Counts {
+    flaky: AtomicUsize,
+}
+
+/// Echoes what arrived: method, the raw path and query, the headers the tests look at, the body.
+async fn echo(request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = axum::body::to_bytes(body, 1 << 20).await.unwrap_or_default();
+    let header = |name: &str| parts.headers.get(name).map(|v| v.to_str().unwrap_or("(binary)").to_owned());
+    let echoed = json!({
+        "method": parts.method.as_str(),
+        "path": parts.uri.path(),
+        "query": parts.uri.query(),
+        "authorization": header("authorization"),
+        "trace": header("x-trace"),
+        "body": serde_json::from_slice::<Value>(&body).ok(),
+    });
+    axum::Json(echoed).into_response()
+}
+
+async fn flaky(State(counts): State<Arc<Counts>>, _body: Bytes) -> Response {
+    let n = counts.flaky.fetch_add(1, Ordering::SeqCst) + 1;
+    if n % 3 != 0 {
+        return (StatusCode::SERVICE_UNAVAILABLE, "try later").into_response();
+    }
+    axum::Json(json!({"attempt": n})).into_response()
+}
+
+async fn serve() -> (String, Arc<Counts>) {
+    let counts = Arc::new(Counts::default());
+    let app = Router::new()
+        .route("/api/echo/{*rest}", any(echo))
+        .route("/api/flaky", any(flaky))
+        .route(
+            "/api/slow",
+            any(|| async {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                "late"
+            }),
+        )
+        .route("/api/boom", any(|| async { (StatusCode::INTERNAL_SERVER_ERROR, "database exploded at row 7") }))
+        .route("/api/text", any(|| async { "plain words ".repeat(2000) }))
+        .route("/admin", any(|| async { "the admin page: must never be reached" }))
+        .with_state(Arc::clone(&counts));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{address}/api"), counts)
+}
+
+fn item_spec(base: &str) -> RestToolSpec {
+    let mut spec = RestToolSpec::new("items.get", "Get a user's items.", "GET", base, "/echo/users/{user}/items");
+    spec.parameters = json!({
+        "type": "object",
+        "properties": {
+            "user": {"type": "string"},
+            "limit": {"type": "integer"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "trace": {"type": "string"},
+            "extra": {"type": "string"}
+        },
+        "required": ["user"]
+    });
+    spec.query = vec!["limit".to_owned(), "tags".to_owned()];
+    spec.header_parameters = BTreeMap::from([("X-Trace".to_owned(), "trace".to_owned())]);
+    spec.headers = BTreeMap::from([("Authorization".to_owned(), "Bearer ${TOOL_REST_TEST_TOKEN}".to_owned())]);
+    spec
+}
+
+fn executor_of(tools: Vec<DynamicTool>) -> Executor {
+    let mut catalog = ToolCatalog::builder();
+    for tool in tools {
+        catalog = catalog.add_tool(tool);
+    }
+    Executor::new(catalog.build().unwrap())
+}
+
+fn set_token() {
+    // Every test sets the same value, so tests running at once agree.
+    std::env::set_var("TOOL_REST_TEST_TOKEN", SECRET);
+}
+
+async fn call(executor: &Executor, tool: &str, arguments: Value) -> ExecutionRecord {
+    executor.execute(ToolCallRequest::new(tool, "1", arguments.to_string())).await
+}
+
+#[tokio::test]
+async fn path_query_headers_and_the_rest_go_where_the_spec_says() {
+    set_token();
+    let (base, _) = serve().await;
+    let executor = executor_of(vec![RestTools::new().build(&item_spec(&base)).unwrap()]);
+    let record = call(
+        &executor,
+        "items.get",
+        json!({"user": "ada", "limit": "5", "tags": ["a b", "c"], "trace": "t-1", "extra": "x"}),
+    )
+    .await;
+    assert_eq!(record.status, CallStatus::Success, "{}", record.model_text());
+    assert_eq!(
+        record.content.structured,
+        Some(json!({
+            "method": "GET",
+            "path": "/api/echo/users/ada/items",
+            "query": "limit=5&tags=a+b&tags=c&extra=x",
+            "authorization": format!("Bearer {SECRET}"),
+            "trace": "t-1",
+            "body": null
+        }))
+    );
+    // "5" was converted by the schema before the request was built.
+    assert_eq!(record.warnings()[0].rule(), "string_to_integer");
+}
+
+#[tokio::test]
+async fn a_post_sends_the_remaining_parameters_as_a_json_body() {
+    set_token();
+    let (base, _) = serve().await;
+    let mut spec = RestToolSpec::new("notes.create", "Create a note.", "POST", &base, "/echo/notes/{folder}");
+    spec.parameters = json!({
+        "type": "object",
+        "properties": {"folder": {"type": "string"}, "title": {"type": "string"}, "stars": {"type": "integer"}},
+        "required": ["folder", "title"]
+    });
+    let executor = executor_of(vec![RestTools::new().build(&spec).unwrap()]);
+    let record = call(&executor, "notes.create", json!({"folder": "inbox", "title": "hi", "stars": "3"})).await;
+    let echoed = record.content.structured.unwrap();
+    assert_eq!(
+        (&echoed["method"], &echoed["path"], &echoed["body"]),
+        (&json!("POST"), &json!("/api/echo/notes/inbox"), &json!({"title": "hi", "stars": 3}))
+    );
+}
+
+#[tokio::test]
+async fn no_value_can_change_where_the_request_goes() {
+    set_token();
+    let (base, _) = serve().await;
+    let executor = executor_of(vec![RestTools::new().build(&item_spec(&base)).unwrap()]);
+    let path_of = |record: &ExecutionRecord| record.content.structured.as_ref().map(|v| v["path"].clone());
+    let cases = [
+        ("../../admin", "/api/echo/users/..%2F..%2Fadmin/items"),
+        ("a?b=1#frag", "/api/echo/users/a%3Fb%3D1%23frag/items"),
+        ("with space/é", "/api/echo/users/with%20space%2F%C3%A9/items"),
+        ("%2e%2e", "/api/echo/users/%252e%252e/items"),
+        ("http://evil.example/x", "/api/echo/users/http%3A%2F%2Fevil.example%2Fx/items"),
+    ];
+    for (user, path) in cases {
+        let record = call(&executor, "items.get", json!({"user": user})).await;
+        assert_eq!(path_of(&record), Some(json!(path)), "{user}: {}", record.model_text());
+    }
+    for user in ["..", ".", ""] {
+        let record = call(&executor, "items.get", json!({"user": user})).await;
+        assert_eq!(record.status, CallStatus::Failed);
+        assert_eq!(
+            record.model_text(),
+            format!("the path parameter `user` cannot be `{user}`: it would change the path")
+        );
+    }
+    // A query value stays one value.
+    let record = call(&executor, "items.get", json!({"user": "u", "extra": "x&admin=1"})).await;
+    assert_eq!(record.content.structured.unwrap()["query"], "extra=x%26admin%3D1");
+    // A header value cannot start another header.
+    let record = call(&executor, "items.get", json!({"user": "u", "trace": "t\r\nX-Admin: 1"})).await;
+    assert_eq!(
+        record.model_text(),
+        "the header parameter `trace` contains a line break or NUL, which a header value cannot"
+    );
+}
+
+#[tokio::test]
+async fn the_secret_never_appears_in_records_or_errors() {
+    set_token();
+    let (base, _) = serve().await;
+    let mut boom = item_spec(&base);
+    boom.name = "boom".to_owned();
+    boom.path = "/boom".to_owned();
+    let executor = executor_of(vec![RestTools::new().build(&boom).unwrap()]);
+    let record = call(&executor, "boom", json!({"user": "u"})).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    let everything = format!("{record:?} {} {}", serde_json::to_string(&record).unwrap(), record.model_text());
+    assert!(!everything.contains(SECRET), "{everything}");
+    let tool = RestTools::new().build(&item_spec(&base)).unwrap();
+    assert!(!format!("{:?}", tool.definition()).contains(SECRET));
+}
+
+/// Calls a `GET` tool named `name` on `path` without arguments, its spec adjusted first.
+async fn call_endpoint(name: &str, path: &str, adjust: impl FnOnce(&mut RestToolSpec)) -> ExecutionRecord {
+    let (base, _) = serve().await;
+    let mut spec = RestToolSpec::new(name, "An endpoint.", "GET", &base, path);
+    adjust(&mut spec);
+    let executor = executor_of(vec![RestTools::new().build(&spec).unwrap()]);
+    call(&executor, name, json!({})).await
+}
+
+#[tokio::test]
+async fn a_500_is_a_failed_record_with_the_status_and_the_start_of_the_body() {
+    let record = call_endpoint("boom", "/boom", |_| {}).await;
+    assert_eq!(record.model_text(), "The API of `boom` answered 500 Internal Server Error: database exploded at row 7");
+    let Some(CallFailure::ToolError { error }) = &record.failure else { panic!("{:?}", record.failure) };
+    assert_eq!(error.code(), Some("http_500"));
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_json_is_text_cut_with_the_cut_said() {
+    let record = call_endpoint("text", "/text", |_| {}).await;
+    assert_eq!(record.content.structured, None);
+    assert!(record.content.text.starts_with("plain words plain words"));
+    assert!(record.content.text.ends_with("… [cut: 8000 more characters]"), "{}", &record.content.text[15_900..]);
+}
+
+#[tokio::test]
+async fn a_slow_endpoint_is_a_timed_out_record() {
+    let record = call_endpoint("slow", "/slow", |spec| spec.timeout_ms = Some(200)).await;
+    assert_eq!(record.status, CallStatus::TimedOut);
+}
+
+#[tokio::test]
+async fn only_idempotent_methods_are_retried() {
+    let (base, counts) = serve().await;
+    let flaky = |method: &str| {
+        let mut spec = RestToolSpec::new(format!("flaky.{}", method.to_lowercase()), "Flaky.", method, &base, "/flaky");
+        spec.retries = 2;
+        spec.retry_backoff_ms = Some(10);
+        RestTools::new().build(&spec).unwrap()
+    };
+    let executor = executor_of(vec![flaky("GET"), flaky("POST")]);
+    let record = call(&executor, "flaky.get", json!({})).await;
+    assert_eq!(record.content.structured, Some(json!({"attempt": 3})));
+    let record = call(&executor, "flaky.post", json!({})).await;
+    assert_eq!(record.model_text(), "The API of `flaky.post` answered 503 Service Unavailable: try later");
+    assert_eq!(counts.flaky.load(Ordering::SeqCst), 4);
+}
+
+#[tokio::test]
+async fn registries_load_from_toml_and_json() {
+    set_token();
+    let (base, _) = serve().await;
+    let toml = format!(
+        r#"
+[[tool]]
+name = "users.get"
+description = "Get a user."
+base_url = "{base}"
+path = "/echo/users/{{id}}"
+tags = ["users"]
+headers = {{ Authorization = "Bearer ${{TOOL_REST_TEST_TOKEN}}" }}
+
+[tool.parameters]
+type = "object"
+required = ["id"]
+properties.id = {{ type = "integer", description = "The user's id." }}
+"#
+    );
+    let tools = RestTools::new().load_toml(&toml).unwrap();
+    let json = json!({"tools": [{"name": "users.list", "description": "List users.", "base_url": base, "path": "/echo/users"}]});
+    let mut tools_json = RestTools::new().load_json(&json.to_string()).unwrap();
+    let mut all = tools;
+    all.append(&mut tools_json);
+    let executor = executor_of(all);
+    let record = call(&executor, "users.get", json!({"id": "7"})).await;
+    assert_eq!(record.content.structured.unwrap()["path"], "/api/echo/users/7");
+    assert_eq!(executor.catalog().definition("users.get").unwrap().parameters[0].description, "The user's id.");
+    let record = call(&executor, "users.list", json!({})).await;
+    assert_eq!(record.content.structured.unwrap()["path"], "/api/echo/users");
+}
+
+#[test]
+fn specs_that_cannot_work_are_refused_when_built() {
+    let base = "http://127.0.0.1:9/api";
+    let error = |spec: RestToolSpec| RestTools::new().build(&spec).err().map(|e| e.to_string());
+    let mut undeclared = RestToolSpec::new("a", "A.", "GET", base, "/x/{id}");
+    assert_eq!(
+        error(undeclared.clone()),
+        Some("the REST tool `a` is invalid: the path names `{id}`, which is not a parameter".to_owned())
+    );
+    undeclared.path = "/x".to_owned();
+    undeclared.headers =
+        BTreeMap::from([("Authorization".to_owned(), "Bearer ${TOOL_REST_UNSET_VARIABLE}".to_owned())]);
+    assert_eq!(
+        error(undeclared),
+        Some("the REST tool `a` is invalid: the environment variable `TOOL_REST_UNSET_VARIABLE` is not set".to_owned())
+    );
+    assert_eq!(
+        error(RestToolSpec::new("b", "B.", "GET", "ftp://host/x", "/y")),
+        Some(
+            "the REST tool `b` is invalid: the base URL `ftp://host/x` must be http(s)://host[:port][/path]".to_owned()
+        )
+    );
+    assert_eq!(
+        error(RestToolSpec::new("c", "C.", "FETCH IT", base, "/y")),
+        Some("the REST tool `c` is invalid: `FETCH IT` is not an HTTP method".to_owned())
+    );
+    assert!(matches!(RestTools::new().load_toml("[[tool]]\nname = 1"), Err(RestError::Parse { format: "TOML", .. })));
+}

@@ -1,0 +1,17 @@
+//! REST tools, behind the `rest` feature: HTTP endpoints declared in a TOML or JSON registry
+//! file or in code, each a [`DynamicTool`](crate::DynamicTool) whose calls go through the same
+//! extraction and executor as any tool, sent with reqwest (rustls).
+//!
+//! A call cannot change where its request goes: path values are percent-encoded as one
+//! segment, query values are encoded, header values with line breaks are refused, and the
+//! finished URL must lie under the configured base URL. Secrets come from environment
+//! variables named in header values and never appear in records, traces or errors.
+
+mod call;
+mod error;
+mod spec;
+mod tools;
+
+pub use error::RestError;
+pub use spec::RestToolSpec;
+pub use tools::RestTools;
