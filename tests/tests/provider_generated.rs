@@ -8,21 +8,8 @@ use serde_json::{json, Value};
 use tool_core::prelude::*;
 use tool_core::providers::check::check_tool;
 use tool_core::providers::{export, Dialect, ExportProblem};
-use tool_tests::dynamic;
 use tool_tests::generated::generated_tools;
-
-const DIALECTS: [Dialect; 10] = [
-    Dialect::OpenAiChat { strict: false },
-    Dialect::OpenAiChat { strict: true },
-    Dialect::OpenAiResponses { strict: false },
-    Dialect::OpenAiResponses { strict: true },
-    Dialect::Anthropic { strict: false },
-    Dialect::Anthropic { strict: true },
-    Dialect::Gemini,
-    Dialect::GeminiJsonSchema,
-    Dialect::Mcp,
-    Dialect::JsonSchema,
-];
+use tool_tests::{dynamic, DIALECTS};
 
 #[test]
 fn every_generated_tool_exports_in_every_dialect_within_the_providers_rules() {

@@ -33,6 +33,7 @@ pub(super) struct RestCall {
     path: Vec<Piece>,
     query: Vec<String>,
     header_parameters: Vec<(HeaderName, String)>,
+    body_parameter: Option<String>,
     /// Fixed headers, secrets among them (marked sensitive, never printed).
     headers: HeaderMap,
     retries: u32,
@@ -80,6 +81,11 @@ impl RestCall {
             }
             header_parameters.push((header, parameter.clone()));
         }
+        if let Some(body) = &spec.body_parameter {
+            if !declared(body) {
+                return Err(bad(spec, format!("the body parameter `{body}` is not a parameter")));
+            }
+        }
         let mut headers = HeaderMap::new();
         for (name, template) in &spec.headers {
             let header = HeaderName::from_bytes(name.as_bytes())
@@ -97,6 +103,7 @@ impl RestCall {
             path,
             query: spec.query.clone(),
             header_parameters,
+            body_parameter: spec.body_parameter.clone(),
             headers,
             retries: spec.retries,
             backoff: Duration::from_millis(spec.retry_backoff_ms.unwrap_or(100)),
@@ -180,8 +187,12 @@ impl RestCall {
         let has_body = !matches!(self.method, Method::GET | Method::HEAD | Method::DELETE | Method::OPTIONS);
         let mut builder = self.client.request(self.method.clone(), url).headers(headers);
         if has_body {
-            if !arguments.is_empty() {
-                builder = builder.json(&Value::Object(arguments));
+            let body = match &self.body_parameter {
+                Some(name) => arguments.remove(name).filter(|v| !v.is_null()),
+                None => (!arguments.is_empty()).then(|| Value::Object(std::mem::take(&mut arguments))),
+            };
+            if let Some(body) = body {
+                builder = builder.json(&body);
             }
         } else {
             for (name, value) in &arguments {

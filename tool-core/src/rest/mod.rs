@@ -1,5 +1,5 @@
 //! REST tools, behind the `rest` feature: HTTP endpoints declared in a TOML or JSON registry
-//! file or in code, each a [`DynamicTool`](crate::DynamicTool) whose calls go through the same
+//! file, in code, or imported from an OpenAPI 3.0/3.1 document, each a [`DynamicTool`](crate::DynamicTool) whose calls go through the same
 //! extraction and executor as any tool, sent with reqwest (rustls).
 //!
 //! A call cannot change where its request goes: path values are percent-encoded as one
@@ -9,9 +9,11 @@
 
 mod call;
 mod error;
+mod openapi;
 mod spec;
 mod tools;
 
 pub use error::RestError;
+pub use openapi::{openapi_specs, OpenApiOptions};
 pub use spec::RestToolSpec;
 pub use tools::RestTools;

@@ -53,6 +53,10 @@ pub struct RestToolSpec {
     /// Parameters sent as headers: header name to parameter name.
     #[serde(default)]
     pub header_parameters: BTreeMap<String, String>,
+    /// The parameter whose value is the whole JSON body (an OpenAPI body that is not an object
+    /// of fields); without it, the remaining parameters are the body's fields.
+    #[serde(default)]
+    pub body_parameter: Option<String>,
     /// Headers sent with every request. `${NAME}` in a value is the environment variable
     /// `NAME`, read when the tool is built: secrets stay out of the file, and out of every
     /// record, trace and error message.
@@ -100,6 +104,7 @@ impl RestToolSpec {
             parameters: no_parameters(),
             query: Vec::new(),
             header_parameters: BTreeMap::new(),
+            body_parameter: None,
             headers: BTreeMap::new(),
             timeout_ms: None,
             retries: 0,

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::call::RestCall;
 use super::error::RestError;
+use super::openapi::{openapi_specs, OpenApiOptions};
 use super::spec::{RegistryFile, RestToolSpec};
 use crate::tool::DynamicTool;
 
@@ -62,6 +63,13 @@ impl RestTools {
     /// The tools of a JSON registry (`{"tools": [..]}`).
     pub fn load_json(&self, text: &str) -> Result<Vec<DynamicTool>, RestError> {
         self.build_all(&parse_json(text)?, "(json)")
+    }
+
+    /// One tool per operation of an OpenAPI 3.0 or 3.1 document (JSON or YAML) that `options`
+    /// select: `operationId` as the name, summary and description, path, query and header
+    /// parameters and the JSON request body as parameters, `$ref`s resolved.
+    pub fn load_openapi(&self, document: &str, options: &OpenApiOptions) -> Result<Vec<DynamicTool>, RestError> {
+        self.build_all(&openapi_specs(document, options)?, "(openapi)")
     }
 
     /// One tool from its spec.

@@ -1,0 +1,284 @@
+//! REST tool specs from an OpenAPI 3.0 or 3.1 document (JSON or YAML): one per operation.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::error::RestError;
+use super::spec::RestToolSpec;
+
+/// How deep `$ref`s are followed before a schema is cut short (a recursive schema).
+const REF_DEPTH: usize = 32;
+/// The methods an OpenAPI path item may hold.
+const METHODS: [&str; 7] = ["get", "put", "post", "delete", "options", "head", "patch"];
+
+/// Which operations of an OpenAPI document become tools, and where their requests go.
+#[derive(Debug, Clone, Default)]
+pub struct OpenApiOptions {
+    /// Where requests go; the document's first server (its variables at their defaults)
+    /// unless given. Required when that server URL is relative.
+    pub base_url: Option<String>,
+    /// Only operations with one of these tags (all when empty).
+    pub tags: Vec<String>,
+    /// Only operations with one of these ids (all when empty).
+    pub operations: Vec<String>,
+    /// Put before each tool's name (`petstore.`).
+    pub prefix: String,
+    /// Headers sent with every request (`${NAME}` reads the environment, as in registries).
+    pub headers: BTreeMap<String, String>,
+    /// The time limit of each call.
+    pub timeout_ms: Option<u64>,
+}
+
+/// The specs of the operations of `document` that `options` select, in the document's order.
+pub fn openapi_specs(document: &str, options: &OpenApiOptions) -> Result<Vec<RestToolSpec>, RestError> {
+    let doc = parse(document)?;
+    let version = doc.get("openapi").and_then(Value::as_str).unwrap_or_default();
+    if !(version.starts_with("3.0") || version.starts_with("3.1")) {
+        return Err(invalid(format!("this is not an OpenAPI 3.0 or 3.1 document (`openapi: {version}`)")));
+    }
+    let base_url = match &options.base_url {
+        Some(url) => url.clone(),
+        None => server_url(&doc)?,
+    };
+    let mut specs = Vec::new();
+    let Some(paths) = doc.get("paths").and_then(Value::as_object) else { return Ok(specs) };
+    for (path, item) in paths {
+        let item = resolve(&doc, item, 0);
+        let shared = item.get("parameters").cloned().unwrap_or(Value::Null);
+        for method in METHODS {
+            let Some(operation) = item.get(method) else { continue };
+            if !selected(operation, options) {
+                continue;
+            }
+            specs.push(operation_spec(&doc, path, method, operation, &shared, &base_url, options)?);
+        }
+    }
+    Ok(specs)
+}
+
+fn invalid(reason: String) -> RestError {
+    RestError::Parse { format: "OpenAPI", reason }
+}
+
+/// JSON, or YAML (keys of any scalar kind read as text).
+fn parse(document: &str) -> Result<Value, RestError> {
+    if document.trim_start().starts_with('{') {
+        return serde_json::from_str(document).map_err(|e| RestError::Parse { format: "JSON", reason: e.to_string() });
+    }
+    let yaml: yaml_serde::Value =
+        yaml_serde::from_str(document).map_err(|e| RestError::Parse { format: "YAML", reason: e.to_string() })?;
+    Ok(from_yaml(yaml))
+}
+
+fn from_yaml(value: yaml_serde::Value) -> Value {
+    match value {
+        yaml_serde::Value::Null => Value::Null,
+        yaml_serde::Value::Bool(b) => Value::Bool(b),
+        yaml_serde::Value::Number(n) => serde_json::to_value(&n).unwrap_or(Value::Null),
+        yaml_serde::Value::String(s) => Value::String(s),
+        yaml_serde::Value::Sequence(items) => Value::Array(items.into_iter().map(from_yaml).collect()),
+        yaml_serde::Value::Mapping(map) => Value::Object(
+            map.into_iter()
+                .map(|(key, value)| {
+                    let key = match from_yaml(key) {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    (key, from_yaml(value))
+                })
+                .collect(),
+        ),
+        yaml_serde::Value::Tagged(tagged) => from_yaml(tagged.value),
+    }
+}
+
+/// The first server's URL with its variables at their defaults.
+fn server_url(doc: &Value) -> Result<String, RestError> {
+    let server = doc
+        .pointer("/servers/0")
+        .ok_or_else(|| invalid("the document names no server: give `OpenApiOptions::base_url`".to_owned()))?;
+    let mut url = server.get("url").and_then(Value::as_str).unwrap_or_default().to_owned();
+    if let Some(variables) = server.get("variables").and_then(Value::as_object) {
+        for (name, variable) in variables {
+            let default = variable.get("default").map(scalar).unwrap_or_default();
+            url = url.replace(&format!("{{{name}}}"), &default);
+        }
+    }
+    if !url.starts_with("http://") && !url.starts_with("https://") {
+        return Err(invalid(format!(
+            "the document's server URL `{url}` is not absolute: give `OpenApiOptions::base_url`"
+        )));
+    }
+    Ok(url)
+}
+
+fn scalar(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn selected(operation: &Value, options: &OpenApiOptions) -> bool {
+    let id = operation.get("operationId").and_then(Value::as_str);
+    let tags: Vec<&str> =
+        operation.get("tags").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    (options.operations.is_empty() || id.is_some_and(|id| options.operations.iter().any(|o| o == id)))
+        && (options.tags.is_empty() || tags.iter().any(|t| options.tags.iter().any(|o| o == t)))
+}
+
+/// `value` with every local `$ref` replaced by what it points at (sibling keys kept over it),
+/// and vendor extensions (`x-..`) and `xml` hints dropped: they say nothing to a model.
+fn resolve(doc: &Value, value: &Value, depth: usize) -> Value {
+    match value {
+        Value::Object(object) => {
+            let mut out = Map::new();
+            if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+                let target = reference.strip_prefix('#').and_then(|pointer| doc.pointer(pointer));
+                match target {
+                    Some(target) if depth < REF_DEPTH => {
+                        if let Value::Object(target) = resolve(doc, target, depth + 1) {
+                            out = target;
+                        }
+                    }
+                    // Too deep (a recursive schema) or not in this document: any value.
+                    _ => {}
+                }
+            }
+            for (key, child) in object {
+                if key == "$ref" || key == "xml" || key.starts_with("x-") {
+                    continue;
+                }
+                out.insert(key.clone(), resolve(doc, child, depth));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|item| resolve(doc, item, depth)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A name a tool may have: invalid characters become `_`, cut to 64.
+fn tool_name(prefix: &str, id: &str) -> String {
+    let mut name: String = format!("{prefix}{id}")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' })
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        name.insert(0, '_');
+    }
+    name.chars().take(64).collect()
+}
+
+fn operation_spec(
+    doc: &Value,
+    path: &str,
+    method: &str,
+    operation: &Value,
+    shared: &Value,
+    base_url: &str,
+    options: &OpenApiOptions,
+) -> Result<RestToolSpec, RestError> {
+    let operation = resolve(doc, operation, 0);
+    let id = operation
+        .get("operationId")
+        .and_then(Value::as_str)
+        .map_or_else(|| format!("{method}_{}", path.trim_matches('/')), str::to_owned);
+    let text = |key: &str| operation.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
+    let description = match (text("summary"), text("description")) {
+        (Some(summary), Some(description)) if summary != description => format!("{summary}\n\n{description}"),
+        (Some(text), _) | (None, Some(text)) => text.to_owned(),
+        (None, None) => format!("{} {path}", method.to_uppercase()),
+    };
+    let mut spec =
+        RestToolSpec::new(tool_name(&options.prefix, &id), description, method.to_uppercase(), base_url, path);
+    spec.headers = options.headers.clone();
+    spec.timeout_ms = options.timeout_ms;
+    spec.tags = operation
+        .get("tags")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+
+    let mut properties = Map::new();
+    let mut required: Vec<String> = Vec::new();
+    // Path-item parameters first; an operation's own parameter of the same name and place
+    // replaces one.
+    let mut parameters: Vec<Value> = Vec::new();
+    for parameter in [resolve(doc, shared, 0), operation.get("parameters").cloned().unwrap_or(Value::Null)]
+        .iter()
+        .filter_map(Value::as_array)
+        .flatten()
+    {
+        let key = |p: &Value| (p.get("name").cloned(), p.get("in").cloned());
+        parameters.retain(|p| key(p) != key(parameter));
+        parameters.push(parameter.clone());
+    }
+    for parameter in &parameters {
+        let (Some(name), Some(place)) =
+            (parameter.get("name").and_then(Value::as_str), parameter.get("in").and_then(Value::as_str))
+        else {
+            continue;
+        };
+        let mut schema = parameter.get("schema").cloned().unwrap_or_else(|| json!({}));
+        if let (Some(text), Value::Object(schema)) = (parameter.get("description").and_then(Value::as_str), &mut schema)
+        {
+            if !text.trim().is_empty() {
+                schema.insert("description".to_owned(), Value::from(text.trim()));
+            }
+        }
+        match place {
+            "path" => {}
+            "query" => spec.query.push(name.to_owned()),
+            "header" => {
+                spec.header_parameters.insert(name.to_owned(), name.to_owned());
+            }
+            // Cookies are the host's business, not the model's.
+            _ => continue,
+        }
+        if place == "path" || parameter.get("required").and_then(Value::as_bool) == Some(true) {
+            required.push(name.to_owned());
+        }
+        properties.insert(name.to_owned(), schema);
+    }
+
+    if let Some(body) = json_body(&operation) {
+        let body_required = operation.pointer("/requestBody/required").and_then(Value::as_bool) == Some(true);
+        let fields = body.get("properties").and_then(Value::as_object).filter(|fields| {
+            body.get("type").is_none_or(|t| t == "object") && fields.keys().all(|k| !properties.contains_key(k))
+        });
+        match fields {
+            // An object body: its fields are the tool's parameters beside the others.
+            Some(fields) => {
+                for (name, schema) in fields {
+                    properties.insert(name.clone(), schema.clone());
+                }
+                let listed = body.get("required").and_then(Value::as_array).into_iter().flatten();
+                required.extend(listed.filter_map(Value::as_str).map(str::to_owned));
+            }
+            // Anything else: one parameter holding the whole body.
+            None => {
+                let name = if properties.contains_key("body") { "request_body" } else { "body" };
+                properties.insert(name.to_owned(), body.clone());
+                if body_required {
+                    required.push(name.to_owned());
+                }
+                spec.body_parameter = Some(name.to_owned());
+            }
+        }
+    }
+    spec.parameters = json!({"type": "object", "properties": properties, "required": required});
+    Ok(spec)
+}
+
+/// The JSON schema of an operation's request body, when it takes JSON.
+fn json_body(operation: &Value) -> Option<&Value> {
+    let content = operation.pointer("/requestBody/content")?.as_object()?;
+    let (_, media) =
+        content.iter().find(|(kind, _)| kind.split(';').next().is_some_and(|k| k.trim().ends_with("json")))?;
+    media.get("schema")
+}
