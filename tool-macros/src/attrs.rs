@@ -21,6 +21,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "blocking",
     "strict",
     "crate",
+    "new",
     "create",
     "cleanup",
     "idle_timeout_ms",
@@ -50,6 +51,8 @@ pub struct ToolAttrs {
     pub blocking: Option<Span>,
     pub strict: Option<Span>,
     pub krate: Option<Path>,
+    /// On an impl block: the instance is `Self::new()`.
+    pub new: Option<Span>,
     /// On an impl block: the async factory's name.
     pub create: Option<syn::Ident>,
     /// On an impl block: the async cleanup method's name.
@@ -62,6 +65,7 @@ impl ToolAttrs {
     /// The span of the first impl-block key given, if any.
     pub fn impl_key(&self) -> Option<(Span, &'static str)> {
         let keys = [
+            (self.new, "new"),
             (self.create.as_ref().map(|i| i.span()), "create"),
             (self.cleanup.as_ref().map(|i| i.span()), "cleanup"),
             (self.idle_timeout_ms.as_ref().map(|l| l.span()), "idle_timeout_ms"),
@@ -302,6 +306,7 @@ impl ToolAttrs {
                 set(&mut self.timeout_ms, lit, meta, "tool")
             }
             "blocking" => set(&mut self.blocking, meta.path.span(), meta, "tool"),
+            "new" => set(&mut self.new, meta.path.span(), meta, "tool"),
             "create" | "cleanup" => {
                 let lit = string_value(meta)?;
                 let ident: syn::Ident = lit.parse().map_err(|_| {

@@ -352,7 +352,7 @@ fn expand_callable(
 fn expand_impl(attrs: ToolAttrs, mut item: syn::ItemImpl, mut errors: Errors) -> TokenStream {
     let krate = krate(&attrs);
     if let Some((span, key)) = attrs.tool_key() {
-        errors.push(syn::Error::new(span, format!("`{key}` belongs to a tool: on an impl block, `#[tool]` takes `create`, `cleanup`, `idle_timeout_ms` and `max_instances`; put `{key}` in the method's `#[tool(..)]`")));
+        errors.push(syn::Error::new(span, format!("`{key}` belongs to a tool: on an impl block, `#[tool]` takes `new`, `create`, `cleanup`, `idle_timeout_ms` and `max_instances`; put `{key}` in the method's `#[tool(..)]`")));
     }
     if let Some((_, path, _)) = &item.trait_ {
         errors.push(syn::Error::new_spanned(
@@ -410,12 +410,19 @@ fn expand_impl(attrs: ToolAttrs, mut item: syn::ItemImpl, mut errors: Errors) ->
             "`#[tool]` on an impl block collects the methods marked `#[tool]`, and this block has none: mark each tool method with `#[tool]`",
         ));
     }
+    if let (Some(new), Some(create)) = (attrs.new, &attrs.create) {
+        errors.push(syn::Error::new(
+            new,
+            format!("the instance is made either by `Self::new()` (`new`) or by `{create}` (`create`): keep one"),
+        ));
+    }
     let compile_errors = errors.to_compile_errors();
-    let create = match &attrs.create {
-        None => quote_spanned! {self_ty.span()=>
+    let create = match (&attrs.create, attrs.new) {
+        (Some(create), _) => quote!(#krate::__private::created(<#self_ty>::#create(ctx).await)),
+        (None, Some(new)) => quote_spanned!(new=> ::core::result::Result::Ok(<#self_ty>::new())),
+        (None, None) => quote_spanned! {self_ty.span()=>
             ::core::result::Result::Ok(<#self_ty as #krate::__private::DefaultState>::make())
         },
-        Some(create) => quote!(#krate::__private::created(<#self_ty>::#create(ctx).await)),
     };
     let cleanup = attrs.cleanup.as_ref().map(|cleanup| {
         quote! {

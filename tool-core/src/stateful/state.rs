@@ -32,7 +32,7 @@ pub trait ConversationState: Sized + Send + Sync + 'static {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StateLimits {
     /// An instance unused this long is cleaned up (checked when calls arrive, and by
-    /// [`Conversations::evict_idle`]).
+    /// [`Conversations::evict_idle`](crate::Conversations::evict_idle)).
     pub idle_timeout: Option<Duration>,
     /// At most this many instances live; a new conversation evicts the least recently used
     /// idle one, and is refused when every instance is busy.
