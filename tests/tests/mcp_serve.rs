@@ -130,3 +130,34 @@ async fn a_call_the_client_cancels_is_stopped_on_the_server() {
     assert_eq!(record, Some(("hold".to_owned(), CallStatus::Cancelled, Some(CallFailure::Cancelled))));
     client.cancel().await.unwrap();
 }
+
+/// A tally kept per conversation: over MCP, per session.
+#[derive(Default)]
+pub struct Tally {
+    total: u64,
+}
+
+#[tool]
+impl Tally {
+    /// Add to the tally; returns it.
+    #[tool]
+    fn add(&mut self, by: u64) -> u64 {
+        self.total += by;
+        self.total
+    }
+}
+
+#[tokio::test]
+async fn each_mcp_session_is_a_conversation_of_its_own_for_stateful_tools() {
+    let catalog = ToolCatalog::builder().add_declared::<Tally_add>().build().unwrap();
+    let server = McpServer::new(Executor::new(catalog)).unwrap();
+    let first = client_of_server(server.clone()).await;
+    let second = client_of_server(server).await;
+    // A `u64` is structured output, wrapped as `result` (its schema is not an object).
+    let total = |result: Value| result["structuredContent"]["result"].clone();
+    assert_eq!(total(call(&first, "tally.add", json!({"by": 2})).await), 2);
+    assert_eq!(total(call(&first, "tally.add", json!({"by": "3"})).await), 5);
+    assert_eq!(total(call(&second, "tally.add", json!({"by": 10})).await), 10);
+    first.cancel().await.unwrap();
+    second.cancel().await.unwrap();
+}

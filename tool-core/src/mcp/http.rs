@@ -119,8 +119,11 @@ impl McpHttpBuilder {
             .with_legacy_session_mode(!self.stateless)
             .with_cancellation_token(stop.child_token());
         let server = self.server;
-        let service =
-            StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
+        let service = StreamableHttpService::new(
+            move || Ok(server.for_session()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
         let mut router = Router::new().route_service(&self.path, service);
         if let Some(token) = self.bearer {
             router = router.layer(middleware::from_fn_with_state(token, require_bearer));

@@ -70,7 +70,13 @@ pub struct McpServer {
     page: usize,
     /// Sees the record of every call, for the host's audit or logs.
     observer: Option<Arc<RecordObserver>>,
+    /// The conversation of this session's calls (stateful tools keep one instance per
+    /// session); each session gets its own.
+    conversation: Option<Arc<str>>,
 }
+
+/// Numbers the sessions of this process, for their conversation ids.
+static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 type RecordObserver = dyn Fn(&ExecutionRecord) + Send + Sync;
 
@@ -138,6 +144,7 @@ impl McpServer {
             changes: Arc::new(watch::Sender::new(0)),
             page: PAGE,
             observer: None,
+            conversation: None,
         })
     }
 
@@ -174,6 +181,12 @@ impl McpServer {
         Ok(())
     }
 
+    /// A clone for one session, with a conversation of its own.
+    pub(super) fn for_session(&self) -> McpServer {
+        let session = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        McpServer { conversation: Some(Arc::from(format!("mcp-session-{session}"))), ..self.clone() }
+    }
+
     fn current(&self) -> Arc<Served> {
         Arc::clone(&self.served.read().unwrap_or_else(|e| e.into_inner()))
     }
@@ -184,7 +197,7 @@ impl McpServer {
         T: rmcp::transport::IntoTransport<RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        ServiceExt::serve(self, transport).await.map_err(|e| McpServerError::Session(e.to_string()))
+        ServiceExt::serve(self.for_session(), transport).await.map_err(|e| McpServerError::Session(e.to_string()))
     }
 
     /// Serves over this process's standard input and output, until the client leaves.
@@ -306,6 +319,7 @@ impl ServerHandler for McpServer {
         let served = self.current();
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
         served.names.restore(&mut call);
+        call.conversation_id = self.conversation.as_deref().map(str::to_owned);
         let mut scope = CallScope::new().cancel_on(&context.ct);
         let forwarding = progress_forwarder(&context).map(|(sink, forwarding)| {
             scope = scope.clone().on_progress(sink);
