@@ -58,38 +58,34 @@ impl RestCall {
             return Err(bad(spec, "the base URL cannot carry a query, a fragment or credentials: use `headers`"));
         }
         let properties = spec.parameters.get("properties").and_then(Value::as_object);
-        let declared = |name: &str| properties.is_some_and(|p| p.contains_key(name));
+        // Every name the spec routes must be a parameter.
+        let require = |shown: String, name: &str| match properties.is_some_and(|p| p.contains_key(name)) {
+            true => Ok(()),
+            false => Err(bad(spec, format!("{shown}, which is not a parameter"))),
+        };
+        let header_name = |name: &str| {
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad(spec, format!("`{name}` is not a header name")))
+        };
         let path = parse_template(&spec.path).map_err(|reason| bad(spec, reason))?;
         for piece in &path {
             if let Piece::Parameter(name) = piece {
-                if !declared(name) {
-                    return Err(bad(spec, format!("the path names `{{{name}}}`, which is not a parameter")));
-                }
+                require(format!("the path names `{{{name}}}`"), name)?;
             }
         }
         for name in &spec.query {
-            if !declared(name) {
-                return Err(bad(spec, format!("the query names `{name}`, which is not a parameter")));
-            }
+            require(format!("the query names `{name}`"), name)?;
         }
         let mut header_parameters = Vec::new();
         for (header, parameter) in &spec.header_parameters {
-            let header = HeaderName::from_bytes(header.as_bytes())
-                .map_err(|_| bad(spec, format!("`{header}` is not a header name")))?;
-            if !declared(parameter) {
-                return Err(bad(spec, format!("the header `{header}` names `{parameter}`, which is not a parameter")));
-            }
-            header_parameters.push((header, parameter.clone()));
+            require(format!("the header `{header}` names `{parameter}`"), parameter)?;
+            header_parameters.push((header_name(header)?, parameter.clone()));
         }
         if let Some(body) = &spec.body_parameter {
-            if !declared(body) {
-                return Err(bad(spec, format!("the body parameter `{body}` is not a parameter")));
-            }
+            require(format!("the body names `{body}`"), body)?;
         }
         let mut headers = HeaderMap::new();
         for (name, template) in &spec.headers {
-            let header = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| bad(spec, format!("`{name}` is not a header name")))?;
+            let header = header_name(name)?;
             let (value, secret) = expand_environment(template).map_err(|reason| bad(spec, reason))?;
             let mut value = HeaderValue::from_str(&value)
                 .map_err(|_| bad(spec, format!("the value of the header `{name}` is not a valid header value")))?;

@@ -159,6 +159,16 @@ async fn finish_all<T: ConversationState>(slots: Vec<Arc<Slot<T>>>) -> usize {
     finished
 }
 
+/// Runs `each` on every store, one after the other; the sum of what they return.
+async fn across_stores(each: impl Fn(&dyn AnyStore) -> BoxFuture<'static, usize>) -> usize {
+    let runs: Vec<_> = stores().iter().map(|store| each(store.as_ref())).collect();
+    let mut total = 0;
+    for run in runs {
+        total += run.await;
+    }
+    total
+}
+
 /// A store seen without its type, for [`Conversations`].
 trait AnyStore: Send + Sync {
     fn end(&self, conversation: Option<&str>) -> BoxFuture<'static, usize>;
@@ -218,33 +228,18 @@ impl Conversations {
     /// Ends `conversation`: each of its instances is cleaned up (after the calls holding it
     /// finish) and dropped. Returns how many there were.
     pub async fn end(conversation: &str) -> usize {
-        let ends: Vec<_> = stores().iter().map(|store| store.end(Some(conversation))).collect();
-        let mut ended = 0;
-        for end in ends {
-            ended += end.await;
-        }
-        ended
+        across_stores(|store| store.end(Some(conversation))).await
     }
 
     /// Ends every conversation. Returns how many instances were cleaned up.
     pub async fn end_all() -> usize {
-        let ends: Vec<_> = stores().iter().map(|store| store.end(None)).collect();
-        let mut ended = 0;
-        for end in ends {
-            ended += end.await;
-        }
-        ended
+        across_stores(|store| store.end(None)).await
     }
 
     /// Cleans up every instance unused for longer than its type's idle time, now. Returns how
     /// many.
     pub async fn evict_idle() -> usize {
-        let evictions: Vec<_> = stores().iter().map(|store| store.evict_idle()).collect();
-        let mut evicted = 0;
-        for eviction in evictions {
-            evicted += eviction.await;
-        }
-        evicted
+        across_stores(|store| store.evict_idle()).await
     }
 
     /// How many instances are alive, across all types and conversations.
