@@ -253,7 +253,7 @@ fn cut(text: &str, limit: usize) -> String {
 }
 
 /// A value as text: strings as they are, anything else as JSON.
-fn scalar_text(value: &Value) -> String {
+pub(super) fn scalar_text(value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
         other => other.to_string(),

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use super::call::scalar_text;
 use super::error::RestError;
 use super::spec::RestToolSpec;
 
@@ -79,15 +80,7 @@ fn from_yaml(value: yaml_serde::Value) -> Value {
         yaml_serde::Value::String(s) => Value::String(s),
         yaml_serde::Value::Sequence(items) => Value::Array(items.into_iter().map(from_yaml).collect()),
         yaml_serde::Value::Mapping(map) => Value::Object(
-            map.into_iter()
-                .map(|(key, value)| {
-                    let key = match from_yaml(key) {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    };
-                    (key, from_yaml(value))
-                })
-                .collect(),
+            map.into_iter().map(|(key, value)| (scalar_text(&from_yaml(key)), from_yaml(value))).collect(),
         ),
         yaml_serde::Value::Tagged(tagged) => from_yaml(tagged.value),
     }
@@ -101,7 +94,7 @@ fn server_url(doc: &Value) -> Result<String, RestError> {
     let mut url = server.get("url").and_then(Value::as_str).unwrap_or_default().to_owned();
     if let Some(variables) = server.get("variables").and_then(Value::as_object) {
         for (name, variable) in variables {
-            let default = variable.get("default").map(scalar).unwrap_or_default();
+            let default = variable.get("default").map(scalar_text).unwrap_or_default();
             url = url.replace(&format!("{{{name}}}"), &default);
         }
     }
@@ -111,13 +104,6 @@ fn server_url(doc: &Value) -> Result<String, RestError> {
         )));
     }
     Ok(url)
-}
-
-fn scalar(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 fn selected(operation: &Value, options: &OpenApiOptions) -> bool {
