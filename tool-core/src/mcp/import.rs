@@ -157,20 +157,17 @@ impl McpImport {
     /// Imports from a server started as a child process: `program` speaks MCP on its standard
     /// input and output.
     pub fn command(program: impl Into<OsString>) -> McpImportBuilder {
-        McpImportBuilder {
-            endpoint: Endpoint::Child { program: program.into(), args: Vec::new(), envs: Vec::new(), dir: None },
-            prefix: String::new(),
-            heartbeat: HEARTBEAT,
-        }
+        McpImportBuilder::new(Endpoint::Child {
+            program: program.into(),
+            args: Vec::new(),
+            envs: Vec::new(),
+            dir: None,
+        })
     }
 
     /// Imports from a streamable HTTP endpoint (`http://127.0.0.1:8080/mcp`).
     pub fn http(url: impl Into<String>) -> McpImportBuilder {
-        McpImportBuilder {
-            endpoint: Endpoint::Http { url: url.into(), bearer: None },
-            prefix: String::new(),
-            heartbeat: HEARTBEAT,
-        }
+        McpImportBuilder::new(Endpoint::Http { url: url.into(), bearer: None })
     }
 
     /// The imported tools as they were last listed, named with the prefix. They keep the
@@ -231,6 +228,10 @@ impl McpImport {
 }
 
 impl McpImportBuilder {
+    fn new(endpoint: Endpoint) -> McpImportBuilder {
+        McpImportBuilder { endpoint, prefix: String::new(), heartbeat: HEARTBEAT }
+    }
+
     /// An argument for the child process.
     pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
         if let Endpoint::Child { args, .. } = &mut self.endpoint {
@@ -419,7 +420,6 @@ impl Shared {
 
     /// Calls `name` on the server with `arguments`; the result or error becomes the tool's.
     async fn call(self: Arc<Self>, name: Arc<str>, arguments: Map<String, Value>, ctx: ToolContext) -> ToolResult {
-        let server = self.endpoint.label();
         let live = self.connected().await.map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unreachable"))?;
         let _in_flight = InFlight::enter(&live);
         let mut params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
@@ -438,7 +438,7 @@ impl Shared {
         // Dropped on a time-out or cancellation, this future sends `notifications/cancelled`.
         let outcome = tokio::select! {
             outcome = live.peer.call_tool(params) => outcome,
-            () = live.lost.cancelled() => return Err(lost(&server, &name, "it stopped answering")),
+            () = live.lost.cancelled() => return Err(lost(&self.endpoint.label(), &name, "it stopped answering")),
         };
         match outcome {
             Ok(result) => read_result(serde_json::to_value(result).unwrap_or(Value::Null)),
@@ -446,7 +446,7 @@ impl Shared {
                 if !matches!(error, ServiceError::McpError(_)) {
                     live.lost.cancel();
                 }
-                Err(lost_call(&server, &name, &error))
+                Err(lost_call(&self.endpoint.label(), &name, &error))
             }
         }
     }
