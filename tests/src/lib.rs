@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub mod dialect_tools;
 pub mod generated;
 pub mod python;
 pub mod source;

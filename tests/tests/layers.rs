@@ -27,6 +27,7 @@ const LAYERS: &[&str] = &[
     "providers",
     "mcp",
     "rest",
+    "xml",
 ];
 
 /// A module path below the crate root, as segments (`["extract", "scan"]`); the root is `[]`.

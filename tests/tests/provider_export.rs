@@ -3,138 +3,12 @@
 //! float widths, a tagged enum, a tuple, a recursive type, constraints, a tool without
 //! parameters and a dotted name (insta snapshots), and the rules behind them (exact values).
 
-use std::collections::BTreeMap;
-
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{json, Value};
 use tool_core::prelude::*;
 use tool_core::providers::check::{check_request, check_tool};
 use tool_core::providers::{export, Dialect, ExportProblem, NoteAction};
+use tool_tests::dialect_tools::{catalog, TOOLS};
 use tool_tests::dynamic;
-
-/// Where a parcel goes.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct Address {
-    /// Recipient's name.
-    pub name: String,
-    /// Street and number.
-    pub street: String,
-    /// Apartment, floor.
-    pub line2: Option<String>,
-    /// Postal code.
-    pub postcode: Option<u32>,
-}
-
-/// One line of the parcel.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct Item {
-    /// Stock-keeping unit.
-    pub sku: String,
-    /// How many.
-    pub quantity: u32,
-    /// Weight of one, in kilograms.
-    pub weight_kg: f64,
-}
-
-/// Delivery speed.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Service {
-    Standard,
-    Express,
-}
-
-/// Books a shipment.
-#[tool(name = "shipment.create", annotations(destructive, title = "Create shipment"))]
-#[allow(clippy::too_many_arguments)]
-fn create_shipment(
-    /// Who receives it.
-    recipient: Address,
-    /// Where to send it back if undeliverable.
-    return_to: Option<Address>,
-    /// What is in the parcel.
-    items: Vec<Item>,
-    /// How fast.
-    service: Service,
-    /// A faster service if available.
-    upgrade: Option<Service>,
-    /// Free-form labels.
-    metadata: BTreeMap<String, String>,
-    /// Declared value, for insurance.
-    insured_value: Option<f64>,
-    /// Sender's account.
-    account: i64,
-    /// The sender's reference.
-    #[param(pattern = "^PO-[0-9]+$", length(min = 4, max = 12))]
-    reference: String,
-    /// Parcels in the shipment.
-    #[param(range(min = 1, max = 20), default = 1)]
-    parcels: u32,
-) -> String {
-    let _ = (recipient, return_to, items, service, upgrade, metadata, insured_value, account, reference, parcels);
-    String::new()
-}
-
-/// A shape to draw.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Shape {
-    /// A circle.
-    Circle {
-        /// Radius.
-        radius: f64,
-    },
-    /// A square.
-    Square {
-        /// Side length.
-        side: f64,
-    },
-}
-
-/// Draws a shape at a point.
-#[tool(name = "canvas_draw")]
-fn canvas_draw(
-    /// What to draw.
-    shape: Shape,
-    /// Where: x and y.
-    at: (i32, i32),
-    /// Opacity, above 0.
-    #[param(range(min = 0.0, max = 1.0))]
-    opacity: Option<f32>,
-    /// Layer number.
-    layer: Option<u8>,
-) -> String {
-    let _ = (shape, at, opacity, layer);
-    String::new()
-}
-
-/// A folder and what is in it.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct Folder {
-    /// Its name.
-    pub name: String,
-    /// The folders inside.
-    pub children: Vec<Folder>,
-}
-
-/// Creates a tree of folders.
-#[tool(name = "folders.create")]
-fn create_folders(
-    /// The top folder.
-    root: Folder,
-) -> String {
-    let _ = root;
-    String::new()
-}
-
-/// The current time.
-#[tool(name = "clock.now", annotations(read_only, idempotent))]
-fn clock_now() -> String {
-    String::new()
-}
-
-const TOOLS: [&str; 4] = ["shipment.create", "canvas_draw", "folders.create", "clock.now"];
 
 const DIALECTS: [(&str, Dialect); 10] = [
     ("openai_chat", Dialect::OpenAiChat { strict: false }),
@@ -150,7 +24,7 @@ const DIALECTS: [(&str, Dialect); 10] = [
 ];
 
 fn definition(name: &str) -> &'static ToolDefinition {
-    ToolCatalog::global().unwrap().definition(name).unwrap()
+    catalog().definition(name).unwrap()
 }
 
 /// Each tool alone in `dialect`: its wire form and report, or the export error.
@@ -239,7 +113,7 @@ fn openai_strict_sends_a_map_as_json_text_and_reports_it() {
 #[tokio::test]
 async fn a_map_sent_as_json_text_reaches_the_tool_as_a_map() {
     // What a strict-mode model sends for the map above, and for the nullable optional fields.
-    let executor = Executor::new(ToolCatalog::global().unwrap().clone());
+    let executor = Executor::new(catalog().clone());
     let raw = r#"{"recipient": {"name": "Ada", "street": "1 Main St", "line2": null, "postcode": null},
         "return_to": null, "items": [], "service": "express", "upgrade": null,
         "metadata": "{\"order\": \"A-1\"}", "insured_value": null, "account": 7, "reference": "PO-12",
@@ -387,7 +261,7 @@ async fn a_constraint_moved_into_the_description_is_still_enforced_at_call_time(
     let reference = &exported.tools[0]["input_schema"]["properties"]["reference"];
     assert_eq!(reference["description"], "The sender's reference. (minLength: 4; maxLength: 12)");
     assert_eq!(reference.get("minLength"), None);
-    let executor = Executor::new(ToolCatalog::global().unwrap().clone());
+    let executor = Executor::new(catalog().clone());
     let raw = r#"{"recipient": {"name": "Ada", "street": "1 Main St"}, "items": [], "service": "express",
         "metadata": {}, "account": 7, "reference": "PO1"}"#;
     let record = executor.execute(ToolCallRequest::new("shipment.create", "call_2", raw)).await;

@@ -747,7 +747,7 @@ async fn repairs_made_while_restoring_are_warned_and_the_strict_policy_refuses_t
     assert_eq!((error.pointer.as_str(), error.rule.as_str()), ("", "trailing_comma_removed"));
     assert_eq!(
         error.detail,
-        "refused by the strict policy; lenient extraction would have: removed the comma after the last element"
+        "refused by the strict policy; lenient extraction would have removed the comma after the last element"
     );
     assert_eq!(warnings(&record), vec![]);
 }

@@ -48,11 +48,7 @@ fn a_strict_parameter_refuses_conversions_the_others_still_get() {
 fn a_strict_tool_refuses_repairs_of_the_text_and_conversions() {
     let fenced = errors(<transfer as DeclaredTool>::extract("```json\n{\"cents\": 5, \"to\": \"ann\"}\n```"));
     assert_eq!((fenced[0].0.as_str(), fenced[0].1.as_str()), ("", "code_fence_removed"));
-    assert!(
-        fenced[0].2.starts_with("refused by the strict policy; lenient extraction would have: "),
-        "{}",
-        fenced[0].2
-    );
+    assert!(fenced[0].2.starts_with("refused by the strict policy; lenient extraction would have "), "{}", fenced[0].2);
     let converted = errors(<transfer as DeclaredTool>::extract(r#"{"cents": 5.0, "to": 7}"#));
     assert_eq!(
         converted.iter().map(|(p, r, _)| (p.as_str(), r.as_str())).collect::<Vec<_>>(),

@@ -359,14 +359,17 @@ impl Executor {
         // Arguments given in the request (a provider's call put back in the declared form) are
         // what the values are read from; the raw text stays as the provider sent it.
         let policy = self.catalog.policy();
-        // Under the strict policy a repair or an undecodable JSON text (the warnings restoring
-        // made) is refused: the raw text is extracted as it came, and says why.
+        // Under the strict policy the repairs that made the given arguments (an undecodable
+        // JSON text left as it was by restoring, an XML call's broken structure read) are
+        // refused, each as an error saying what lenient extraction would have done.
         let strict = policy.strict || tool.definition().strict;
-        if strict && request.arguments.is_some() && !request.parse_warnings.is_empty() {
-            request.arguments = None;
-            request.parse_warnings.clear();
-        }
+        let refused = strict && request.arguments.is_some() && !request.parse_warnings.is_empty();
         let bound = match request.arguments.take() {
+            Some(arguments) if refused => {
+                request.arguments = Some(arguments);
+                let refusals = request.parse_warnings.drain(..).map(|w| crate::extract::refusal(&w)).collect();
+                Err(crate::model::ArgumentErrors { errors: refusals })
+            }
             None => tool.bind(&mut request, policy),
             Some(arguments) => {
                 let raw = std::mem::replace(&mut request.raw_arguments, arguments.to_string());

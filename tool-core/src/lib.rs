@@ -55,6 +55,8 @@ pub mod providers; // provider dialects: definitions out, calls in, results back
 pub mod mcp; // MCP with rmcp: serve a catalog
 #[cfg(feature = "rest")]
 pub mod rest; // REST tools: endpoints from a registry file or code, sent with reqwest
+#[cfg(feature = "xml")]
+pub mod xml; // the XML call protocol: `<functions>` out, `<function_calls>` in
 
 pub use catalog::{CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, Progress, ProgressSink, State, ToolContext};

@@ -24,6 +24,7 @@ pub(crate) mod single_pass;
 pub(crate) mod tree;
 
 pub use args::{Wide, WireArgs};
+pub(crate) use convert::refusal;
 pub use param::ToolParam;
 pub use policy::ExtractionPolicy;
 pub(crate) use tree::{read_by_tree, tree_path};

@@ -270,7 +270,7 @@ fn parse_object(
             rule: repair.rule().to_owned(),
             expected: "exact JSON: an object".into(),
             received: Some(truncate(raw)),
-            detail: format!("refused by the strict policy; lenient extraction would have: {}", repair.action()),
+            detail: format!("refused by the strict policy; lenient extraction would have {}", repair.action()),
         });
     }
 
