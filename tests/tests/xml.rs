@@ -700,6 +700,26 @@ proptest! {
 }
 
 #[test]
+fn a_tag_is_a_tag_whether_it_arrives_whole_or_cut_after_its_name() {
+    // Any ASCII whitespace may follow a tag's name (here a form feed); other whitespace may not.
+    let parser = XmlParser::new(&catalog());
+    for answer in [
+        "<function_calls\x0c><invoke\x0cname=\"tell_user\"><parameter\x0cname=\"message\">hi</parameter></invoke></function_calls>",
+        "<function_calls\u{3000}><invoke\u{3000}name=\"tell_user\"></invoke>",
+    ] {
+        let whole = parser.parse(answer);
+        for cut in (0..=answer.len()).filter(|&c| answer.is_char_boundary(c)) {
+            assert_eq!(streamed(&parser, answer.as_bytes(), &[cut]), whole, "{answer:?} cut at {cut}");
+        }
+    }
+    let calls: Vec<usize> = ["<invoke\x0cname=\"a\"/>", "<invoke\u{3000}name=\"a\"/>"]
+        .iter()
+        .map(|a| parser.parse(a).calls.len())
+        .collect();
+    assert_eq!(calls, [1, 0]);
+}
+
+#[test]
 fn invalid_utf8_is_read_as_replacement_characters_wherever_the_chunks_are_cut() {
     let parser = XmlParser::new(&catalog());
     let mut bytes = b"<function_calls><invoke name=\"tell_user\"><parameter name=\"message\">a".to_vec();

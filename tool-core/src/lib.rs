@@ -34,9 +34,9 @@
 //! See the README for the whole tour: the struct form, injected values, the catalog, the
 //! executor, and the records.
 //!
-//! The crate's modules are layers that read top-down, from plain data to providers: `model`,
-//! `schema`, `extract`, `context`, `tool`, `declare`, `catalog`, `executor`, `providers`. Each
-//! uses only the layers below it.
+//! The crate's modules are layers that read top-down, from plain data to providers and
+//! protocols: `model`, `schema`, `extract`, `context`, `tool`, `stateful`, `declare`, `catalog`,
+//! `executor`, `providers`, `mcp`, `rest`, `xml`. Each uses only the layers below it.
 
 // The modules are layers, bottom first: each uses only the ones above it in this list, never
 // one that uses it back (`tests/tests/layers.rs` checks both from the source).

@@ -146,7 +146,9 @@ impl Scanner {
 }
 
 /// Whether `rest` (a `<` and what follows, with no `>` yet) may still become a tag of the
-/// protocol.
+/// protocol. It must say yes to every beginning of what [`classify`] takes for a tag, or a
+/// streamed answer would read as text what the whole answer reads as a tag; both use ASCII
+/// whitespace only.
 fn could_be_tag(rest: &str) -> bool {
     let head = &rest[1..];
     let head = head.strip_prefix('/').unwrap_or(head);
@@ -154,7 +156,8 @@ fn could_be_tag(rest: &str) -> bool {
     if ident.len() == head.len() {
         return NAMES.iter().any(|name| name.starts_with(ident));
     }
-    NAMES.contains(&ident) && matches!(head.as_bytes()[ident.len()], b' ' | b'\t' | b'\n' | b'\r' | b'/' | b'=')
+    let next = head.as_bytes()[ident.len()];
+    NAMES.contains(&ident) && (next.is_ascii_whitespace() || next == b'/' || next == b'=')
 }
 
 /// The leading `[a-z_]` run of `text`.
@@ -167,7 +170,7 @@ fn identifier(text: &str) -> &str {
 fn classify(tag: &str) -> Option<Kind> {
     let inner = &tag[1..tag.len() - 1];
     if let Some(name) = inner.strip_prefix('/') {
-        return match name.trim_end() {
+        return match name.trim_ascii_end() {
             "function_calls" => Some(Kind::BlockClose(Form::Xml)),
             "tool_call" => Some(Kind::BlockClose(Form::Qwen)),
             "invoke" | "function" => Some(Kind::InvokeClose),
@@ -183,8 +186,8 @@ fn classify(tag: &str) -> Option<Kind> {
     let after = &inner[ident.len()..];
     let spaced = after.is_empty() || after.starts_with(|c: char| c.is_ascii_whitespace());
     match ident {
-        "function_calls" if after.trim().is_empty() && !self_closing => Some(Kind::BlockOpen(Form::Xml)),
-        "tool_call" if after.trim().is_empty() && !self_closing => Some(Kind::BlockOpen(Form::Qwen)),
+        "function_calls" if after.trim_ascii().is_empty() && !self_closing => Some(Kind::BlockOpen(Form::Xml)),
+        "tool_call" if after.trim_ascii().is_empty() && !self_closing => Some(Kind::BlockOpen(Form::Qwen)),
         "invoke" if spaced => Some(Kind::InvokeOpen(Form::Xml, named(inner, ident.len(), self_closing))),
         "parameter" if spaced => Some(Kind::ParamOpen(Form::Xml, named(inner, ident.len(), self_closing))),
         "function" if after.starts_with('=') => Some(Kind::InvokeOpen(Form::Qwen, bare(&after[1..], self_closing))),
