@@ -221,33 +221,17 @@ impl XmlStream {
     /// expected in the next chunk). Invalid UTF-8 is read as U+FFFD, as
     /// [`String::from_utf8_lossy`] reads it.
     pub fn feed_bytes(&mut self, chunk: &[u8]) -> Vec<XmlEvent> {
-        self.tail.extend_from_slice(chunk);
-        let mut start = 0;
-        loop {
-            match std::str::from_utf8(&self.tail[start..]) {
-                Ok(valid) => {
-                    self.buf.push_str(valid);
-                    start = self.tail.len();
-                    break;
-                }
-                Err(error) => {
-                    let valid_end = start + error.valid_up_to();
-                    self.buf.push_str(std::str::from_utf8(&self.tail[start..valid_end]).unwrap_or_default());
-                    match error.error_len() {
-                        Some(len) => {
-                            self.buf.push(char::REPLACEMENT_CHARACTER);
-                            start = valid_end + len;
-                        }
-                        // A character cut by the chunk's end: keep its start for the next chunk.
-                        None => {
-                            start = valid_end;
-                            break;
-                        }
-                    }
-                }
-            }
+        if self.tail.is_empty() {
+            let cut = push_utf8(&mut self.buf, chunk);
+            self.tail.extend_from_slice(&chunk[cut..]);
+        } else {
+            // The end of a character cut by the last chunk: read it together with this one.
+            let mut bytes = std::mem::take(&mut self.tail);
+            bytes.extend_from_slice(chunk);
+            let cut = push_utf8(&mut self.buf, &bytes);
+            bytes.drain(..cut);
+            self.tail = bytes;
         }
-        self.tail.drain(..start);
         self.run(false);
         std::mem::take(&mut self.events)
     }
@@ -278,6 +262,9 @@ impl XmlStream {
                         break;
                     }
                 }
+                // Text and CDATA inside a value are part of it: the value's range grows when
+                // it is closed, so there is nothing to do but read on.
+                Step::Token(Token { kind: Kind::Text | Kind::CData, end, .. }) if in_value => self.pos = end,
                 Step::Token(token) => self.token(token),
             }
         }
@@ -705,6 +692,31 @@ impl XmlStream {
 
     fn text(&mut self, start: usize, end: usize) {
         push_text(&mut self.events, &self.buf[start..end]);
+    }
+}
+
+/// Appends `bytes` to `buf` as UTF-8, invalid sequences as U+FFFD; returns where a character
+/// cut by the end of `bytes` begins (`bytes.len()` when none is).
+fn push_utf8(buf: &mut String, bytes: &[u8]) -> usize {
+    let mut start = 0;
+    loop {
+        match std::str::from_utf8(&bytes[start..]) {
+            Ok(valid) => {
+                buf.push_str(valid);
+                return bytes.len();
+            }
+            Err(error) => {
+                let valid_end = start + error.valid_up_to();
+                buf.push_str(std::str::from_utf8(&bytes[start..valid_end]).unwrap_or_default());
+                match error.error_len() {
+                    Some(len) => {
+                        buf.push(char::REPLACEMENT_CHARACTER);
+                        start = valid_end + len;
+                    }
+                    None => return valid_end,
+                }
+            }
+        }
     }
 }
 

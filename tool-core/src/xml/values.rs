@@ -127,27 +127,46 @@ const MAX_ENTITY: usize = 12;
 /// Appends `text` to `out` with its entities decoded by quick-xml; an `&` that does not begin
 /// an entity quick-xml knows is kept as written.
 fn entities(text: &str, out: &mut String) {
+    // Most values are well formed: quick-xml decodes them in one go.
+    if let Ok(decoded) = quick_xml::escape::unescape(text) {
+        out.push_str(&decoded);
+        return;
+    }
     let mut rest = text;
     while let Some(at) = rest.find('&') {
         out.push_str(&rest[..at]);
         let candidate = &rest[at..];
         let window = &candidate.as_bytes()[..candidate.len().min(MAX_ENTITY)];
-        let decoded = memchr::memchr(b';', window).and_then(|end| {
-            let entity = &candidate[..=end];
-            quick_xml::escape::unescape(entity).ok().map(|value| (value.into_owned(), end + 1))
-        });
-        match decoded {
-            Some((value, len)) => {
-                out.push_str(&value);
-                rest = &candidate[len..];
-            }
-            None => {
+        match memchr::memchr(b';', window) {
+            Some(end) if push_entity(&candidate[1..end], out) => rest = &candidate[end + 1..],
+            _ => {
                 out.push('&');
                 rest = &candidate[1..];
             }
         }
     }
     out.push_str(rest);
+}
+
+/// Appends what the entity `name` (between `&` and `;`) stands for, if it is one of XML's
+/// (quick-xml's table) or a character reference; returns whether it was.
+fn push_entity(name: &str, out: &mut String) -> bool {
+    if let Some(value) = quick_xml::escape::resolve_predefined_entity(name) {
+        out.push_str(value);
+        return true;
+    }
+    let Some(number) = name.strip_prefix('#') else { return false };
+    let code = match number.strip_prefix('x') {
+        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+        None => number.parse().ok(),
+    };
+    match code.and_then(char::from_u32).filter(|&c| c != '\0') {
+        Some(c) => {
+            out.push(c);
+            true
+        }
+        None => false,
+    }
 }
 
 #[cfg(test)]
