@@ -28,6 +28,8 @@ const LAYERS: &[&str] = &[
     "mcp",
     "rest",
     "xml",
+    "document",
+    "cli",
 ];
 
 /// A module path below the crate root, as segments (`["extract", "scan"]`); the root is `[]`.

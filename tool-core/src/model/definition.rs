@@ -38,6 +38,23 @@ pub enum ValueKind {
 }
 
 impl ValueKind {
+    /// Its name in tables and documentation: `string`, `integer`, `enum`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueKind::String => "string",
+            ValueKind::Boolean => "boolean",
+            ValueKind::Integer => "integer",
+            ValueKind::Number => "number",
+            ValueKind::Object => "object",
+            ValueKind::Array => "array",
+            ValueKind::Timestamp => "timestamp",
+            ValueKind::Uri => "URI",
+            ValueKind::EnumToken => "enum",
+            ValueKind::AttachmentReference => "attachment",
+            ValueKind::Any => "any",
+        }
+    }
+
     /// The noun used in messages to the model: "an integer", "a boolean", ...
     pub fn noun(self) -> &'static str {
         match self {
@@ -85,6 +102,18 @@ pub enum Cardinality {
     List,
     /// String keys to values (`HashMap<String, T>`, `BTreeMap`).
     Map,
+}
+
+impl Cardinality {
+    /// Its name in tables and documentation: `single`, `optional`, `list`, `map`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cardinality::Single => "single",
+            Cardinality::Optional => "optional",
+            Cardinality::List => "list",
+            Cardinality::Map => "map",
+        }
+    }
 }
 
 /// The allowed values of an enum-like parameter.

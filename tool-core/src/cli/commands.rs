@@ -1,0 +1,397 @@
+//! What each subcommand does. Each writes to the output it is given and returns the exit
+//! status: 0 for success, 1 when the work found a failure (a failed call, a definition a
+//! dialect refuses), 2 for a usage error (an unknown tool or format).
+
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::style::{table, Style};
+use crate::catalog::ToolCatalog;
+use crate::document::{render, shorten_descriptions, size_report, tool_kind, Format, FORMATS};
+use crate::executor::{ExecutionRecord, Executor};
+use crate::model::{Cardinality, ToolCallRequest, ToolDefinition};
+use crate::providers::check::check_tool;
+use crate::providers::{export, Dialect};
+
+pub(super) type Out<'a> = &'a mut dyn Write;
+
+/// Writes JSON, pretty, with a final line break.
+pub(super) fn write_json(out: Out<'_>, value: &Value) -> std::io::Result<()> {
+    writeln!(out, "{}", serde_json::to_string_pretty(value).unwrap_or_default())
+}
+
+/// The tool named `name`, or a message naming the closest ones.
+pub(super) fn find<'c>(catalog: &'c ToolCatalog, name: &str) -> Result<&'c ToolDefinition, String> {
+    catalog.definition(name).ok_or_else(|| {
+        let closest = catalog.closest_names(name, 3);
+        if closest.is_empty() {
+            format!("no tool named `{name}`; `tools list` shows them")
+        } else {
+            format!(
+                "no tool named `{name}`; did you mean {}?",
+                closest.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+            )
+        }
+    })
+}
+
+/// The parameters in a line: `query, limit?` (`?` marks the optional ones).
+fn parameter_names(tool: &ToolDefinition) -> String {
+    let names: Vec<String> =
+        tool.parameters.iter().map(|p| if p.required { p.name.clone() } else { format!("{}?", p.name) }).collect();
+    if names.is_empty() {
+        "-".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+pub(super) fn list(
+    catalog: &ToolCatalog,
+    tag: Option<&str>,
+    json: bool,
+    style: Style,
+    out: Out<'_>,
+) -> std::io::Result<i32> {
+    let tools: Vec<&ToolDefinition> = catalog.definitions().filter(|t| tag.is_none_or(|tag| t.has_tag(tag))).collect();
+    if json {
+        let rows: Vec<Value> = tools
+            .iter()
+            .map(|t| {
+                json!({"name": t.name, "kind": tool_kind(t), "tags": t.tags, "description": t.description,
+                    "parameters": t.parameters.iter().map(|p| json!({"name": p.name, "required": p.required})).collect::<Vec<_>>()})
+            })
+            .collect();
+        write_json(out, &json!({ "tools": rows }))?;
+        return Ok(0);
+    }
+    let rows: Vec<Vec<String>> = tools
+        .iter()
+        .map(|t| vec![t.name.clone(), tool_kind(t).to_owned(), t.tags.join(", "), parameter_names(t)])
+        .collect();
+    write!(out, "{}", table(style, &["NAME", "KIND", "TAGS", "PARAMETERS"], &rows))?;
+    writeln!(out, "{}", style.dim(&format!("{} tools", tools.len())))?;
+    Ok(0)
+}
+
+pub(super) fn show(tool: &ToolDefinition, json: bool, style: Style, out: Out<'_>) -> std::io::Result<i32> {
+    if json {
+        let mut value = serde_json::to_value(tool).unwrap_or(Value::Null);
+        value["kind"] = tool_kind(tool).into();
+        write_json(out, &value)?;
+        return Ok(0);
+    }
+    writeln!(out, "{}  {}", style.bold(&tool.name), style.dim(&format!("({}, {})", tool_kind(tool), tool.source)))?;
+    if !tool.description.is_empty() {
+        writeln!(out, "{}", tool.description.trim_end())?;
+    }
+    if !tool.tags.is_empty() {
+        writeln!(out, "tags: {}", tool.tags.join(", "))?;
+    }
+    if let Some(timeout) = tool.timeout {
+        writeln!(out, "time limit: {} ms", timeout.as_millis())?;
+    }
+    writeln!(out)?;
+    if tool.parameters.is_empty() {
+        writeln!(out, "No parameters.")?;
+    } else {
+        let rows: Vec<Vec<String>> = tool
+            .parameters
+            .iter()
+            .map(|p| {
+                let mut notes = Vec::new();
+                if let Some(allowed) = &p.enum_constraint {
+                    notes.push(format!("one of {}", allowed.allowed_values.join(", ")));
+                }
+                if let Some(default) = &p.default {
+                    notes.push(format!("default {default}"));
+                }
+                if let Some(example) = &p.example {
+                    notes.push(format!("e.g. {example}"));
+                }
+                let schema = tool.input_schema.get("properties").and_then(|props| props.get(&p.name));
+                let limits = schema.map(crate::document::constraints).unwrap_or_default().replace('`', "");
+                if !limits.is_empty() {
+                    notes.push(limits);
+                }
+                let cardinality = match p.cardinality {
+                    Cardinality::Single => "",
+                    Cardinality::Optional => "optional",
+                    Cardinality::List => "list of",
+                    Cardinality::Map => "map of",
+                };
+                let kind = format!("{cardinality} {}", p.value_kind.name()).trim().to_owned();
+                let mut description = p.description.replace('\n', " ");
+                if !notes.is_empty() {
+                    description = format!("{description} ({})", notes.join("; ")).trim().to_owned();
+                }
+                vec![p.name.clone(), kind, if p.required { "required".into() } else { String::new() }, description]
+            })
+            .collect();
+        write!(out, "{}", table(style, &["PARAMETER", "KIND", "", "DESCRIPTION"], &rows))?;
+    }
+    writeln!(out, "\n{}", style.bold("Input schema"))?;
+    write_json(out, &tool.input_schema)?;
+    if let Some(output) = &tool.output_schema {
+        writeln!(out, "\n{}", style.bold("Output schema"))?;
+        write_json(out, output)?;
+    }
+    if !tool.examples.is_empty() {
+        writeln!(out, "\n{}", style.bold("Examples"))?;
+        for example in &tool.examples {
+            writeln!(out, "{example}")?;
+        }
+    }
+    Ok(0)
+}
+
+/// The catalog's tools, their descriptions cut to `budget` tokens when one is given; prints
+/// what was cut to `notes`.
+fn tools_for_output(
+    catalog: &ToolCatalog,
+    budget: Option<usize>,
+    notes: Out<'_>,
+) -> std::io::Result<(Vec<ToolDefinition>, Vec<crate::document::Shortened>)> {
+    let tools: Vec<ToolDefinition> = catalog.definitions().cloned().collect();
+    let Some(budget) = budget else { return Ok((tools, Vec::new())) };
+    let (tools, cut) = shorten_descriptions(&tools, budget);
+    for c in &cut {
+        let at = c.parameter.as_ref().map_or_else(|| c.tool.clone(), |p| format!("{}/{p}", c.tool));
+        writeln!(notes, "shortened {at}: {} -> {} tokens", c.tokens_before, c.tokens_after)?;
+    }
+    Ok((tools, cut))
+}
+
+pub(super) fn export_formats(
+    catalog: &ToolCatalog,
+    formats: &[Format],
+    dir: Option<&Path>,
+    budget: Option<usize>,
+    json: bool,
+    out: Out<'_>,
+    err: Out<'_>,
+) -> std::io::Result<i32> {
+    let (tools, _) = tools_for_output(catalog, budget, err)?;
+    let (mut written, mut failed) = (Vec::new(), false);
+    for &format in formats {
+        // A format that cannot express a tool is reported; the others are still written.
+        let text = match render(format, &tools) {
+            Ok(text) => text,
+            Err(error) => {
+                writeln!(err, "{format}: {error}")?;
+                failed = true;
+                continue;
+            }
+        };
+        match dir {
+            None => write!(out, "{text}")?,
+            Some(dir) => {
+                std::fs::create_dir_all(dir)?;
+                let path = dir.join(format.file_name());
+                std::fs::write(&path, text)?;
+                written.push(path.display().to_string());
+            }
+        }
+    }
+    if dir.is_some() {
+        if json {
+            write_json(out, &json!({ "written": written }))?;
+        } else {
+            for path in &written {
+                writeln!(out, "wrote {path}")?;
+            }
+        }
+    }
+    Ok(i32::from(failed))
+}
+
+pub(super) fn call_output(record: &ExecutionRecord, json: bool, style: Style, out: Out<'_>) -> std::io::Result<i32> {
+    let code = i32::from(record.is_error());
+    if json {
+        write_json(out, &serde_json::to_value(record).unwrap_or(Value::Null))?;
+        return Ok(code);
+    }
+    let request = &record.request;
+    let status =
+        serde_json::to_value(record.status).ok().and_then(|s| s.as_str().map(str::to_owned)).unwrap_or_default();
+    let failure = record
+        .failure
+        .as_ref()
+        .and_then(|f| serde_json::to_value(f).ok())
+        .and_then(|f| f["kind"].as_str().map(str::to_owned));
+    let status = match failure {
+        Some(kind) => style.bad(&format!("{status} ({kind})")),
+        None => style.good(&status),
+    };
+    writeln!(out, "{} {status} in {:.1} ms", style.bold("status:"), record.duration.as_secs_f64() * 1000.0)?;
+    writeln!(out, "{} {}", style.bold("sent:"), request.raw_arguments.trim_end())?;
+    if let Some(arguments) = &request.arguments {
+        writeln!(out, "{} {arguments}", style.bold("read as:"))?;
+    }
+    for w in &request.parse_warnings {
+        writeln!(
+            out,
+            "{} {} at `{}`: {} (received {})",
+            style.warn("warning:"),
+            w.rule(),
+            w.pointer(),
+            w.action(),
+            w.received()
+        )?;
+    }
+    if let Some(errors) = &request.parse_error {
+        for e in &errors.errors {
+            writeln!(out, "{} {} at `{}`: {}", style.bad("error:"), e.rule, e.pointer, e.detail)?;
+        }
+    }
+    let label = if record.is_error() { "message for the model:" } else { "result:" };
+    writeln!(out, "{}\n{}", style.bold(label), record.content.text)?;
+    Ok(code)
+}
+
+/// Every dialect a definition can be checked against (the JSON Schema dialect is the
+/// document's own form).
+const CHECKED: [Dialect; 9] = [
+    Dialect::OpenAiChat { strict: false },
+    Dialect::OpenAiChat { strict: true },
+    Dialect::OpenAiResponses { strict: false },
+    Dialect::OpenAiResponses { strict: true },
+    Dialect::Anthropic { strict: false },
+    Dialect::Anthropic { strict: true },
+    Dialect::Gemini,
+    Dialect::GeminiJsonSchema,
+    Dialect::Mcp,
+];
+
+pub(super) fn check(catalog: &ToolCatalog, json: bool, style: Style, out: Out<'_>) -> std::io::Result<i32> {
+    let (mut problems, mut notes, mut rows) = (Vec::new(), Vec::new(), Vec::new());
+    for dialect in CHECKED {
+        let format = Format::Dialect(dialect).name();
+        let (mut refused, mut violated, mut noted) = (0, 0, 0);
+        for tool in catalog.definitions() {
+            match export(dialect, [tool]) {
+                Err(error) => {
+                    refused += 1;
+                    for problem in error.problems {
+                        problems.push(json!({"format": format, "tool": tool.name, "problem": problem.to_string()}));
+                    }
+                }
+                Ok(exported) => {
+                    for v in check_tool(dialect, &exported.tools[0]) {
+                        violated += 1;
+                        problems.push(json!({"format": format, "tool": tool.name, "rule": v.rule, "pointer": v.pointer, "problem": v.message}));
+                    }
+                    for note in exported.reports.iter().flat_map(|r| &r.notes) {
+                        noted += 1;
+                        notes.push(json!({"format": format, "tool": tool.name, "pointer": note.pointer, "keyword": note.keyword, "note": note.detail}));
+                    }
+                }
+            }
+        }
+        let verdict = if refused + violated == 0 { style.good("ok") } else { style.bad("problems") };
+        rows.push(vec![format.to_owned(), verdict, refused.to_string(), violated.to_string(), noted.to_string()]);
+    }
+    let code = i32::from(!problems.is_empty());
+    if json {
+        write_json(out, &json!({"ok": problems.is_empty(), "problems": problems, "notes": notes}))?;
+        return Ok(code);
+    }
+    write!(out, "{}", table(style, &["FORMAT", "", "REFUSED", "VIOLATIONS", "NOTES"], &rows))?;
+    for p in &problems {
+        writeln!(
+            out,
+            "{} {} {}: {}",
+            style.bad("problem:"),
+            p["format"].as_str().unwrap_or(""),
+            p["tool"].as_str().unwrap_or(""),
+            p["problem"].as_str().unwrap_or("")
+        )?;
+    }
+    if !notes.is_empty() {
+        writeln!(out, "\n{}", style.bold("What each format cannot express, and how it is sent instead:"))?;
+        for n in &notes {
+            let line = format!(
+                "{} {} {}: {}",
+                n["format"].as_str().unwrap_or(""),
+                n["tool"].as_str().unwrap_or(""),
+                n["pointer"].as_str().unwrap_or(""),
+                n["note"].as_str().unwrap_or("")
+            );
+            writeln!(out, "  {}", line.trim_end())?;
+        }
+    }
+    Ok(code)
+}
+
+pub(super) fn size(
+    catalog: &ToolCatalog,
+    budget: Option<usize>,
+    json: bool,
+    style: Style,
+    out: Out<'_>,
+    err: Out<'_>,
+) -> std::io::Result<i32> {
+    let (tools, shortened) = tools_for_output(catalog, budget, err)?;
+    let mut report = match size_report(&tools) {
+        Ok(report) => report,
+        Err(error) => {
+            writeln!(err, "{error}")?;
+            return Ok(1);
+        }
+    };
+    report.shortened = shortened;
+    if json {
+        write_json(out, &serde_json::to_value(&report).unwrap_or(Value::Null))?;
+        return Ok(0);
+    }
+    let totals: Vec<Vec<String>> = report
+        .formats
+        .iter()
+        .map(|f| {
+            let kind = if f.exact { "counted" } else { "estimated" };
+            vec![f.format.to_owned(), f.total.chars.to_string(), f.total.tokens.to_string(), kind.to_owned()]
+        })
+        .collect();
+    writeln!(out, "{}", style.bold(&format!("The whole list, per request ({} tokens):", report.tokenizer)))?;
+    write!(out, "{}", table(style, &["FORMAT", "CHARS", "TOKENS", ""], &totals))?;
+    let mut header = vec!["TOOL"];
+    header.extend(report.formats.iter().map(|f| f.format));
+    let rows: Vec<Vec<String>> = tools
+        .iter()
+        .map(|t| {
+            let mut row = vec![t.name.clone()];
+            row.extend(
+                report.formats.iter().map(|f| f.tool(&t.name).map_or_else(|| "-".to_owned(), |s| s.tokens.to_string())),
+            );
+            row
+        })
+        .collect();
+    writeln!(out, "\n{}", style.bold("Tokens per tool:"))?;
+    write!(out, "{}", table(style, &header, &rows))?;
+    for f in report.formats.iter().filter(|f| !f.refused.is_empty()) {
+        writeln!(out, "{} cannot express {} (`tools check` says why)", f.format, f.refused.join(", "))?;
+    }
+    Ok(0)
+}
+
+/// The formats named on the command line; `all` is every one.
+pub(super) fn formats(names: &[String]) -> Result<Vec<Format>, String> {
+    if names.iter().any(|n| n == "all") {
+        return Ok(FORMATS.iter().map(|(_, f)| *f).collect());
+    }
+    names.iter().map(|n| n.parse()).collect()
+}
+
+/// Runs one call and returns its record.
+pub(super) async fn call(
+    executor: &Executor,
+    name: &str,
+    arguments: String,
+    conversation: Option<String>,
+) -> ExecutionRecord {
+    let mut request = ToolCallRequest::new(name, "cli_call", arguments);
+    request.conversation_id = conversation;
+    executor.execute(request).await
+}

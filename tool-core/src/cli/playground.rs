@@ -1,0 +1,104 @@
+//! The playground (feature `playground`): a local page that lists the catalog, renders a form
+//! per tool from its parameter list and schema, keeps the form and the raw JSON arguments in
+//! step, runs calls through the executor and shows their records. The page is static HTML, CSS
+//! and JavaScript embedded in the binary (no build step, no CDN); axum serves it and its API:
+//!
+//! - `GET /api/tools`: every definition (with its kind);
+//! - `POST /api/call` with `{"tool": name, "arguments": text}`: the call's record.
+//!
+//! It answers only requests whose `Host` is the address it listens on or a loopback name (a
+//! page elsewhere cannot reach it through DNS rebinding), and calls only with a JSON body
+//! (which a cross-origin page cannot send without a preflight the server never approves).
+
+use std::net::SocketAddr;
+
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::commands::{call, Out};
+use crate::document::tool_kind;
+use crate::executor::Executor;
+
+const INDEX: &str = include_str!("playground/index.html");
+const SCRIPT: &str = include_str!("playground/app.js");
+const STYLE: &str = include_str!("playground/app.css");
+
+/// Serves the playground on `address` until Ctrl-C.
+pub(super) async fn serve(executor: Executor, address: SocketAddr, json: bool, out: Out<'_>) -> std::io::Result<i32> {
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    let bound = listener.local_addr()?;
+    let url = format!("http://{bound}/");
+    if json {
+        writeln!(out, "{}", json!({ "url": url }))?;
+    } else {
+        writeln!(out, "playground at {url} (Ctrl-C stops)")?;
+    }
+    out.flush()?;
+    let app = router(executor, bound);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(0)
+}
+
+fn router(executor: Executor, bound: SocketAddr) -> Router {
+    Router::new()
+        .route("/", get(|| async { page(INDEX, "text/html; charset=utf-8") }))
+        .route("/app.js", get(|| async { page(SCRIPT, "text/javascript; charset=utf-8") }))
+        .route("/app.css", get(|| async { page(STYLE, "text/css; charset=utf-8") }))
+        .route("/api/tools", get(tools))
+        .route("/api/call", post(run_call))
+        .layer(middleware::from_fn_with_state(bound, local_host_only))
+        .with_state(executor)
+}
+
+fn page(body: &'static str, content_type: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response()
+}
+
+async fn tools(State(executor): State<Executor>) -> Json<Value> {
+    let tools: Vec<Value> = executor
+        .catalog()
+        .definitions()
+        .map(|tool| {
+            let mut value = serde_json::to_value(tool).unwrap_or(Value::Null);
+            value["kind"] = tool_kind(tool).into();
+            value
+        })
+        .collect();
+    Json(json!({ "tools": tools }))
+}
+
+#[derive(Deserialize)]
+struct CallBody {
+    tool: String,
+    arguments: String,
+}
+
+async fn run_call(State(executor): State<Executor>, Json(body): Json<CallBody>) -> Json<Value> {
+    let record = call(&executor, &body.tool, body.arguments, None).await;
+    Json(serde_json::to_value(&record).unwrap_or(Value::Null))
+}
+
+/// Refuses a request whose `Host` is neither the bound address nor a loopback name.
+async fn local_host_only(State(bound): State<SocketAddr>, request: Request, next: Next) -> Response {
+    let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
+    let port = bound.port();
+    let allowed = host == bound.to_string()
+        || [format!("localhost:{port}"), format!("127.0.0.1:{port}"), format!("[::1]:{port}")]
+            .iter()
+            .any(|h| h == host);
+    if allowed {
+        next.run(request).await
+    } else {
+        (StatusCode::FORBIDDEN, "the playground answers only on its own address").into_response()
+    }
+}

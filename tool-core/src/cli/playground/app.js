@@ -1,0 +1,348 @@
+"use strict";
+// The playground: a form per tool built from its schema, kept in step with the raw JSON
+// arguments, calls sent through the executor, and each record shown with its warnings and
+// errors at the fields they concern.
+
+const state = { tools: [], tool: null, root: null, form: null };
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value !== undefined && value !== null && value !== false) node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) {
+    if (child !== undefined && child !== null) node.append(child);
+  }
+  return node;
+}
+
+function pointerChild(pointer, segment) {
+  return pointer + "/" + String(segment).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+async function load() {
+  const response = await fetch("/api/tools");
+  state.tools = (await response.json()).tools;
+  document.getElementById("count").textContent = state.tools.length + " tools";
+  document.getElementById("search").addEventListener("input", renderList);
+  renderList();
+}
+
+function renderList() {
+  const query = document.getElementById("search").value.trim().toLowerCase();
+  const list = document.getElementById("tools");
+  list.replaceChildren();
+  for (const tool of state.tools) {
+    const haystack = [tool.name, ...(tool.tags || [])].join(" ").toLowerCase();
+    if (query && !haystack.includes(query)) continue;
+    const item = el("li", { "data-tool": tool.name }, tool.name);
+    for (const tag of tool.tags || []) item.append(el("span", { class: "tag" }, "#" + tag));
+    if (state.tool && state.tool.name === tool.name) item.classList.add("selected");
+    item.addEventListener("click", () => select(tool));
+    list.append(item);
+  }
+}
+
+// ---- schemas -------------------------------------------------------------------------
+
+function resolve(schema) {
+  let seen = 0;
+  while (schema && typeof schema.$ref === "string" && seen++ < 32) {
+    const path = schema.$ref.replace(/^#\//, "").split("/");
+    let target = state.root;
+    for (const part of path) target = target ? target[part.replace(/~1/g, "/").replace(/~0/g, "~")] : undefined;
+    const rest = Object.assign({}, schema);
+    delete rest.$ref;
+    schema = Object.assign({}, target || {}, rest);
+  }
+  return schema || {};
+}
+
+// The schema without its `null` alternative, and whether it had one.
+function withoutNull(schema) {
+  schema = resolve(schema);
+  for (const key of ["anyOf", "oneOf"]) {
+    const branches = schema[key];
+    if (Array.isArray(branches)) {
+      const others = branches.filter((b) => resolve(b).type !== "null");
+      if (others.length === 1 && others.length < branches.length) {
+        const inner = Object.assign({}, resolve(others[0]));
+        if (!inner.description && schema.description) inner.description = schema.description;
+        return { schema: inner, nullable: true };
+      }
+    }
+  }
+  if (Array.isArray(schema.type) && schema.type.includes("null")) {
+    const types = schema.type.filter((t) => t !== "null");
+    return { schema: Object.assign({}, schema, { type: types.length === 1 ? types[0] : types }), nullable: true };
+  }
+  return { schema, nullable: false };
+}
+
+function enumValues(schema) {
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => ({ value: v, description: "" }));
+  for (const key of ["oneOf", "anyOf"]) {
+    const branches = schema[key];
+    if (Array.isArray(branches) && branches.length && branches.every((b) => "const" in resolve(b))) {
+      return branches.map((b) => ({ value: resolve(b).const, description: resolve(b).description || "" }));
+    }
+  }
+  return null;
+}
+
+function kindOf(schema) {
+  if (enumValues(schema)) return "enum";
+  const type = Array.isArray(schema.type) ? null : schema.type;
+  if (type === "boolean" || type === "integer" || type === "number" || type === "string") return type;
+  if (type === "object" && schema.properties && !schema.additionalProperties) return "object";
+  if (type === "array" && Array.isArray(schema.prefixItems)) return "tuple";
+  if (type === "array" && schema.items && typeof schema.items === "object") return "array";
+  return "json";
+}
+
+// ---- the form ----------------------------------------------------------------------------
+
+// A field for `schema` at `pointer`: an element with `_read()` (the value, or undefined when
+// left empty) and `_write(value)`.
+function field(label, rawSchema, pointer, required, description) {
+  const { schema, nullable } = withoutNull(rawSchema);
+  const optional = !required || nullable;
+  const kind = kindOf(schema);
+  const text = description || schema.description || "";
+  const hints = [];
+  if (text) hints.push(text);
+  const example = schema.example !== undefined ? schema.example : (Array.isArray(schema.examples) ? schema.examples[0] : undefined);
+  if (example !== undefined) hints.push("e.g. " + JSON.stringify(example));
+  if (schema.default !== undefined) hints.push("default " + JSON.stringify(schema.default));
+
+  if (kind === "object") {
+    const box = el("fieldset", { "data-pointer": pointer, class: "field" }, el("legend", {}, label, optional ? el("span", { class: "optional" }, "(optional)") : null));
+    if (hints.length) box.append(el("span", { class: "hint" }, hints.join(" · ")));
+    const requiredNames = schema.required || [];
+    const children = Object.entries(schema.properties).map(([name, sub]) => {
+      const child = field(name, sub, pointerChild(pointer, name), requiredNames.includes(name));
+      box.append(child);
+      return [name, child];
+    });
+    box._read = () => {
+      const value = {};
+      let any = false;
+      for (const [name, child] of children) {
+        const v = child._read();
+        if (v !== undefined) { value[name] = v; any = true; }
+      }
+      return any || !optional ? value : undefined;
+    };
+    box._write = (value) => {
+      for (const [name, child] of children) child._write(value && typeof value === "object" ? value[name] : undefined);
+    };
+    return box;
+  }
+
+  const wrap = el("div", { class: "field", "data-pointer": pointer },
+    el("label", {}, label, optional ? el("span", { class: "optional" }, "(optional)") : null));
+  let input;
+  if (kind === "array" || kind === "tuple") {
+    const items = el("div", { class: "items" });
+    const itemSchemas = kind === "tuple" ? schema.prefixItems : null;
+    const addItem = (value) => {
+      const index = items.children.length;
+      const sub = field("#" + index, itemSchemas ? itemSchemas[index] : schema.items, pointerChild(pointer, index), true);
+      const row = el("div", { class: "item" }, sub);
+      if (!itemSchemas) {
+        const remove = el("button", { type: "button", class: "remove" }, "remove");
+        remove.addEventListener("click", () => { row.remove(); renumber(); changed(); });
+        row.append(remove);
+      }
+      row._field = sub;
+      items.append(row);
+      if (value !== undefined) sub._write(value);
+      return row;
+    };
+    const renumber = () => {
+      [...items.children].forEach((row, i) => {
+        const sub = row._field;
+        sub.setAttribute("data-pointer", pointerChild(pointer, i));
+        const caption = sub.querySelector(":scope > label, :scope > legend");
+        if (caption) caption.firstChild.textContent = "#" + i;
+      });
+    };
+    wrap.append(items);
+    if (itemSchemas) {
+      itemSchemas.forEach(() => addItem());
+    } else {
+      const add = el("button", { type: "button", class: "add" }, "+ add");
+      add.addEventListener("click", () => { addItem(); changed(); });
+      wrap.append(add);
+    }
+    wrap._read = () => {
+      const values = [...items.children].map((row) => row._field._read());
+      if (!values.length && optional) return undefined;
+      return values.map((v) => (v === undefined ? null : v));
+    };
+    wrap._write = (value) => {
+      if (itemSchemas) {
+        [...items.children].forEach((row, i) => row._field._write(Array.isArray(value) ? value[i] : undefined));
+        return;
+      }
+      items.replaceChildren();
+      for (const v of Array.isArray(value) ? value : []) addItem(v);
+    };
+  } else if (kind === "enum" || kind === "boolean") {
+    const options = kind === "boolean" ? [{ value: true, description: "" }, { value: false, description: "" }] : enumValues(schema);
+    input = el("select", { name: pointer }, el("option", { value: "" }, optional ? "(not set)" : "(choose)"));
+    options.forEach((o, i) => input.append(el("option", { value: String(i) }, JSON.stringify(o.value) + (o.description ? " - " + o.description : ""))));
+    input._options = options;
+    wrap._read = () => (input.value === "" ? undefined : options[Number(input.value)].value);
+    wrap._write = (value) => {
+      const i = options.findIndex((o) => o.value === value);
+      input.value = i < 0 ? "" : String(i);
+    };
+  } else if (kind === "integer" || kind === "number") {
+    input = el("input", { type: "number", name: pointer, step: kind === "integer" ? "1" : "any",
+      min: schema.minimum, max: schema.maximum });
+    wrap._read = () => (input.value === "" ? undefined : Number(input.value));
+    wrap._write = (value) => { input.value = typeof value === "number" ? String(value) : (value === undefined || value === null ? "" : String(value)); };
+  } else if (kind === "string") {
+    input = el("input", { type: "text", name: pointer, placeholder: schema.format || "" });
+    wrap._read = () => (input.value === "" && optional ? undefined : input.value);
+    wrap._write = (value) => { input.value = value === undefined || value === null ? "" : String(value); };
+  } else {
+    input = el("textarea", { name: pointer, placeholder: "JSON" });
+    wrap._read = () => {
+      if (input.value.trim() === "") return undefined;
+      try { return JSON.parse(input.value); } catch (e) { return input.value; }
+    };
+    wrap._write = (value) => { input.value = value === undefined ? "" : JSON.stringify(value); };
+  }
+  if (input) wrap.append(input);
+  if (hints.length) wrap.append(el("span", { class: "hint" }, hints.join(" · ")));
+  return wrap;
+}
+
+function changed() {
+  if (!state.form) return;
+  const value = state.form._read() || {};
+  document.getElementById("raw").value = JSON.stringify(value, null, 2);
+  document.getElementById("raw-note").textContent = "";
+}
+
+function select(tool) {
+  state.tool = tool;
+  state.root = tool.input_schema;
+  renderList();
+  const main = document.getElementById("main");
+  const form = el("form", { id: "form", autocomplete: "off" });
+  const rootField = field(tool.name, Object.assign({}, tool.input_schema, { description: "" }), "", true);
+  // The root is the arguments object: its fields, without a box around them.
+  rootField.classList.add("root");
+  form.append(rootField);
+  state.form = rootField;
+  form.addEventListener("input", changed);
+  form.addEventListener("change", changed);
+  form.addEventListener("submit", (event) => { event.preventDefault(); callTool(); });
+
+  const raw = el("textarea", { id: "raw", spellcheck: "false" });
+  raw.addEventListener("input", () => {
+    const note = document.getElementById("raw-note");
+    try {
+      const value = JSON.parse(raw.value);
+      if (value && typeof value === "object" && !Array.isArray(value)) {
+        state.form._write(value);
+        note.textContent = "";
+        return;
+      }
+    } catch (e) { /* messy on purpose, perhaps: sent as typed */ }
+    note.textContent = "Not a JSON object as it stands: it is sent as typed, and the server repairs what it can.";
+  });
+
+  const facts = [tool.kind].concat(tool.tags || []).join(" · ");
+  main.replaceChildren(
+    el("div", { class: "tool-head" }, el("h2", {}, tool.name), el("span", { class: "hint" }, facts)),
+    el("p", { class: "description" }, tool.description || ""),
+    el("div", { class: "columns" },
+      el("div", {}, form),
+      el("div", {}, el("label", { for: "raw" }, "Arguments, as the model would send them"), raw,
+        el("div", { id: "raw-note", class: "raw-note" }),
+        el("button", { id: "call", class: "primary", type: "button" }, "Call"))),
+    el("section", { id: "record", hidden: true }));
+  document.getElementById("call").addEventListener("click", callTool);
+  for (const example of tool.examples || []) { state.form._write(example); break; }
+  changed();
+}
+
+// ---- calls and records ---------------------------------------------------------------------
+
+async function callTool() {
+  const response = await fetch("/api/call", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ tool: state.tool.name, arguments: document.getElementById("raw").value }),
+  });
+  renderRecord(await response.json());
+}
+
+// The field a pointer names, or the closest field above it.
+function fieldAt(pointer) {
+  const fields = [...document.querySelectorAll("#form [data-pointer]")];
+  let at = pointer;
+  for (;;) {
+    const found = fields.find((f) => f.getAttribute("data-pointer") === at);
+    if (found || at === "") return found;
+    at = at.slice(0, at.lastIndexOf("/"));
+  }
+}
+
+function mark(pointer, kind, text) {
+  const target = fieldAt(pointer);
+  if (!target) return;
+  target.classList.add(kind);
+  target.append(el("span", { class: "finding" }, text));
+}
+
+function renderRecord(record) {
+  for (const f of document.querySelectorAll("#form .warned, #form .refused")) f.classList.remove("warned", "refused");
+  for (const f of document.querySelectorAll("#form .finding")) f.remove();
+  const request = record.request || {};
+  const section = document.getElementById("record");
+  section.hidden = false;
+  const status = record.status || "failed";
+  const failure = record.failure ? " (" + record.failure.kind + ")" : "";
+  const ms = ((record.duration_us || 0) / 1000).toFixed(1);
+  const parts = [el("h3", {}, "Record ", el("span", { class: "status " + status, id: "status" }, status + failure), " in " + ms + " ms")];
+
+  let read = request.arguments;
+  if (read === undefined) { try { read = JSON.parse(request.raw_arguments); } catch (e) { read = undefined; } }
+  if (read !== undefined) parts.push(el("div", {}, "Arguments as read"), el("pre", { id: "read" }, JSON.stringify(read, null, 2)));
+
+  const warnings = request.parse_warnings || [];
+  if (warnings.length) {
+    const list = el("ul", { id: "warnings" });
+    for (const w of warnings) {
+      const where = w.pointer === "" ? "(arguments)" : w.pointer;
+      list.append(el("li", { class: "warning", "data-pointer": w.pointer }, w.rule + " at " + where + ": " + w.action + " (received " + w.received + ")"));
+      mark(w.pointer, "warned", w.rule + ": " + w.action);
+    }
+    parts.push(el("div", {}, "Warnings"), list);
+  }
+  const errors = (request.parse_error && request.parse_error.errors) || [];
+  if (errors.length) {
+    const list = el("ul", { id: "errors" });
+    for (const e of errors) {
+      const where = e.pointer === "" ? "(arguments)" : e.pointer;
+      list.append(el("li", { class: "error", "data-pointer": e.pointer }, e.rule + " at " + where + ": " + e.detail));
+      mark(e.pointer, "refused", e.detail);
+    }
+    parts.push(el("div", {}, "Errors"), list);
+  }
+  const content = record.content || {};
+  if (status === "success") {
+    const result = content.structured !== undefined ? JSON.stringify(content.structured, null, 2) : content.text;
+    parts.push(el("div", {}, "Result"), el("pre", { id: "result" }, result));
+  } else {
+    parts.push(el("div", {}, "Message for the model"), el("div", { class: "message", id: "message" }, content.text || ""));
+  }
+  section.replaceChildren(...parts);
+}
+
+load();

@@ -1,0 +1,284 @@
+//! The command line's arguments (clap) and its entry points.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use super::commands::{self, find, Out};
+use super::style::Style;
+use crate::catalog::ToolCatalog;
+use crate::executor::Executor;
+
+/// The tools linked into this program: list, show, export, call, check, size, serve.
+#[derive(Debug, Parser)]
+#[command(name = "tools", version, about, long_about = None)]
+struct Args {
+    /// When to colour the output: on a terminal (auto), always or never.
+    #[arg(long, global = true, value_enum, default_value_t = Colour::Auto)]
+    color: Colour,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Colour {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the tools: name, kind, tags and parameters (`?` marks the optional ones).
+    List {
+        /// Only the tools with this tag.
+        #[arg(long)]
+        tag: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one tool: its definition, parameters, schemas and examples.
+    Show {
+        /// The tool's name.
+        name: String,
+        /// Print the whole definition as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the catalog in one or more formats, to standard output or into a folder.
+    Export {
+        /// json, markdown, openai, openai-strict, responses, responses-strict, anthropic,
+        /// anthropic-strict, gemini, gemini-json-schema, mcp, xml, or all.
+        #[arg(long, short, required = true, num_args = 1.., value_delimiter = ',')]
+        format: Vec<String>,
+        /// Write one file per format into this folder (tools.json, tools.md, openai.json, ...).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Cut every description longer than this many tokens (reported on standard error).
+        #[arg(long)]
+        max_description_tokens: Option<usize>,
+        /// With --out, print the files written as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a tool through the executor and print its record; exits with 1 when the call fails.
+    Call {
+        /// The tool's name.
+        name: String,
+        /// The arguments, as the model would send them (read from standard input if left out).
+        #[arg(long)]
+        args: Option<String>,
+        /// The conversation, for stateful tools.
+        #[arg(long)]
+        conversation: Option<String>,
+        /// Print the whole record as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check every definition against every provider dialect's rules, and list what each
+    /// dialect cannot express; exits with 1 on a problem.
+    Check {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What the tool list costs on every request: characters and tokens per tool and format.
+    Size {
+        /// Cut every description longer than this many tokens first (reported on standard error).
+        #[arg(long)]
+        max_description_tokens: Option<usize>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the tools over MCP: on standard input and output, or streamable HTTP with --http.
+    ServeMcp {
+        /// Serve streamable HTTP on this address (127.0.0.1:PORT) instead of stdio.
+        #[arg(long)]
+        http: Option<SocketAddr>,
+        /// With --http: the bearer token clients must send.
+        #[arg(long)]
+        token: Option<String>,
+        /// With --http: print the endpoint as one line of JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the playground page: forms for every tool, calls run through the executor.
+    #[cfg(feature = "playground")]
+    Playground {
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8787")]
+        addr: SocketAddr,
+        /// Print the page's address as one line of JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The `tools` command line for an executor's catalog.
+#[derive(Debug, Clone)]
+pub struct ToolsCli {
+    executor: Executor,
+}
+
+impl ToolsCli {
+    /// The command line for `executor` (its catalog, state and limits are what calls use).
+    pub fn new(executor: Executor) -> Self {
+        ToolsCli { executor }
+    }
+
+    /// The command line for the tools linked into this program (`ToolCatalog::global`).
+    pub fn global() -> Result<Self, &'static crate::catalog::CatalogError> {
+        Ok(ToolsCli::new(Executor::new(ToolCatalog::global()?.clone())))
+    }
+
+    /// Runs with the process's arguments, standard input and output; returns the exit status.
+    pub fn run(self) -> ExitCode {
+        let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        let code = self.run_with(
+            std::env::args_os(),
+            &mut std::io::stdin().lock(),
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+            colour,
+        );
+        ExitCode::from(u8::try_from(code).unwrap_or(1))
+    }
+
+    /// Runs with these arguments (the first is the program's name) and streams; `terminal`
+    /// says whether `--color auto` colours. Returns the exit status.
+    pub fn run_with<I, T>(
+        self,
+        args: I,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+        terminal: bool,
+    ) -> i32
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let args = match Args::try_parse_from(args) {
+            Ok(args) => args,
+            Err(error) => {
+                let text = if terminal { error.render().ansi().to_string() } else { error.render().to_string() };
+                let _ = if error.use_stderr() { write!(stderr, "{text}") } else { write!(stdout, "{text}") };
+                return error.exit_code();
+            }
+        };
+        let style = Style {
+            colour: match args.color {
+                Colour::Auto => terminal,
+                Colour::Always => true,
+                Colour::Never => false,
+            },
+        };
+        match self.dispatch(args.command, style, stdin, stdout, stderr) {
+            Ok(code) => code,
+            // The reader went away (`tools list | head`): nothing more to say.
+            Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => 0,
+            Err(error) => {
+                let _ = writeln!(stderr, "error: {error}");
+                1
+            }
+        }
+    }
+
+    fn dispatch(
+        &self,
+        command: Command,
+        style: Style,
+        stdin: &mut dyn Read,
+        out: Out<'_>,
+        err: Out<'_>,
+    ) -> std::io::Result<i32> {
+        let catalog = self.executor.catalog();
+        let usage = |err: Out<'_>, message: String| -> std::io::Result<i32> {
+            writeln!(err, "error: {message}")?;
+            Ok(2)
+        };
+        match command {
+            Command::List { tag, json } => commands::list(catalog, tag.as_deref(), json, style, out),
+            Command::Show { name, json } => match find(catalog, &name) {
+                Ok(tool) => commands::show(tool, json, style, out),
+                Err(message) => usage(err, message),
+            },
+            Command::Export { format, out: dir, max_description_tokens, json } => match commands::formats(&format) {
+                Ok(formats) => {
+                    commands::export_formats(catalog, &formats, dir.as_deref(), max_description_tokens, json, out, err)
+                }
+                Err(message) => usage(err, message),
+            },
+            Command::Call { name, args, conversation, json } => {
+                let arguments = match args {
+                    Some(arguments) => arguments,
+                    None => {
+                        let mut text = String::new();
+                        stdin.read_to_string(&mut text)?;
+                        text
+                    }
+                };
+                let record = runtime()?.block_on(commands::call(&self.executor, &name, arguments, conversation));
+                commands::call_output(&record, json, style, out)
+            }
+            Command::Check { json } => commands::check(catalog, json, style, out),
+            Command::Size { max_description_tokens, json } => {
+                commands::size(catalog, max_description_tokens, json, style, out, err)
+            }
+            Command::ServeMcp { http, token, json } => runtime()?.block_on(self.serve_mcp(http, token, json, out)),
+            #[cfg(feature = "playground")]
+            Command::Playground { addr, json } => {
+                runtime()?.block_on(super::playground::serve(self.executor.clone(), addr, json, out))
+            }
+        }
+    }
+
+    async fn serve_mcp(
+        &self,
+        http: Option<SocketAddr>,
+        token: Option<String>,
+        json: bool,
+        out: Out<'_>,
+    ) -> std::io::Result<i32> {
+        let server = crate::mcp::McpServer::new(self.executor.clone()).map_err(std::io::Error::other)?;
+        let Some(address) = http else {
+            server.serve_stdio().await.map_err(std::io::Error::other)?;
+            return Ok(0);
+        };
+        let mut builder = server.http().bind(address);
+        if let Some(token) = token {
+            builder = builder.bearer_token(token);
+        }
+        let running = builder.start().await.map_err(std::io::Error::other)?;
+        if json {
+            writeln!(out, "{}", serde_json::json!({ "url": running.url() }))?;
+        } else {
+            writeln!(out, "serving MCP at {} (Ctrl-C stops)", running.url())?;
+        }
+        out.flush()?;
+        let _ = tokio::signal::ctrl_c().await;
+        running.shutdown().await;
+        Ok(0)
+    }
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()
+}
+
+/// `tools` for the tools linked into this program: the whole `main` of a tools binary.
+pub fn main() -> ExitCode {
+    match ToolsCli::global() {
+        Ok(cli) => cli.run(),
+        Err(error) => {
+            eprintln!("error: the tools linked into this program do not make a catalog: {error}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! The catalog written out for people and tools: one JSON document, every provider dialect, the
+//! XML `<functions>` block, Markdown documentation, and what each costs in characters and
+//! tokens. Everything is deterministic, so a host can commit the output and review its diffs.
+
+mod kind; // where a tool comes from
+mod format; // the formats, and a catalog rendered in one
+mod markdown; // Markdown documentation
+#[cfg(feature = "tokens")]
+mod size; // characters and tokens per tool, dialect and catalog; descriptions cut to a budget
+
+pub use format::{render, Format, FORMATS};
+pub use kind::tool_kind;
+#[cfg(feature = "cli")]
+pub(crate) use markdown::constraints;
+pub use markdown::markdown;
+#[cfg(feature = "tokens")]
+pub use size::{shorten_descriptions, size_report, DialectSize, Shortened, SizeReport, ToolSize};
