@@ -20,7 +20,7 @@ pub struct ToolSize {
     pub name: String,
     /// Characters of its text in the format (compact JSON, or the `<function>` line).
     pub chars: usize,
-    /// Tokens of that text, by [`TOKENIZER`].
+    /// Tokens of that text, by tiktoken's `o200k_base`.
     pub tokens: usize,
 }
 
@@ -185,4 +185,19 @@ fn shortened(text: &str, budget: usize) -> Option<(String, usize, usize)> {
     let kept = format!("{}…", text[..end].trim_end());
     let after = tokens(&kept);
     Some((kept, before, after))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_description_is_cut_at_the_last_sentence_that_fits_else_at_a_word() {
+        let text = "Search the notes. Returns at most ten summaries, best first, with their sources.";
+        assert_eq!(tokens("Search the notes."), 4);
+        assert_eq!(shortened(text, 6), Some(("Search the notes.".to_owned(), 17, 4)));
+        assert_eq!(shortened(text, 3), Some(("Search the…".to_owned(), 17, 3)));
+        assert_eq!(shortened(text, 17), None);
+        assert_eq!(shortened("观星阁是一个会议室", 2).map(|(t, ..)| t.chars().count() <= 9), Some(true));
+    }
 }

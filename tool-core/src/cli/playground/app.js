@@ -126,12 +126,14 @@ function field(label, rawSchema, pointer, required, description) {
     });
     box._read = () => {
       const value = {};
-      let any = false;
+      let filled = false;
       for (const [name, child] of children) {
         const v = child._read();
-        if (v !== undefined) { value[name] = v; any = true; }
+        if (v !== undefined) value[name] = v;
+        if (v !== undefined && v !== "" && !(Array.isArray(v) && v.length === 0)) filled = true;
       }
-      return any || !optional ? value : undefined;
+      // An optional object nothing was filled in for is left out.
+      return filled || !optional ? value : undefined;
     };
     box._write = (value) => {
       for (const [name, child] of children) child._write(value && typeof value === "object" ? value[name] : undefined);
@@ -262,10 +264,11 @@ function select(tool) {
     el("p", { class: "description" }, tool.description || ""),
     el("div", { class: "columns" },
       el("div", {}, form),
-      el("div", {}, el("label", { for: "raw" }, "Arguments, as the model would send them"), raw,
+      el("div", { class: "side" }, el("label", { for: "raw" }, "Arguments, as the model would send them"), raw,
         el("div", { id: "raw-note", class: "raw-note" }),
-        el("button", { id: "call", class: "primary", type: "button" }, "Call"))),
-    el("section", { id: "record", hidden: true }));
+        el("div", { id: "raw-findings", class: "field" }),
+        el("button", { id: "call", class: "primary", type: "button" }, "Call"),
+        el("section", { id: "record", hidden: true }))));
   document.getElementById("call").addEventListener("click", callTool);
   for (const example of tool.examples || []) { state.form._write(example); break; }
   changed();
@@ -294,15 +297,16 @@ function fieldAt(pointer) {
 }
 
 function mark(pointer, kind, text) {
-  const target = fieldAt(pointer);
+  // What concerns the whole arguments text goes beside it; the rest at its field.
+  const target = pointer === "" ? document.getElementById("raw-findings") : fieldAt(pointer);
   if (!target) return;
   target.classList.add(kind);
   target.append(el("span", { class: "finding" }, text));
 }
 
 function renderRecord(record) {
-  for (const f of document.querySelectorAll("#form .warned, #form .refused")) f.classList.remove("warned", "refused");
-  for (const f of document.querySelectorAll("#form .finding")) f.remove();
+  for (const f of document.querySelectorAll(".warned, .refused")) f.classList.remove("warned", "refused");
+  for (const f of document.querySelectorAll(".finding")) f.remove();
   const request = record.request || {};
   const section = document.getElementById("record");
   section.hidden = false;
@@ -325,7 +329,8 @@ function renderRecord(record) {
     }
     parts.push(el("div", {}, "Warnings"), list);
   }
-  const errors = (request.parse_error && request.parse_error.errors) || [];
+  // `parse_error` is the list of errors.
+  const errors = Array.isArray(request.parse_error) ? request.parse_error : [];
   if (errors.length) {
     const list = el("ul", { id: "errors" });
     for (const e of errors) {

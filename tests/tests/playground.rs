@@ -1,0 +1,242 @@
+//! The playground page in a real browser: headless Chromium (Debian's `chromium`, driven
+//! through `chromedriver` with fantoccini) against `tools_cli playground` run as a real
+//! process. A form with an enum, a list and a nested object is filled and called; messy JSON
+//! typed into the raw arguments shows its warnings at their fields; a refused call shows the
+//! message for the model. A screenshot of each state is kept in `target/playground/`.
+//!
+//! `.ci/run` installs `chromium` and `chromium-driver`; elsewhere set `TOOL_CHROMIUM` and
+//! `TOOL_CHROMEDRIVER` to other paths.
+
+use std::io::BufRead;
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{json, Value};
+
+/// A child process killed when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn program(variable: &str, default: &str) -> String {
+    std::env::var(variable).unwrap_or_else(|_| default.to_owned())
+}
+
+/// The playground, and its URL.
+fn playground() -> (Running, String) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("tools_cli"))
+        .args(["playground", "--addr", "127.0.0.1:0", "--json"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("tools_cli starts");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = serde_json::from_str::<Value>(&line).unwrap()["url"].as_str().unwrap().to_owned();
+    (Running(child), url)
+}
+
+/// chromedriver on a free port, once it accepts connections.
+fn chromedriver() -> (Running, u16) {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let path = program("TOOL_CHROMEDRIVER", "/usr/bin/chromedriver");
+    let child = Command::new(&path)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{path}: {e}; install Debian's chromium and chromium-driver (.ci/run does)"));
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(20), "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (Running(child), port)
+}
+
+async fn browser(port: u16) -> Client {
+    let profile = std::env::temp_dir().join(format!("playground-chromium-{}", std::process::id()));
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": program("TOOL_CHROMIUM", "/usr/bin/chromium"),
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1360,1000", format!("--user-data-dir={}", profile.display())],
+        }),
+    );
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(capabilities)
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await
+        .expect("a Chromium session")
+}
+
+fn screenshots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/playground");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A screenshot of the whole page.
+async fn shot(client: &Client, name: &str) {
+    let height =
+        client.execute("window.scrollTo(0, 0); return document.documentElement.scrollHeight;", vec![]).await.unwrap();
+    client.set_window_size(1360, height.as_u64().unwrap_or(1000).clamp(700, 4000) as u32 + 20).await.unwrap();
+    let png = client.screenshot().await.unwrap();
+    std::fs::write(screenshots().join(name), png).unwrap();
+}
+
+async fn css(client: &Client, selector: &str) -> fantoccini::elements::Element {
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(selector))
+        .await
+        .unwrap_or_else(|e| panic!("{selector}: {e}"))
+}
+
+async fn fill(client: &Client, name: &str, text: &str) {
+    let input = css(client, &format!("[name=\"{name}\"]")).await;
+    input.clear().await.unwrap();
+    input.send_keys(text).await.unwrap();
+}
+
+/// Replaces the raw arguments with `text`, as a user typing it would.
+async fn type_raw(client: &Client, text: &str) {
+    client
+        .execute(
+            "const raw = document.getElementById('raw'); raw.value = arguments[0]; \
+             raw.dispatchEvent(new Event('input', {bubbles: true}));",
+            vec![json!(text)],
+        )
+        .await
+        .unwrap();
+}
+
+/// Clicks Call and waits for the record of this call.
+async fn call(client: &Client) -> String {
+    client.execute("const r = document.getElementById('record'); if (r) r.replaceChildren();", vec![]).await.unwrap();
+    css(client, "#call").await.click().await.unwrap();
+    css(client, "#status").await.text().await.unwrap()
+}
+
+async fn texts(client: &Client, selector: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for element in client.find_all(Locator::Css(selector)).await.unwrap() {
+        out.push(element.text().await.unwrap());
+    }
+    out
+}
+
+#[tokio::test]
+async fn the_playground_fills_forms_calls_tools_and_shows_warnings_at_their_fields() {
+    let (_server, url) = playground();
+    let (_driver, port) = chromedriver();
+    let client = browser(port).await;
+    client.goto(&url).await.unwrap();
+
+    // The list, and search by name.
+    css(&client, "#tools li[data-tool=\"shipment.create\"]").await;
+    assert_eq!(texts(&client, "#tools li").await, ["canvas_draw", "clock.now", "folders.create", "shipment.create"]);
+    css(&client, "#search").await.send_keys("fold").await.unwrap();
+    assert_eq!(texts(&client, "#tools li").await, ["folders.create"]);
+    css(&client, "#search").await.clear().await.unwrap();
+    client.execute("document.getElementById('search').dispatchEvent(new Event('input'))", vec![]).await.unwrap();
+
+    // A form with a nested object, a list of objects, an enum, a map and constraints.
+    css(&client, "#tools li[data-tool=\"shipment.create\"]").await.click().await.unwrap();
+    assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "shipment.create");
+    assert!(css(&client, "fieldset[data-pointer=\"/return_to\"] legend")
+        .await
+        .text()
+        .await
+        .unwrap()
+        .contains("(optional)"));
+    fill(&client, "/recipient/name", "Ada").await;
+    fill(&client, "/recipient/street", "1 Main St").await;
+    css(&client, "[data-pointer=\"/items\"] > button.add").await.click().await.unwrap();
+    fill(&client, "/items/0/sku", "A1").await;
+    fill(&client, "/items/0/quantity", "3").await;
+    fill(&client, "/items/0/weight_kg", "1.5").await;
+    css(&client, "select[name=\"/service\"]").await.select_by_value("1").await.unwrap();
+    fill(&client, "/metadata", "{\"order\": \"A-1\"}").await;
+    fill(&client, "/account", "7").await;
+    fill(&client, "/reference", "PO-12").await;
+    let raw: Value = serde_json::from_str(&css(&client, "#raw").await.prop("value").await.unwrap().unwrap()).unwrap();
+    assert_eq!(
+        raw,
+        json!({"recipient": {"name": "Ada", "street": "1 Main St"}, "items": [{"sku": "A1", "quantity": 3, "weight_kg": 1.5}],
+            "service": "express", "metadata": {"order": "A-1"}, "account": 7, "reference": "PO-12"})
+    );
+    assert_eq!(call(&client).await, "success");
+    let result: Value = serde_json::from_str(&css(&client, "#result").await.text().await.unwrap()).unwrap();
+    assert_eq!(result["items"], json!([{"sku": "A1", "quantity": 3, "weight_kg": 1.5}]));
+    assert_eq!((result["service"].clone(), result["parcels"].clone()), (json!("express"), json!(1)));
+    shot(&client, "1-form-called.png").await;
+
+    // Messy JSON, typed by hand: sent as typed, repaired and converted, each warning at its field.
+    let messy = r#"{"recipient": {"name": "Ada", "street": "1 Main St"}, "items": [{"sku": "A1", "quantity": "3", "weight_kg": 1.5}], "service": "Express", "metadata": {}, "account": "7", "reference": "PO-12",}"#;
+    type_raw(&client, messy).await;
+    assert!(css(&client, "#raw-note").await.text().await.unwrap().starts_with("Not a JSON object as it stands"));
+    assert_eq!(call(&client).await, "success");
+    assert_eq!(
+        texts(&client, "#warnings li").await,
+        [
+            // What arrived is cut after 120 characters in a warning.
+            format!(
+                "trailing_comma_removed at (arguments): removed the comma after the last element (received {}… ({} chars))",
+                messy.chars().take(120).collect::<String>(),
+                messy.chars().count()
+            ),
+            "string_to_integer at /items/0/quantity: converted to 3 (received \"3\")".to_owned(),
+            "enum_case_normalized at /service: read as \"express\" (received \"Express\")".to_owned(),
+            "string_to_integer at /account: converted to 7 (received \"7\")".to_owned(),
+        ]
+    );
+    // Each at its field; the repair of the whole text beside the text.
+    assert_eq!(
+        texts(&client, "#form .warned > .finding").await,
+        [
+            "string_to_integer: converted to 3",
+            "enum_case_normalized: read as \"express\"",
+            "string_to_integer: converted to 7"
+        ]
+    );
+    assert_eq!(
+        texts(&client, "#raw-findings.warned > .finding").await,
+        ["trailing_comma_removed: removed the comma after the last element"]
+    );
+    assert_eq!(
+        css(&client, ".warned[data-pointer=\"/account\"] .finding").await.text().await.unwrap(),
+        "string_to_integer: converted to 7"
+    );
+    shot(&client, "2-messy-json-warnings.png").await;
+
+    // A refused call: the message for the model, and the field it concerns.
+    type_raw(&client, r#"{"recipient": {"name": "Ada", "street": "1 Main St"}, "items": [], "service": "express", "metadata": {}, "account": 7, "reference": "PO1"}"#).await;
+    assert_eq!(css(&client, "#raw-note").await.text().await.unwrap(), "");
+    assert_eq!(css(&client, "input[name=\"/reference\"]").await.prop("value").await.unwrap().as_deref(), Some("PO1"));
+    assert_eq!(call(&client).await, "failed (invalid_arguments)");
+    assert_eq!(
+        css(&client, "#message").await.text().await.unwrap(),
+        "The arguments for `shipment.create` were not accepted:\n- `reference`: expected text of at least 4 characters; \
+         got \"PO1\".\n- `reference`: expected text matching the pattern `^PO-[0-9]+$`; got \"PO1\".\n\
+         Send the corrected arguments to `shipment.create` again."
+    );
+    // Both errors at the one field.
+    assert_eq!(texts(&client, "#form .refused").await.len(), 1);
+    assert_eq!(texts(&client, ".refused[data-pointer=\"/reference\"] > .finding").await.len(), 2);
+    assert!(css(&client, ".refused[data-pointer=\"/reference\"]").await.text().await.unwrap().contains("PO1"));
+    shot(&client, "3-refused.png").await;
+
+    client.close().await.unwrap();
+}
