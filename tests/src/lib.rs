@@ -20,18 +20,4 @@ pub fn dynamic(name: impl Into<String>, description: impl Into<String>, schema: 
 }
 
 /// Every export dialect, strict and not.
-pub const DIALECTS: [tool_core::providers::Dialect; 10] = {
-    use tool_core::providers::Dialect;
-    [
-        Dialect::OpenAiChat { strict: false },
-        Dialect::OpenAiChat { strict: true },
-        Dialect::OpenAiResponses { strict: false },
-        Dialect::OpenAiResponses { strict: true },
-        Dialect::Anthropic { strict: false },
-        Dialect::Anthropic { strict: true },
-        Dialect::Gemini,
-        Dialect::GeminiJsonSchema,
-        Dialect::Mcp,
-        Dialect::JsonSchema,
-    ]
-};
+pub const DIALECTS: [tool_core::providers::Dialect; 10] = tool_core::providers::Dialect::ALL;

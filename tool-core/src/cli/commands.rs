@@ -251,23 +251,10 @@ pub(super) fn call_output(record: &ExecutionRecord, json: bool, style: Style, ou
     Ok(code)
 }
 
-/// Every dialect a definition can be checked against (the JSON Schema dialect is the
-/// document's own form).
-const CHECKED: [Dialect; 9] = [
-    Dialect::OpenAiChat { strict: false },
-    Dialect::OpenAiChat { strict: true },
-    Dialect::OpenAiResponses { strict: false },
-    Dialect::OpenAiResponses { strict: true },
-    Dialect::Anthropic { strict: false },
-    Dialect::Anthropic { strict: true },
-    Dialect::Gemini,
-    Dialect::GeminiJsonSchema,
-    Dialect::Mcp,
-];
-
 pub(super) fn check(catalog: &ToolCatalog, json: bool, style: Style, out: Out<'_>) -> std::io::Result<i32> {
     let (mut problems, mut notes, mut rows) = (Vec::new(), Vec::new(), Vec::new());
-    for dialect in CHECKED {
+    // Every dialect but the JSON Schema one, which is the definitions' own form.
+    for dialect in Dialect::ALL.into_iter().filter(|d| *d != Dialect::JsonSchema) {
         let format = Format::Dialect(dialect).name();
         let (mut refused, mut violated, mut noted) = (0, 0, 0);
         for tool in catalog.definitions() {

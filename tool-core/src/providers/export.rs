@@ -191,6 +191,20 @@ fn place(pointer: &str) -> String {
 }
 
 impl Dialect {
+    /// Every dialect, strict and not.
+    pub const ALL: [Dialect; 10] = [
+        Dialect::OpenAiChat { strict: false },
+        Dialect::OpenAiChat { strict: true },
+        Dialect::OpenAiResponses { strict: false },
+        Dialect::OpenAiResponses { strict: true },
+        Dialect::Anthropic { strict: false },
+        Dialect::Anthropic { strict: true },
+        Dialect::Gemini,
+        Dialect::GeminiJsonSchema,
+        Dialect::Mcp,
+        Dialect::JsonSchema,
+    ];
+
     /// The dialect in words, for messages.
     pub fn label(self) -> &'static str {
         match self {
