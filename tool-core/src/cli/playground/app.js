@@ -67,7 +67,8 @@ function withoutNull(schema) {
       const others = branches.filter((b) => resolve(b).type !== "null");
       if (others.length === 1 && others.length < branches.length) {
         const inner = Object.assign({}, resolve(others[0]));
-        if (!inner.description && schema.description) inner.description = schema.description;
+        // The property's own description says more than its type's.
+        if (schema.description) inner.description = schema.description;
         return { schema: inner, nullable: true };
       }
     }
