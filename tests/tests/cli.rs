@@ -181,7 +181,7 @@ fn call_prints_the_record_and_fails_with_the_call() {
     assert!(
         text.ends_with(
             "error: invalid_length at `/at`: invalid length 1, expected a tuple of size 2\nmessage for the model:\n\
-         The arguments for `canvas_draw` were not accepted:\n- `at`: expected an array; got [1].\n\
+         The arguments for `canvas_draw` were not accepted:\n- `at`: expected a tuple of size 2; got [1].\n\
          Send the corrected arguments to `canvas_draw` again."
         ),
         "{text}"

@@ -181,3 +181,27 @@ fn a_warning_reads_its_five_parts_and_serialises_as_an_object_of_them() {
         tool_core::ParseWarning::new("", "empty_arguments", "a JSON object", "", "read as an empty object `{}`");
     assert_eq!((empty.pointer(), empty.received(), empty.action()), ("", "", "read as an empty object `{}`"));
 }
+
+/// Draw a line.
+#[tool]
+fn draw_line(
+    /// From x, y.
+    from: (i32, i32),
+    /// Through these points, three of them.
+    through: [u8; 3],
+) -> String {
+    format!("{from:?} {through:?}")
+}
+
+#[tokio::test]
+async fn a_tuple_or_array_of_the_wrong_length_says_what_length_it_wants() {
+    let catalog = ToolCatalog::builder().add_declared::<draw_line>().build().unwrap();
+    let record = Executor::new(catalog)
+        .execute(ToolCallRequest::new("draw_line", "c", r#"{"from": [1], "through": [1, 2, 3, 4]}"#))
+        .await;
+    assert_eq!(
+        record.content.text,
+        "The arguments for `draw_line` were not accepted:\n- `from`: expected a tuple of size 2; got [1].\n\
+         - `through`: expected fewer elements in array; got [1,2,3,4].\nSend the corrected arguments to `draw_line` again."
+    );
+}

@@ -65,10 +65,17 @@ pub fn read_element<T: ToolParam>(
                     });
                     return None;
                 }
+                let rule = serde_rule(&detail);
+                // A list of the wrong length: serde's own words say what length (`a tuple of
+                // size 2`), which the parameter's kind (`an array`) does not.
+                let expected = match detail.split_once(", expected ") {
+                    Some((_, wanted)) if rule == "invalid_length" => wanted.to_owned(),
+                    _ => parameter.expected(),
+                };
                 errors.push(ArgumentError {
                     pointer: pointer + &inner,
-                    rule: serde_rule(&detail).into(),
-                    expected: parameter.expected(),
+                    rule: rule.into(),
+                    expected,
                     received: Some(received_text(received)),
                     detail,
                 });
