@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::style::{table, Style};
 use crate::catalog::ToolCatalog;
-use crate::document::{render, shorten_descriptions, size_report, tool_kind, Format, FORMATS};
+use crate::document::{definition_json, render, shorten_descriptions, size_report, tool_kind, Format, FORMATS};
 use crate::executor::{ExecutionRecord, Executor};
 use crate::model::{Cardinality, ToolCallRequest, ToolDefinition};
 use crate::providers::check::check_tool;
@@ -78,9 +78,7 @@ pub(super) fn list(
 
 pub(super) fn show(tool: &ToolDefinition, json: bool, style: Style, out: Out<'_>) -> std::io::Result<i32> {
     if json {
-        let mut value = serde_json::to_value(tool).unwrap_or(Value::Null);
-        value["kind"] = tool_kind(tool).into();
-        write_json(out, &value)?;
+        write_json(out, &definition_json(tool))?;
         return Ok(0);
     }
     writeln!(out, "{}  {}", style.bold(&tool.name), style.dim(&format!("({}, {})", tool_kind(tool), tool.source)))?;

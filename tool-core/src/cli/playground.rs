@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::commands::{call, Out};
-use crate::document::tool_kind;
+use crate::document::definition_json;
 use crate::executor::Executor;
 
 const INDEX: &str = include_str!("playground/index.html");
@@ -64,17 +64,10 @@ fn page(body: &'static str, content_type: &'static str) -> Response {
     ([(header::CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response()
 }
 
-async fn tools(State(executor): State<Executor>) -> Json<Value> {
-    let tools: Vec<Value> = executor
-        .catalog()
-        .definitions()
-        .map(|tool| {
-            let mut value = serde_json::to_value(tool).unwrap_or(Value::Null);
-            value["kind"] = tool_kind(tool).into();
-            value
-        })
-        .collect();
-    Json(json!({ "tools": tools }))
+/// The catalog as the JSON document `tools export --format json` writes.
+async fn tools(State(executor): State<Executor>) -> Response {
+    let document = json!({ "tools": executor.catalog().definitions().map(definition_json).collect::<Vec<_>>() });
+    Json(document).into_response()
 }
 
 #[derive(Deserialize)]

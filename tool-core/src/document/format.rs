@@ -79,7 +79,7 @@ impl FromStr for Format {
 pub fn render<'a>(format: Format, tools: impl IntoIterator<Item = &'a ToolDefinition>) -> Result<String, ExportError> {
     let tools: Vec<&ToolDefinition> = tools.into_iter().collect();
     let mut text = match format {
-        Format::Json => pretty(&json!({ "tools": tools.iter().map(|t| document(t)).collect::<Vec<_>>() })),
+        Format::Json => pretty(&json!({ "tools": tools.iter().map(|t| definition_json(t)).collect::<Vec<_>>() })),
         Format::Markdown => markdown(tools.iter().copied()),
         Format::Dialect(dialect) => pretty(&export(dialect, tools.iter().copied())?.request_fragment()),
         Format::Xml => crate::xml::functions_block(tools.iter().copied())?,
@@ -94,8 +94,9 @@ fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
-/// One tool in the JSON document: its definition, with where it comes from as `kind`.
-fn document(tool: &ToolDefinition) -> Value {
+/// One tool as the JSON document writes it: its definition, with where it comes from as
+/// `kind`.
+pub fn definition_json(tool: &ToolDefinition) -> Value {
     let mut value = serde_json::to_value(tool).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut value {
         map.insert("kind".into(), tool_kind(tool).into());

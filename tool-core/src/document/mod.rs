@@ -8,7 +8,7 @@ mod markdown; // Markdown documentation
 #[cfg(feature = "tokens")]
 mod size; // characters and tokens per tool, dialect and catalog; descriptions cut to a budget
 
-pub use format::{render, Format, FORMATS};
+pub use format::{definition_json, render, Format, FORMATS};
 pub use kind::tool_kind;
 #[cfg(feature = "cli")]
 pub(crate) use markdown::constraints;
