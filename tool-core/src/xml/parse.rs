@@ -509,19 +509,17 @@ impl XmlStream {
                 self.open_param(&mut invoke, opening, (token.start, token.end));
             }
             Kind::ParamClose => {
-                let pending = invoke.pending.take().filter(|&(s, e)| !self.buf[s..e].trim().is_empty());
-                match (pending, invoke.params.last_mut()) {
+                let text_before = invoke.pending.filter(|&(s, e)| !self.buf[s..e].trim().is_empty());
+                match (text_before, invoke.params.last_mut()) {
                     // `</parameter>` written inside the value: the first one closed it too soon.
                     (Some(_), Some(last)) => {
                         last.value.1 = token.start;
                         let warning = close_tag_in_value(last.name.as_deref(), "</parameter>");
                         invoke.warnings.push(warning);
+                        invoke.pending = None;
                     }
-                    (pending, _) => {
-                        if let Some(range) = pending {
-                            invoke.pending = Some(range);
-                            self.take_pending(&mut invoke);
-                        }
+                    _ => {
+                        self.take_pending(&mut invoke);
                         invoke.warnings.push(ParseWarning::new(
                             "",
                             "xml_unexpected_tag",
