@@ -173,3 +173,43 @@ async fn the_imported_tools_export_in_every_dialect() {
         }
     }
 }
+
+/// An OpenAPI document whose `n` schemas each reference the next twice: 2^n leaves once inlined.
+fn ref_bomb(n: usize) -> String {
+    let mut schemas = serde_json::Map::new();
+    for i in 0..n {
+        let next = json!({"$ref": format!("#/components/schemas/S{}", i + 1)});
+        let schema = match i + 1 == n {
+            true => json!({"type": "string"}),
+            false => json!({"type": "object", "properties": {"a": next, "b": next}}),
+        };
+        schemas.insert(format!("S{i}"), schema);
+    }
+    json!({
+        "openapi": "3.0.3",
+        "info": {"title": "bomb", "version": "1"},
+        "servers": [{"url": "http://127.0.0.1:9/api"}],
+        "paths": {"/x": {"post": {
+            "operationId": "x",
+            "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/S0"}}}}
+        }}},
+        "components": {"schemas": schemas}
+    })
+    .to_string()
+}
+
+#[test]
+fn a_ref_bomb_is_refused_naming_the_budget() {
+    let refused = "the REST tool `x` is invalid: the parameters and body of `POST /x` expand to more than 100000 \
+                   schema nodes once `$ref`s are inlined (at `#/components/schemas/S0`); raise \
+                   `OpenApiOptions::max_schema_nodes` to import it";
+    // 25 schemas of 2.5 KB: tens of millions of nodes if inlined whole.
+    let error = openapi_specs(&ref_bomb(25), &OpenApiOptions::default()).unwrap_err();
+    assert_eq!(error.to_string(), refused);
+    // A smaller one fits, and the budget is the host's to change.
+    let specs = openapi_specs(&ref_bomb(8), &OpenApiOptions::default()).unwrap();
+    let leaves = specs[0].parameters.to_string().matches("\"string\"").count();
+    assert_eq!(leaves, 1 << 7);
+    let tight = OpenApiOptions { max_schema_nodes: 500, ..OpenApiOptions::default() };
+    assert_eq!(openapi_specs(&ref_bomb(8), &tight).unwrap_err().to_string(), refused.replace("100000", "500"));
+}

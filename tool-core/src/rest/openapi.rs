@@ -10,11 +10,15 @@ use super::spec::RestToolSpec;
 
 /// How deep `$ref`s are followed before a schema is cut short (a recursive schema).
 const REF_DEPTH: usize = 32;
+/// How many JSON nodes one operation's parameters and body may expand to, `$ref`s inlined.
+const MAX_SCHEMA_NODES: usize = 100_000;
+/// The keys of an operation a tool is made from (its responses say nothing to the model).
+const OPERATION_KEYS: [&str; 6] = ["operationId", "summary", "description", "tags", "parameters", "requestBody"];
 /// The methods an OpenAPI path item may hold.
 const METHODS: [&str; 7] = ["get", "put", "post", "delete", "options", "head", "patch"];
 
 /// Which operations of an OpenAPI document become tools, and where their requests go.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct OpenApiOptions {
     /// Where requests go; the document's first server (its variables at their defaults)
     /// unless given. Required when that server URL is relative.
@@ -29,6 +33,25 @@ pub struct OpenApiOptions {
     pub headers: BTreeMap<String, String>,
     /// The time limit of each call.
     pub timeout_ms: Option<u64>,
+    /// How many JSON nodes (objects, arrays, values) one operation's parameters and request
+    /// body may expand to once `$ref`s are inlined (100,000 unless set): a few schemas that
+    /// each reference the next twice expand to millions, so a document past this is refused,
+    /// naming the operation.
+    pub max_schema_nodes: usize,
+}
+
+impl Default for OpenApiOptions {
+    fn default() -> OpenApiOptions {
+        OpenApiOptions {
+            base_url: None,
+            tags: Vec::new(),
+            operations: Vec::new(),
+            prefix: String::new(),
+            headers: BTreeMap::new(),
+            timeout_ms: None,
+            max_schema_nodes: MAX_SCHEMA_NODES,
+        }
+    }
 }
 
 /// The specs of the operations of `document` that `options` select, in the document's order.
@@ -45,7 +68,11 @@ pub fn openapi_specs(document: &str, options: &OpenApiOptions) -> Result<Vec<Res
     let mut specs = Vec::new();
     let Some(paths) = doc.get("paths").and_then(Value::as_object) else { return Ok(specs) };
     for (path, item) in paths {
-        let item = resolve(&doc, item, 0);
+        // A path item may be a `$ref` itself; its operations are expanded one by one below.
+        let item = match item.get("$ref").and_then(Value::as_str) {
+            Some(reference) => reference.strip_prefix('#').and_then(|pointer| doc.pointer(pointer)).unwrap_or(item),
+            None => item,
+        };
         let shared = item.get("parameters").cloned().unwrap_or(Value::Null);
         for method in METHODS {
             let Some(operation) = item.get(method) else { continue };
@@ -114,34 +141,56 @@ fn selected(operation: &Value, options: &OpenApiOptions) -> bool {
         && (options.tags.is_empty() || tags.iter().any(|t| options.tags.iter().any(|o| o == t)))
 }
 
-/// `value` with every local `$ref` replaced by what it points at (sibling keys kept over it),
-/// and vendor extensions (`x-..`) and `xml` hints dropped: they say nothing to a model.
-fn resolve(doc: &Value, value: &Value, depth: usize) -> Value {
-    match value {
-        Value::Object(object) => {
-            let mut out = Map::new();
-            if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
-                let target = reference.strip_prefix('#').and_then(|pointer| doc.pointer(pointer));
-                match target {
-                    Some(target) if depth < REF_DEPTH => {
-                        if let Value::Object(target) = resolve(doc, target, depth + 1) {
-                            out = target;
-                        }
-                    }
-                    // Too deep (a recursive schema) or not in this document: any value.
-                    _ => {}
-                }
-            }
-            for (key, child) in object {
-                if key == "$ref" || key == "xml" || key.starts_with("x-") {
-                    continue;
-                }
-                out.insert(key.clone(), resolve(doc, child, depth));
-            }
-            Value::Object(out)
+/// Inlines local `$ref`s within a budget of nodes, so that a small document cannot expand to
+/// an enormous schema.
+struct Expander<'a> {
+    doc: &'a Value,
+    /// Nodes that may still be made.
+    left: usize,
+    /// The outermost `$ref` being inlined when the budget ran out.
+    exhausted_at: Option<String>,
+}
+
+impl Expander<'_> {
+    /// `value` with every local `$ref` replaced by what it points at (sibling keys kept over
+    /// it), and vendor extensions (`x-..`) and `xml` hints dropped: they say nothing to a
+    /// model. `None` once the budget is spent.
+    fn resolve(&mut self, value: &Value, depth: usize) -> Option<Value> {
+        if self.left == 0 {
+            return None;
         }
-        Value::Array(items) => Value::Array(items.iter().map(|item| resolve(doc, item, depth)).collect()),
-        other => other.clone(),
+        self.left -= 1;
+        Some(match value {
+            Value::Object(object) => {
+                let mut out = Map::new();
+                if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+                    let target = reference.strip_prefix('#').and_then(|pointer| self.doc.pointer(pointer));
+                    match target {
+                        Some(target) if depth < REF_DEPTH => match self.resolve(target, depth + 1) {
+                            Some(Value::Object(target)) => out = target,
+                            Some(_) => {}
+                            None => {
+                                self.exhausted_at = Some(reference.to_owned());
+                                return None;
+                            }
+                        },
+                        // Too deep (a recursive schema) or not in this document: any value.
+                        _ => {}
+                    }
+                }
+                for (key, child) in object {
+                    if key == "$ref" || key == "xml" || key.starts_with("x-") {
+                        continue;
+                    }
+                    out.insert(key.clone(), self.resolve(child, depth)?);
+                }
+                Value::Object(out)
+            }
+            Value::Array(items) => {
+                Value::Array(items.iter().map(|item| self.resolve(item, depth)).collect::<Option<_>>()?)
+            }
+            other => other.clone(),
+        })
     }
 }
 
@@ -166,19 +215,36 @@ fn operation_spec(
     base_url: &str,
     options: &OpenApiOptions,
 ) -> Result<RestToolSpec, RestError> {
-    let operation = resolve(doc, operation, 0);
     let id = operation
         .get("operationId")
         .and_then(Value::as_str)
         .map_or_else(|| format!("{method}_{}", path.trim_matches('/')), str::to_owned);
+    let name = tool_name(&options.prefix, &id);
+    let mut expander = Expander { doc, left: options.max_schema_nodes, exhausted_at: None };
+    let used: Map<String, Value> = OPERATION_KEYS
+        .iter()
+        .filter_map(|key| operation.get(*key).map(|value| ((*key).to_owned(), value.clone())))
+        .collect();
+    let (Some(operation), Some(shared)) = (expander.resolve(&Value::Object(used), 0), expander.resolve(shared, 0))
+    else {
+        let at = expander.exhausted_at.map(|r| format!(" (at `{r}`)")).unwrap_or_default();
+        return Err(RestError::Invalid {
+            tool: name,
+            reason: format!(
+                "the parameters and body of `{} {path}` expand to more than {} schema nodes once `$ref`s are \
+                 inlined{at}; raise `OpenApiOptions::max_schema_nodes` to import it",
+                method.to_uppercase(),
+                options.max_schema_nodes
+            ),
+        });
+    };
     let text = |key: &str| operation.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
     let description = match (text("summary"), text("description")) {
         (Some(summary), Some(description)) if summary != description => format!("{summary}\n\n{description}"),
         (Some(text), _) | (None, Some(text)) => text.to_owned(),
         (None, None) => format!("{} {path}", method.to_uppercase()),
     };
-    let mut spec =
-        RestToolSpec::new(tool_name(&options.prefix, &id), description, method.to_uppercase(), base_url, path);
+    let mut spec = RestToolSpec::new(name, description, method.to_uppercase(), base_url, path);
     spec.headers = options.headers.clone();
     spec.timeout_ms = options.timeout_ms;
     spec.tags = operation
@@ -195,7 +261,7 @@ fn operation_spec(
     // Path-item parameters first; an operation's own parameter of the same name and place
     // replaces one.
     let mut parameters: Vec<Value> = Vec::new();
-    for parameter in [resolve(doc, shared, 0), operation.get("parameters").cloned().unwrap_or(Value::Null)]
+    for parameter in [shared, operation.get("parameters").cloned().unwrap_or(Value::Null)]
         .iter()
         .filter_map(Value::as_array)
         .flatten()
