@@ -314,3 +314,250 @@ fn specs_that_cannot_work_are_refused_when_built() {
     );
     assert!(matches!(RestTools::new().load_toml("[[tool]]\nname = 1"), Err(RestError::Parse { format: "TOML", .. })));
 }
+
+/// Serves `app` on 127.0.0.1, on a port of its own.
+async fn bind(app: Router) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    address
+}
+
+fn redirect(to: String, status: u16) -> Response {
+    Response::builder().status(status).header("location", to).body(axum::body::Body::empty()).unwrap()
+}
+
+/// A server on another port that counts what reaches it and keeps the keys it was sent.
+async fn thief() -> (String, Arc<std::sync::Mutex<Vec<Option<String>>>>) {
+    let stolen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = Arc::clone(&stolen);
+    let app = Router::new().fallback(any(move |request: Request| {
+        let kept = Arc::clone(&kept);
+        async move {
+            let key = request.headers().get("x-api-key").map(|v| v.to_str().unwrap_or("(binary)").to_owned());
+            kept.lock().unwrap().push(key);
+            "thanks"
+        }
+    }));
+    (format!("http://{}/steal", bind(app).await), stolen)
+}
+
+fn keyed_spec(name: &str, base: &str, path: &str) -> RestToolSpec {
+    let mut spec = RestToolSpec::new(name, "A keyed endpoint.", "GET", base, path);
+    spec.headers = BTreeMap::from([("X-Api-Key".to_owned(), "${TOOL_REST_TEST_TOKEN}".to_owned())]);
+    spec
+}
+
+fn failure_code(record: &ExecutionRecord) -> Option<String> {
+    match &record.failure {
+        Some(CallFailure::ToolError { error }) => error.code().map(str::to_owned),
+        _ => None,
+    }
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_port_never_receives_the_key() {
+    set_token();
+    let (steal, stolen) = thief().await;
+    let to = steal.clone();
+    let api = bind(Router::new().route("/api/go", any(move || std::future::ready(redirect(to.clone(), 302))))).await;
+    let base = format!("http://{api}/api");
+    for (tools, why) in [
+        (RestTools::new(), "redirects are not followed"),
+        (RestTools::new().follow_redirects(5), "it leaves the base URL"),
+    ] {
+        let executor = executor_of(vec![tools.build(&keyed_spec("go", &base, "/go")).unwrap()]);
+        let record = call(&executor, "go", json!({})).await;
+        assert_eq!(record.status, CallStatus::Failed);
+        assert_eq!(failure_code(&record).as_deref(), Some("http_302"));
+        assert_eq!(
+            record.model_text(),
+            format!("The API of `go` answered 302 Found (a redirect to `{steal}`, not followed: {why}): ")
+        );
+    }
+    assert_eq!(stolen.lock().unwrap().len(), 0, "the other port was reached: {:?}", stolen.lock().unwrap());
+}
+
+#[tokio::test]
+async fn redirects_are_followed_only_when_allowed_and_only_under_the_base_url() {
+    set_token();
+    let app = Router::new()
+        .route("/api/echo/{*rest}", any(echo))
+        .route("/api/hop", any(|| std::future::ready(redirect("/api/echo/hopped?n=1".to_owned(), 302))))
+        .route("/api/create", any(|| std::future::ready(redirect("echo/created".to_owned(), 303))))
+        .route("/api/sideways", any(|| std::future::ready(redirect("/api-admin/items".to_owned(), 307))))
+        .route("/api/loop", any(|| std::future::ready(redirect("/api/loop".to_owned(), 302))))
+        .route("/api-admin/items", any(|| async { "the admin page: must never be reached" }));
+    let address = bind(app).await;
+    let base = format!("http://{address}/api");
+    let mut tools = Vec::new();
+    for path in ["/hop", "/sideways", "/loop"] {
+        tools.push(RestTools::new().follow_redirects(2).build(&keyed_spec(&path[1..], &base, path)).unwrap());
+    }
+    let mut create = item_spec(&base);
+    (create.name, create.method, create.path) = ("create".to_owned(), "POST".to_owned(), "/create".to_owned());
+    tools.push(RestTools::new().follow_redirects(2).build(&create).unwrap());
+    tools.push(RestTools::new().build(&keyed_spec("hop_off", &base, "/hop")).unwrap());
+    let executor = executor_of(tools);
+
+    // Inside the base URL, allowed: followed, the headers with it.
+    let record = call(&executor, "hop", json!({})).await;
+    assert_eq!(record.status, CallStatus::Success, "{}", record.model_text());
+    let echoed = record.content.structured.unwrap();
+    assert_eq!((&echoed["path"], &echoed["query"]), (&json!("/api/echo/hopped"), &json!("n=1")));
+    // A 303 after a POST continues as a GET without the body.
+    let record = call(&executor, "create", json!({"user": "u", "extra": "x"})).await;
+    let echoed = record.content.structured.unwrap();
+    assert_eq!(
+        (&echoed["method"], &echoed["path"], &echoed["body"], &echoed["authorization"]),
+        (&json!("GET"), &json!("/api/echo/created"), &Value::Null, &json!(format!("Bearer {SECRET}")))
+    );
+    // The same host and port, but a path beside the base path: not followed.
+    let record = call(&executor, "sideways", json!({})).await;
+    assert_eq!(
+        record.model_text(),
+        "The API of `sideways` answered 307 Temporary Redirect (a redirect to `/api-admin/items`, not followed: it leaves the base URL): "
+    );
+    let record = call(&executor, "loop", json!({})).await;
+    assert_eq!(
+        record.model_text(),
+        "The API of `loop` answered 302 Found (a redirect to `/api/loop`, not followed: the limit of 2 redirects is reached): "
+    );
+    // Not allowed (the default): the redirect is the answer.
+    let record = call(&executor, "hop_off", json!({})).await;
+    assert_eq!(
+        record.model_text(),
+        "The API of `hop_off` answered 302 Found (a redirect to `/api/echo/hopped?n=1`, not followed: redirects are not followed): "
+    );
+}
+
+#[tokio::test]
+async fn a_silent_server_times_out() {
+    // Accepts connections and never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+        }
+    });
+    // Answers the headers, then one chunk of the body, then nothing.
+    let stalls = bind(Router::new().route(
+        "/api/stall",
+        any(|| async {
+            let first = futures_util::stream::iter([Ok::<_, std::convert::Infallible>(Bytes::from("start"))]);
+            let stream = futures_util::StreamExt::chain(first, futures_util::stream::pending());
+            axum::body::Body::from_stream(stream)
+        }),
+    ))
+    .await;
+    let tools = RestTools::new().timeout(Duration::from_millis(300));
+    let executor = executor_of(vec![
+        tools.build(&RestToolSpec::new("silent", "Silent.", "GET", format!("http://{silent}/api"), "/x")).unwrap(),
+        tools.build(&RestToolSpec::new("stall", "Stalls.", "GET", format!("http://{stalls}/api"), "/stall")).unwrap(),
+    ]);
+    for name in ["silent", "stall"] {
+        let record = call(&executor, name, json!({})).await;
+        assert_eq!(record.status, CallStatus::Failed);
+        assert_eq!(
+            record.model_text(),
+            format!("The request of `{name}` timed out: no complete answer within 300 ms.")
+        );
+        assert_eq!(failure_code(&record).as_deref(), Some("http_timeout"));
+    }
+}
+
+/// What a streamed body made, and whether the server dropped it (its client went away).
+#[derive(Default)]
+struct Produced {
+    bytes: AtomicUsize,
+    dropped: std::sync::atomic::AtomicBool,
+}
+
+struct DropFlag(Arc<Produced>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.dropped.store(true, Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn a_gigabyte_chunked_body_is_cut_with_bounded_memory() {
+    const GIGABYTE: usize = 1 << 30;
+    const CHUNK: usize = 64 << 10;
+    let produced = Arc::new(Produced::default());
+    let made = Arc::clone(&produced);
+    let gigabyte = any(move || {
+        let guard = DropFlag(Arc::clone(&made));
+        let chunk = Bytes::from(vec![b'a'; CHUNK]);
+        let stream = futures_util::StreamExt::map(futures_util::stream::iter(0..GIGABYTE / CHUNK), move |_| {
+            guard.0.bytes.fetch_add(CHUNK, Ordering::SeqCst);
+            Ok::<_, std::convert::Infallible>(chunk.clone())
+        });
+        std::future::ready(
+            Response::builder()
+                .header("content-type", "text/plain")
+                .body(axum::body::Body::from_stream(stream))
+                .unwrap(),
+        )
+    });
+    // 2 MiB of JSON, with its length said.
+    let big_json = any(|| async { ([("content-type", "application/json")], format!("[{}0]", "0,".repeat(1 << 20))) });
+    let address = bind(Router::new().route("/api/gigabyte", gigabyte).route("/api/json", big_json)).await;
+    let base = format!("http://{address}/api");
+    let mut json_spec = RestToolSpec::new("json", "Big JSON.", "GET", &base, "/json");
+    json_spec.max_body_bytes = Some(1000);
+    let executor = executor_of(vec![
+        RestTools::new().build(&RestToolSpec::new("gigabyte", "A gigabyte.", "GET", &base, "/gigabyte")).unwrap(),
+        RestTools::new().build(&json_spec).unwrap(),
+    ]);
+
+    let record = call(&executor, "gigabyte", json!({})).await;
+    assert_eq!(record.status, CallStatus::Success);
+    assert_eq!(
+        record.model_text(),
+        format!(
+            "{}… [cut: the body is longer than the limit of 1048576 bytes; the rest was not read]",
+            "a".repeat(16_000)
+        )
+    );
+    // The client hung up: the server stops making the body, far short of a gigabyte.
+    for _ in 0..200 {
+        if produced.dropped.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(produced.dropped.load(Ordering::SeqCst), "the server is still sending");
+    let sent = produced.bytes.load(Ordering::SeqCst);
+    assert!(sent < 64 << 20, "the server made {sent} bytes before the client hung up");
+
+    // A JSON body over the tool's own limit is not parsed: its start, with the cut said.
+    let record = call(&executor, "json", json!({})).await;
+    assert_eq!(record.content.structured, None);
+    assert_eq!(
+        record.model_text(),
+        format!(
+            "[{}… [cut: the body is longer than the limit of 1000 bytes (2097155 bytes by its Content-Length); the rest was not read and the JSON not parsed]",
+            &"0,".repeat(500)[..999]
+        )
+    );
+}
+
+#[test]
+fn a_placeholder_cannot_lengthen_the_base_path() {
+    // `{x}/items` under `/api` with x = `-admin` would reach `/api-admin/items`.
+    let mut spec = RestToolSpec::new("p", "P.", "GET", "http://127.0.0.1:9/api", "{x}/items");
+    spec.parameters = json!({"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]});
+    assert_eq!(
+        RestTools::new().build(&spec).err().map(|e| e.to_string()),
+        Some("the REST tool `p` is invalid: the path `{x}/items` must start with `/`".to_owned())
+    );
+    spec.path = "items".to_owned();
+    assert_eq!(
+        RestTools::new().build(&spec).err().map(|e| e.to_string()),
+        Some("the REST tool `p` is invalid: the path `items` must start with `/`".to_owned())
+    );
+}

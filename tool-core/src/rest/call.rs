@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
 use reqwest::{Method, StatusCode, Url};
 use serde_json::{Map, Value};
 
@@ -16,6 +16,19 @@ use crate::tool::ToolResult;
 const TEXT_LIMIT: usize = 16_000;
 /// How much of an error response's body goes in the error.
 const ERROR_BODY_LIMIT: usize = 500;
+/// How much of a redirect's `Location` goes in the error.
+const LOCATION_LIMIT: usize = 200;
+
+/// What every tool of one `RestTools` shares about sending and reading.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    /// The time one request may take, body included, when the tool has no `timeout_ms`.
+    pub(super) timeout: Duration,
+    /// The most bytes of a response body read, when the tool says no other.
+    pub(super) max_body_bytes: usize,
+    /// How many redirects inside the base URL are followed (none by default).
+    pub(super) redirects: u32,
+}
 
 /// One piece of the path template.
 #[derive(Debug, Clone)]
@@ -38,6 +51,10 @@ pub(super) struct RestCall {
     headers: HeaderMap,
     retries: u32,
     backoff: Duration,
+    /// The time one request may take; none when the tool's own time limit governs the call.
+    timeout: Option<Duration>,
+    max_body_bytes: usize,
+    redirects: u32,
     client: reqwest::Client,
 }
 
@@ -46,7 +63,7 @@ fn bad(spec: &RestToolSpec, reason: impl Into<String>) -> RestError {
 }
 
 impl RestCall {
-    pub(super) fn new(spec: &RestToolSpec, client: reqwest::Client) -> Result<RestCall, RestError> {
+    pub(super) fn new(spec: &RestToolSpec, client: reqwest::Client, limits: Limits) -> Result<RestCall, RestError> {
         let method = Method::from_bytes(spec.method.to_ascii_uppercase().as_bytes())
             .map_err(|_| bad(spec, format!("`{}` is not an HTTP method", spec.method)))?;
         let base = Url::parse(&spec.base_url)
@@ -103,6 +120,9 @@ impl RestCall {
             headers,
             retries: spec.retries,
             backoff: Duration::from_millis(spec.retry_backoff_ms.unwrap_or(100)),
+            timeout: spec.timeout_ms.is_none().then_some(limits.timeout),
+            max_body_bytes: spec.max_body_bytes.unwrap_or(limits.max_body_bytes),
+            redirects: limits.redirects,
             client,
         })
     }
@@ -117,26 +137,91 @@ impl RestCall {
         for attempt in 1..=attempts {
             let Some(sent) = request.try_clone() else { break };
             let last = attempt == attempts;
-            match self.client.execute(sent).await {
-                Ok(response) if !last && retryable(response.status()) => {}
-                Ok(response) => return self.answer(response).await,
+            match self.exchange(sent).await {
+                Ok((response, _)) if !last && retryable(response.status()) => {}
+                Ok((response, redirect)) => return self.answer(response, redirect).await,
                 Err(error) if !last && (error.is_connect() || error.is_timeout()) => {}
-                Err(error) => {
-                    // Without the URL: reqwest's message would repeat it, and the tool's name
-                    // already says which API this is.
-                    let error = error.without_url();
-                    return Err(ToolError::new(format!(
-                        "The request of `{}` failed before an answer came: {error}",
-                        self.name
-                    ))
-                    .with_code("http_unreachable"));
-                }
+                Err(error) => return Err(self.failed("failed before an answer came", "http_unreachable", error)),
             }
             tokio::time::sleep(wait).await;
             wait *= 2;
         }
         Err(ToolError::new(format!("The request of `{}` could not be sent again.", self.name))
             .with_code("http_unreachable"))
+    }
+
+    /// Why the request failed: a time-out says the limit, anything else what reqwest said.
+    fn failed(&self, what: &str, code: &str, error: reqwest::Error) -> ToolError {
+        if let (true, Some(limit)) = (error.is_timeout(), self.timeout) {
+            return ToolError::new(format!(
+                "The request of `{}` timed out: no complete answer within {} ms.",
+                self.name,
+                limit.as_millis()
+            ))
+            .with_code("http_timeout");
+        }
+        // Without the URL: reqwest's message would repeat it, and the tool's name already says
+        // which API this is.
+        let error = error.without_url();
+        ToolError::new(format!("The request of `{}` {what}: {error}", self.name)).with_code(code)
+    }
+
+    /// Sends `request`, following the redirects this tool may follow: the last response, and
+    /// why the redirect it is (if it is one) was not followed. A redirect is followed only
+    /// inside the base URL (same scheme, host and port, under its path), so the configured
+    /// headers never go anywhere else.
+    async fn exchange(
+        &self,
+        mut request: reqwest::Request,
+    ) -> Result<(reqwest::Response, Option<String>), reqwest::Error> {
+        let mut followed = 0;
+        loop {
+            let again = request.try_clone();
+            let response = self.client.execute(request).await?;
+            let status = response.status();
+            if !matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308) {
+                return Ok((response, None));
+            }
+            let Some(location) =
+                response.headers().get(LOCATION).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            else {
+                return Ok((response, None));
+            };
+            let shown = cut(&location, LOCATION_LIMIT);
+            let target = response.url().join(&location).ok();
+            let refusal = match (&target, again) {
+                _ if self.redirects == 0 => Err("redirects are not followed".to_owned()),
+                (None, _) => Err("it is not a URL".to_owned()),
+                (Some(target), _) if !self.under_base(target) => Err("it leaves the base URL".to_owned()),
+                _ if followed == self.redirects => Err(format!("the limit of {} redirects is reached", self.redirects)),
+                (_, None) => Err("the request cannot be sent again".to_owned()),
+                (Some(target), Some(again)) => Ok((target.clone(), again)),
+            };
+            let (target, mut again) = match refusal {
+                Ok(next) => next,
+                Err(why) => return Ok((response, Some(format!("a redirect to `{shown}`, not followed: {why}")))),
+            };
+            // 303, and 301 or 302 after anything but GET or HEAD, continue as a GET without
+            // the body, as browsers do; 307 and 308 keep the method and the body.
+            let method = again.method().clone();
+            if status == StatusCode::SEE_OTHER
+                || (matches!(status.as_u16(), 301 | 302) && !matches!(method, Method::GET | Method::HEAD))
+            {
+                *again.method_mut() = Method::GET;
+                *again.body_mut() = None;
+                again.headers_mut().remove(CONTENT_TYPE);
+                again.headers_mut().remove(CONTENT_LENGTH);
+            }
+            *again.url_mut() = target;
+            request = again;
+            followed += 1;
+        }
+    }
+
+    /// Whether `url` has the base URL's origin and lies under its path, segment by segment
+    /// (`/api-admin` is not under `/api`).
+    fn under_base(&self, url: &Url) -> bool {
+        url.origin() == self.base.origin() && under_path(self.base.path(), url.path())
     }
 
     /// The request for `arguments`: every value encoded where it goes; anything that could
@@ -157,7 +242,7 @@ impl RestCall {
         let mut url = self.base.clone();
         url.set_path(&path);
         // The request goes where the spec says, whatever the values were.
-        if url.origin() != self.base.origin() || !url.path().starts_with(self.base.path().trim_end_matches('/')) {
+        if !self.under_base(&url) {
             return Err(refused(format!("the arguments of `{}` would send the request elsewhere", self.name)));
         }
         let mut headers = self.headers.clone();
@@ -182,6 +267,9 @@ impl RestCall {
         }
         let has_body = !matches!(self.method, Method::GET | Method::HEAD | Method::DELETE | Method::OPTIONS);
         let mut builder = self.client.request(self.method.clone(), url).headers(headers);
+        if let Some(limit) = self.timeout {
+            builder = builder.timeout(limit);
+        }
         if has_body {
             let body = match &self.body_parameter {
                 Some(name) => arguments.remove(name).filter(|v| !v.is_null()),
@@ -205,32 +293,100 @@ impl RestCall {
 
     /// The response as the call's result: a JSON body as structured content, any other body
     /// as text (cut, saying so); a status other than 2xx as a failure with the body's start.
-    async fn answer(&self, response: reqwest::Response) -> ToolResult {
+    /// The body is read up to the byte limit and no further.
+    async fn answer(&self, mut response: reqwest::Response, redirect: Option<String>) -> ToolResult {
         let status = response.status();
         let json =
             response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("json"));
-        let body = response.text().await.map_err(|e| {
-            ToolError::new(format!("The answer of `{}` could not be read: {}", self.name, e.without_url()))
-                .with_code("http_unreadable")
-        })?;
+        let body = read_body(&mut response, self.max_body_bytes)
+            .await
+            .map_err(|e| self.failed("could not read the answer", "http_unreadable", e))?;
+        drop(response);
         if !status.is_success() {
             let reason = status.canonical_reason().unwrap_or("");
-            let start = cut(&body, ERROR_BODY_LIMIT);
+            let redirect = redirect.map(|text| format!(" ({text})")).unwrap_or_default();
+            let start = body.shown(ERROR_BODY_LIMIT, false);
             return Err(ToolError::new(format!(
-                "The API of `{}` answered {} {reason}: {start}",
+                "The API of `{}` answered {} {reason}{redirect}: {start}",
                 self.name,
                 status.as_u16()
             ))
             .with_code(format!("http_{}", status.as_u16()))
             .with_details(Value::from(status.as_u16())));
         }
-        if json {
-            if let Ok(value) = serde_json::from_str::<Value>(&body) {
+        if json && body.over_limit.is_none() {
+            if let Ok(value) = serde_json::from_slice::<Value>(&body.bytes) {
                 return Ok(ToolOutput::structured(value));
             }
         }
-        Ok(ToolOutput::text(cut(&body, TEXT_LIMIT)))
+        Ok(ToolOutput::text(body.shown(TEXT_LIMIT, json)))
     }
+}
+
+/// A response body read up to a byte limit.
+struct ReadBody {
+    bytes: Vec<u8>,
+    limit: usize,
+    /// Set when the body is longer than the limit: its `Content-Length`, when it said one.
+    over_limit: Option<Option<u64>>,
+}
+
+impl ReadBody {
+    /// The body as text, at most `characters` characters, with every cut said: the characters
+    /// left out when the whole body was read, the byte limit when it was not.
+    fn shown(&self, characters: usize, json: bool) -> String {
+        let mut end = self.bytes.len();
+        if self.over_limit.is_some() {
+            // The limit may fall inside a character: end before it.
+            if let Err(error) = std::str::from_utf8(&self.bytes) {
+                if error.error_len().is_none() {
+                    end = error.valid_up_to();
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&self.bytes[..end]);
+        let Some(over) = self.over_limit else { return cut(&text, characters) };
+        let start = match text.char_indices().nth(characters) {
+            Some((end, _)) => &text[..end],
+            None => &text,
+        };
+        let length = over.map(|n| format!(" ({n} bytes by its Content-Length)")).unwrap_or_default();
+        let parsed = if json { " and the JSON not parsed" } else { "" };
+        format!(
+            "{start}… [cut: the body is longer than the limit of {} bytes{length}; the rest was not read{parsed}]",
+            self.limit
+        )
+    }
+}
+
+/// Reads `response`'s body as it arrives, stopping at `limit` bytes: a longer body is never
+/// held whole (its `Content-Length` already says so when it has one), and the connection is
+/// dropped with the rest unread.
+async fn read_body(response: &mut reqwest::Response, limit: usize) -> Result<ReadBody, reqwest::Error> {
+    let declared = response.content_length();
+    let mut over = declared.is_some_and(|n| n > limit as u64);
+    let capacity = declared.map_or(0, |n| n.min(limit as u64) as usize);
+    let mut bytes = Vec::with_capacity(capacity);
+    while let Some(chunk) = response.chunk().await? {
+        let room = limit - bytes.len();
+        if chunk.len() > room {
+            bytes.extend_from_slice(&chunk[..room]);
+            over = true;
+            break;
+        }
+        bytes.extend_from_slice(&chunk);
+        if over && bytes.len() == limit {
+            break;
+        }
+    }
+    Ok(ReadBody { bytes, limit, over_limit: over.then_some(declared) })
+}
+
+/// Whether `path` lies under `base`, compared by segments: `/api/items` is under `/api` and
+/// `/api/`, `/api-admin/items` is not.
+fn under_path(base: &str, path: &str) -> bool {
+    let mut segments = path.split('/');
+    base.trim_end_matches('/').split('/').all(|segment| segments.next() == Some(segment))
 }
 
 fn retryable(status: StatusCode) -> bool {
@@ -290,6 +446,10 @@ fn path_segment(name: &str, value: &Value) -> Result<String, ToolError> {
 
 /// `/cities/{city}/weather` as literal and parameter pieces.
 fn parse_template(template: &str) -> Result<Vec<Piece>, String> {
+    // A placeholder first would let its value lengthen the base path's last segment.
+    if !template.is_empty() && !template.starts_with('/') {
+        return Err(format!("the path `{template}` must start with `/`"));
+    }
     let mut pieces = Vec::new();
     let mut rest = template;
     while let Some(open) = rest.find('{') {
@@ -309,11 +469,6 @@ fn parse_template(template: &str) -> Result<Vec<Piece>, String> {
     }
     if !rest.is_empty() {
         pieces.push(Piece::Literal(rest.to_owned()));
-    }
-    if let Some(Piece::Literal(first)) = pieces.first() {
-        if !first.starts_with('/') {
-            return Err(format!("the path `{template}` must start with `/`"));
-        }
     }
     Ok(pieces)
 }
@@ -335,4 +490,30 @@ fn expand_environment(template: &str) -> Result<(String, bool), String> {
     }
     out.push_str(rest);
     Ok((out, secret))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn under_the_base_url_means_its_origin_and_below_its_path_by_segments() {
+        let limits = Limits { timeout: Duration::from_secs(1), max_body_bytes: 1, redirects: 1 };
+        let spec = RestToolSpec::new("t", "T.", "GET", "https://api.example.com:8443/api", "/x");
+        let call = RestCall::new(&spec, reqwest::Client::new(), limits).unwrap();
+        let under = |url: &str| call.under_base(&Url::parse(url).unwrap());
+        assert!(under("https://api.example.com:8443/api"));
+        assert!(under("https://api.example.com:8443/api/"));
+        assert!(under("https://api.example.com:8443/api/items/1?x=2"));
+        assert!(!under("https://api.example.com:8443/api-admin/items"));
+        assert!(!under("https://api.example.com:8443/ap"));
+        assert!(!under("https://api.example.com:8443/"));
+        // https to http, another port, another host.
+        assert!(!under("http://api.example.com:8443/api/items"));
+        assert!(!under("https://api.example.com/api/items"));
+        assert!(!under("https://evil.example.com:8443/api/items"));
+        assert!(under_path("/", "/anything/at/all"));
+        assert!(under_path("/api/", "/api/x"));
+        assert!(!under_path("/api/v1", "/api/v10/x"));
+    }
 }

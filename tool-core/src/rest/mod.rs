@@ -4,8 +4,11 @@
 //!
 //! A call cannot change where its request goes: path values are percent-encoded as one
 //! segment, query values are encoded, header values with line breaks are refused, and the
-//! finished URL must lie under the configured base URL. Secrets come from environment
-//! variables named in header values and never appear in records, traces or errors.
+//! finished URL must lie under the configured base URL, segment by segment. Redirects are not
+//! followed unless the host allows them, and then only under the base URL. Secrets come from
+//! environment variables named in header values and never appear in records, traces or errors.
+//! An API cannot hold a call or fill memory: requests time out and bodies are read up to a
+//! byte limit (see [`RestTools`]).
 
 mod call;
 mod error;

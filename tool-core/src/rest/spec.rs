@@ -62,9 +62,15 @@ pub struct RestToolSpec {
     /// record, trace and error message.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
-    /// The time limit of a call, retries included.
+    /// The time limit of a call, retries included; without it each request (connection,
+    /// answer and body) may take the `RestTools`' time (30 s unless the host set another).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// The most bytes of a response body read; a longer body is cut there, saying so, and a
+    /// JSON body cut is not parsed. The `RestTools`' limit (1 MiB unless the host set another)
+    /// unless given.
+    #[serde(default)]
+    pub max_body_bytes: Option<usize>,
     /// How many times an idempotent request (`GET`, `HEAD`, `PUT`, `DELETE`, `OPTIONS`) is
     /// sent again after a connection failure or a 429, 502, 503 or 504.
     #[serde(default)]
@@ -107,6 +113,7 @@ impl RestToolSpec {
             body_parameter: None,
             headers: BTreeMap::new(),
             timeout_ms: None,
+            max_body_bytes: None,
             retries: 0,
             retry_backoff_ms: None,
             tags: Vec::new(),

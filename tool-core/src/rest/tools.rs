@@ -4,13 +4,24 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::call::RestCall;
+use super::call::{Limits, RestCall};
 use super::error::RestError;
 use super::openapi::{openapi_specs, OpenApiOptions};
 use super::spec::{RegistryFile, RestToolSpec};
 use crate::tool::DynamicTool;
 
+/// How long a request may wait to connect, on the client [`RestTools::new`] builds.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long one request may take, body included, unless the host or the tool says otherwise.
+const TIMEOUT: Duration = Duration::from_secs(30);
+/// How much of a response body is read unless the host or the tool says otherwise.
+const MAX_BODY_BYTES: usize = 1 << 20;
+
 /// Builds REST tools from specs, sharing one HTTP client (its connection pool).
+///
+/// The defaults hold against an API that misbehaves: no redirect is followed (a 3xx is the
+/// call's answer), a request waits at most 10 s to connect and 30 s in all (body included),
+/// and at most 1 MiB of a response body is read. The builder's methods loosen them.
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,20 +37,64 @@ use crate::tool::DynamicTool;
 /// # Ok(())
 /// # }
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RestTools {
     client: reqwest::Client,
+    limits: Limits,
+}
+
+impl Default for RestTools {
+    fn default() -> RestTools {
+        RestTools::new()
+    }
 }
 
 impl RestTools {
-    /// A builder with a default HTTP client.
+    /// A builder with its own HTTP client: no redirects followed, 10 s to connect.
     pub fn new() -> RestTools {
-        RestTools::default()
+        // reqwest's own `Client::new` fails the same way, when the TLS backend cannot start.
+        let client = RestTools::client_builder().build().expect("the HTTP client's TLS backend could not start");
+        RestTools::with_client(client)
     }
 
-    /// A builder whose tools send with `client` (proxies, TLS roots, default headers).
+    /// A builder whose tools send with `client` (proxies, TLS roots, default headers). The
+    /// client's redirect policy and connection time-out are its own: reqwest's default client
+    /// follows up to 10 redirects to any host, carrying the tools' headers with it, so start
+    /// from [`RestTools::client_builder`], which follows none.
     pub fn with_client(client: reqwest::Client) -> RestTools {
-        RestTools { client }
+        RestTools { client, limits: Limits { timeout: TIMEOUT, max_body_bytes: MAX_BODY_BYTES, redirects: 0 } }
+    }
+
+    /// The client settings [`RestTools::new`] uses (no redirects followed, 10 s to connect),
+    /// for a host that adds its own (proxies, TLS roots) before [`RestTools::with_client`].
+    /// Redirects are followed by the tools themselves, see [`RestTools::follow_redirects`].
+    pub fn client_builder() -> reqwest::ClientBuilder {
+        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).connect_timeout(CONNECT_TIMEOUT)
+    }
+
+    /// How long one request may take, from connecting to the body's end, for tools without a
+    /// `timeout_ms` of their own (30 s unless set). A tool's `timeout_ms` is its whole call's
+    /// limit instead, retries included.
+    pub fn timeout(mut self, timeout: Duration) -> RestTools {
+        self.limits.timeout = timeout;
+        self
+    }
+
+    /// The most bytes of a response body read, for tools without a `max_body_bytes` of their
+    /// own (1 MiB unless set): reading stops there, the connection is dropped, and the result
+    /// says where it was cut; a JSON body cut is kept as text, not parsed.
+    pub fn max_body_bytes(mut self, limit: usize) -> RestTools {
+        self.limits.max_body_bytes = limit;
+        self
+    }
+
+    /// Follows up to `max` redirects (none unless set), and only those that stay under the
+    /// tool's base URL: the same scheme, host and port, below its path. A redirect anywhere
+    /// else (another host or port, `https` to `http`, another path) is not followed and is the
+    /// call's answer, so the tools' headers, secrets among them, never go elsewhere.
+    pub fn follow_redirects(mut self, max: u32) -> RestTools {
+        self.limits.redirects = max;
+        self
     }
 
     /// The tools of a registry file: TOML (`[[tool]]` tables) unless its name ends in `.json`.
@@ -82,7 +137,7 @@ impl RestTools {
     }
 
     fn build_from(&self, spec: &RestToolSpec, source: &str) -> Result<DynamicTool, RestError> {
-        let call = Arc::new(RestCall::new(spec, self.client.clone())?);
+        let call = Arc::new(RestCall::new(spec, self.client.clone(), self.limits)?);
         let mut builder = DynamicTool::builder(&spec.name)
             .description(&spec.description)
             .input_schema(spec.parameters.clone())
