@@ -174,8 +174,14 @@ async fn the_imported_tools_export_in_every_dialect() {
     }
 }
 
-/// An OpenAPI document whose `n` schemas each reference the next twice: 2^n leaves once inlined.
+/// An OpenAPI document whose `n` schemas each reference the next twice (2^n leaves once
+/// inlined), with one operation on `/x`.
 fn ref_bomb(n: usize) -> String {
+    ref_bomb_on(n, &["/x"])
+}
+
+/// The same schemas, with one `POST` operation on each of `paths` taking them as its body.
+fn ref_bomb_on(n: usize, paths: &[&str]) -> String {
     let mut schemas = serde_json::Map::new();
     for i in 0..n {
         let next = json!({"$ref": format!("#/components/schemas/S{}", i + 1)});
@@ -189,10 +195,13 @@ fn ref_bomb(n: usize) -> String {
         "openapi": "3.0.3",
         "info": {"title": "bomb", "version": "1"},
         "servers": [{"url": "http://127.0.0.1:9/api"}],
-        "paths": {"/x": {"post": {
-            "operationId": "x",
-            "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/S0"}}}}
-        }}},
+        "paths": paths.iter().map(|path| {
+            let operation = json!({"post": {
+                "operationId": &path[1..],
+                "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/S0"}}}}
+            }});
+            ((*path).to_owned(), operation)
+        }).collect::<serde_json::Map<_, _>>(),
         "components": {"schemas": schemas}
     })
     .to_string()

@@ -12,6 +12,8 @@ use super::spec::RestToolSpec;
 const REF_DEPTH: usize = 32;
 /// How many JSON nodes one operation's parameters and body may expand to, `$ref`s inlined.
 const MAX_SCHEMA_NODES: usize = 100_000;
+/// How many JSON nodes all the operations imported from one document may expand to.
+const MAX_DOCUMENT_NODES: usize = 1_000_000;
 /// The keys of an operation a tool is made from (its responses say nothing to the model).
 const OPERATION_KEYS: [&str; 6] = ["operationId", "summary", "description", "tags", "parameters", "requestBody"];
 /// The methods an OpenAPI path item may hold.
@@ -38,6 +40,10 @@ pub struct OpenApiOptions {
     /// each reference the next twice expand to millions, so a document past this is refused,
     /// naming the operation.
     pub max_schema_nodes: usize,
+    /// How many JSON nodes all the selected operations together may expand to (1,000,000
+    /// unless set): many operations that each stay under `max_schema_nodes` are refused too,
+    /// naming the operation where the total ran out.
+    pub max_document_nodes: usize,
 }
 
 impl Default for OpenApiOptions {
@@ -50,6 +56,7 @@ impl Default for OpenApiOptions {
             headers: BTreeMap::new(),
             timeout_ms: None,
             max_schema_nodes: MAX_SCHEMA_NODES,
+            max_document_nodes: MAX_DOCUMENT_NODES,
         }
     }
 }
@@ -66,20 +73,20 @@ pub fn openapi_specs(document: &str, options: &OpenApiOptions) -> Result<Vec<Res
         None => server_url(&doc)?,
     };
     let mut specs = Vec::new();
+    let mut document_left = options.max_document_nodes;
     let Some(paths) = doc.get("paths").and_then(Value::as_object) else { return Ok(specs) };
     for (path, item) in paths {
         // A path item may be a `$ref` itself; its operations are expanded one by one below.
-        let item = match item.get("$ref").and_then(Value::as_str) {
-            Some(reference) => reference.strip_prefix('#').and_then(|pointer| doc.pointer(pointer)).unwrap_or(item),
-            None => item,
-        };
+        let item = follow(&doc, item);
         let shared = item.get("parameters").cloned().unwrap_or(Value::Null);
         for method in METHODS {
             let Some(operation) = item.get(method) else { continue };
             if !selected(operation, options) {
                 continue;
             }
-            specs.push(operation_spec(&doc, path, method, operation, &shared, &base_url, options)?);
+            let mut spec = operation_spec(&doc, path, method, operation, &shared, options, &mut document_left)?;
+            spec.base_url.clone_from(&base_url);
+            specs.push(spec);
         }
     }
     Ok(specs)
@@ -139,6 +146,14 @@ fn selected(operation: &Value, options: &OpenApiOptions) -> bool {
         operation.get("tags").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     (options.operations.is_empty() || id.is_some_and(|id| options.operations.iter().any(|o| o == id)))
         && (options.tags.is_empty() || tags.iter().any(|t| options.tags.iter().any(|o| o == t)))
+}
+
+/// What a local `$ref` points at, one step (the value itself when it is not one).
+fn follow<'a>(doc: &'a Value, value: &'a Value) -> &'a Value {
+    match value.get("$ref").and_then(Value::as_str) {
+        Some(reference) => reference.strip_prefix('#').and_then(|pointer| doc.pointer(pointer)).unwrap_or(value),
+        None => value,
+    }
 }
 
 /// Inlines local `$ref`s within a budget of nodes, so that a small document cannot expand to
@@ -212,39 +227,59 @@ fn operation_spec(
     method: &str,
     operation: &Value,
     shared: &Value,
-    base_url: &str,
     options: &OpenApiOptions,
+    document_left: &mut usize,
 ) -> Result<RestToolSpec, RestError> {
     let id = operation
         .get("operationId")
         .and_then(Value::as_str)
         .map_or_else(|| format!("{method}_{}", path.trim_matches('/')), str::to_owned);
     let name = tool_name(&options.prefix, &id);
-    let mut expander = Expander { doc, left: options.max_schema_nodes, exhausted_at: None };
-    let used: Map<String, Value> = OPERATION_KEYS
+    let budget = options.max_schema_nodes.min(*document_left);
+    let mut expander = Expander { doc, left: budget, exhausted_at: None };
+    let mut used: Map<String, Value> = OPERATION_KEYS
         .iter()
         .filter_map(|key| operation.get(*key).map(|value| ((*key).to_owned(), value.clone())))
         .collect();
+    // Of the request body, only its JSON schema makes parameters.
+    if let Some(body) = operation.get("requestBody").map(|body| follow(doc, body)) {
+        let mut kept = Map::new();
+        if let Some(required) = body.get("required") {
+            kept.insert("required".to_owned(), required.clone());
+        }
+        if let Some((kind, media)) = body.get("content").and_then(Value::as_object).and_then(json_media) {
+            kept.insert("content".to_owned(), json!({ kind: media }));
+        }
+        used.insert("requestBody".to_owned(), Value::Object(kept));
+    }
     let (Some(operation), Some(shared)) = (expander.resolve(&Value::Object(used), 0), expander.resolve(shared, 0))
     else {
         let at = expander.exhausted_at.map(|r| format!(" (at `{r}`)")).unwrap_or_default();
-        return Err(RestError::Invalid {
-            tool: name,
-            reason: format!(
-                "the parameters and body of `{} {path}` expand to more than {} schema nodes once `$ref`s are \
+        let method = method.to_uppercase();
+        let reason = match budget < options.max_schema_nodes {
+            true => format!(
+                "the operations selected from the document expand to more than {} schema nodes together once \
+                 `$ref`s are inlined, reached at `{method} {path}`{at}; raise `OpenApiOptions::max_document_nodes` \
+                 to import them",
+                options.max_document_nodes
+            ),
+            false => format!(
+                "the parameters and body of `{method} {path}` expand to more than {} schema nodes once `$ref`s are \
                  inlined{at}; raise `OpenApiOptions::max_schema_nodes` to import it",
-                method.to_uppercase(),
                 options.max_schema_nodes
             ),
-        });
+        };
+        return Err(RestError::Invalid { tool: name, reason });
     };
+    *document_left -= budget - expander.left;
     let text = |key: &str| operation.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
     let description = match (text("summary"), text("description")) {
         (Some(summary), Some(description)) if summary != description => format!("{summary}\n\n{description}"),
         (Some(text), _) | (None, Some(text)) => text.to_owned(),
         (None, None) => format!("{} {path}", method.to_uppercase()),
     };
-    let mut spec = RestToolSpec::new(name, description, method.to_uppercase(), base_url, path);
+    // The caller sets the base URL.
+    let mut spec = RestToolSpec::new(name, description, method.to_uppercase(), String::new(), path);
     spec.headers = options.headers.clone();
     spec.timeout_ms = options.timeout_ms;
     spec.tags = operation
@@ -329,8 +364,11 @@ fn operation_spec(
 
 /// The JSON schema of an operation's request body, when it takes JSON.
 fn json_body(operation: &Value) -> Option<&Value> {
-    let content = operation.pointer("/requestBody/content")?.as_object()?;
-    let (_, media) =
-        content.iter().find(|(kind, _)| kind.split(';').next().is_some_and(|k| k.trim().ends_with("json")))?;
+    let (_, media) = json_media(operation.pointer("/requestBody/content")?.as_object()?)?;
     media.get("schema")
+}
+
+/// The first JSON media type of a body's `content`.
+fn json_media(content: &Map<String, Value>) -> Option<(&String, &Value)> {
+    content.iter().find(|(kind, _)| kind.split(';').next().is_some_and(|k| k.trim().ends_with("json")))
 }
