@@ -358,7 +358,12 @@ fn operation_spec(
             }
         }
     }
-    spec.parameters = json!({"type": "object", "properties": properties, "required": required});
+    // Built as values: `json!` would serialize a copy of the (possibly large) properties.
+    let mut parameters = Map::new();
+    parameters.insert("type".to_owned(), Value::from("object"));
+    parameters.insert("properties".to_owned(), Value::Object(properties));
+    parameters.insert("required".to_owned(), Value::from(required));
+    spec.parameters = Value::Object(parameters);
     Ok(spec)
 }
 
