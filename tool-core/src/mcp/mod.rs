@@ -15,6 +15,10 @@ mod http;
 mod import;
 mod serve;
 
+#[cfg(feature = "playground")]
+pub(crate) use guard::{serve as serve_guarded, Limits};
+#[cfg(feature = "cli")]
+pub(crate) use http::beyond_loopback;
 pub use http::{McpHttpBuilder, McpHttpServer};
 pub use import::{McpImport, McpImportBuilder, McpImportError, SkippedTool};
 pub use serve::{McpServer, McpServerError};
