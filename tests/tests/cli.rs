@@ -469,10 +469,7 @@ fn descriptions_from_elsewhere_cannot_drive_the_terminal() {
     };
     let (code, listed) = run(&["list"]);
     assert_eq!(code, 0);
-    assert_eq!(
-        listed,
-        "NAME        KIND  TAGS         PARAMETERS\nfiles.read  rest  io\\u{1b}[5m  path\n1 tools\n"
-    );
+    assert_eq!(listed, "NAME        KIND  TAGS         PARAMETERS\nfiles.read  rest  io\\u{1b}[5m  path\n1 tools\n");
     let (_, shown) = run(&["show", "files.read"]);
     let head: Vec<&str> = shown.lines().take(6).collect();
     assert_eq!(

@@ -33,6 +33,18 @@ fn resident_mb() -> u64 {
     line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
 }
 
+/// Raises this process's limit on open files to `needed` if it is lower (up to the hard
+/// limit, which only the system can raise).
+fn allow_descriptors(needed: u64) {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current.is_some_and(|current| current < needed) {
+        let hard = limit.maximum.unwrap_or(u64::MAX);
+        assert!(hard >= needed, "this test needs {needed} open files; the hard limit is {hard} (ulimit -Hn)");
+        setrlimit(Resource::Nofile, Rlimit { current: Some(needed), maximum: limit.maximum }).unwrap();
+    }
+}
+
 fn open_descriptors() -> usize {
     std::fs::read_dir("/proc/self/fd").unwrap().count()
 }
@@ -167,6 +179,8 @@ async fn closed_by_server(stream: &mut TcpStream, within: Duration) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_slow_clients_are_cut_off_after_the_read_timeout_while_a_normal_client_is_served() {
     let _serial = SERIAL.lock().await;
+    // Both ends of each connection are ours.
+    allow_descriptors(4096);
     let running = builder().request_read_timeout(Duration::from_secs(1)).start().await.unwrap();
     let (descriptors, memory) = (open_descriptors(), resident_mb());
     let mut slow = slow_clients(running.local_addr(), 1000).await;
@@ -197,6 +211,7 @@ async fn connections_beyond_the_cap_wait_unaccepted_and_are_served_in_turn() {
     let _serial = SERIAL.lock().await;
     let running =
         builder().max_connections(100).request_read_timeout(Duration::from_millis(500)).start().await.unwrap();
+    allow_descriptors(4096);
     let descriptors = open_descriptors();
     let slow = slow_clients(running.local_addr(), 300).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
