@@ -129,8 +129,10 @@ impl McpHttpBuilder {
 
     /// Serves at most `count` requests at once (64 by default; at least 1), each counted until
     /// its answer has been sent in full, a tool call's included; one more gets
-    /// `503 Service Unavailable` with `Retry-After: 1` at once instead of waiting. Event streams
-    /// (GET) are bounded by the connections instead.
+    /// `503 Service Unavailable` with `Retry-After: 1` at once instead of waiting. Pings, and
+    /// the client's notifications and responses (a cancellation, say), are never refused, so
+    /// the clients of a busy server can still cancel and stay connected. Event streams (GET)
+    /// are bounded by the connections instead.
     pub fn max_concurrent_requests(mut self, count: usize) -> Self {
         self.limits.max_requests = count;
         self
