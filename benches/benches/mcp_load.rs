@@ -91,9 +91,19 @@ async fn serve_bare() -> String {
     format!("http://{address}/mcp")
 }
 
-async fn serve_ours() -> String {
+/// Our server, its caps raised to the round's size (beside the bare server, which has none):
+/// the load is measured, not the refusals.
+async fn serve_ours(calls: usize, sessions: usize) -> String {
     let catalog = ToolCatalog::builder().add_declared::<add>().build().unwrap();
-    let running = McpServer::new(Executor::new(catalog)).unwrap().http().start().await.unwrap();
+    let running = McpServer::new(Executor::new(catalog))
+        .unwrap()
+        .http()
+        .max_concurrent_requests(calls)
+        .max_connections(calls + 2 * sessions + 16)
+        .max_sessions(sessions)
+        .start()
+        .await
+        .unwrap();
     let url = running.url();
     // Kept running for the whole benchmark.
     std::mem::forget(running);
@@ -164,7 +174,7 @@ async fn main() {
     let rounds = option(&args, "--rounds", 10);
     let calls = option(&args, "--calls", 1000);
     let sessions = option(&args, "--sessions", 10).max(1);
-    let ours = clients(&serve_ours().await, sessions).await;
+    let ours = clients(&serve_ours(calls, sessions).await, sessions).await;
     let bare = clients(&serve_bare().await, sessions).await;
     // Warm both up: connections, sessions, allocators.
     round(&ours, calls).await;

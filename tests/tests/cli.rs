@@ -314,3 +314,183 @@ async fn serve_mcp_serves_the_catalog_over_http_to_an_mcp_client() {
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+/// `tools_cli` started with `args` (and `env`), and the one line of JSON it prints once it
+/// listens; killed when dropped.
+struct Served(std::process::Child, Value);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn served(args: &[&str], env: &[(&str, &str)]) -> Served {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tools_cli"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+    let printed = serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{args:?}: {e}: {line:?}"));
+    Served(child, printed)
+}
+
+#[test]
+fn serving_beyond_loopback_needs_a_token_or_an_explicit_opt_in() {
+    let refused = tools(&["serve-mcp", "--http", "0.0.0.0:0"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        stderr(&refused),
+        "error: refusing to serve MCP on 0.0.0.0:0 without a bearer token: anyone who can reach it could call every \
+         tool. Give a token with --token-env VAR or --token-file PATH, or pass --allow-unauthenticated-remote to \
+         serve without one\n"
+    );
+    let refused = tools(&["playground", "--addr", "0.0.0.0:0"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        stderr(&refused),
+        "error: refusing to serve the playground on 0.0.0.0:0: it has no authentication, so anyone who can reach it \
+         could call every tool. Use a loopback address such as 127.0.0.1:8787, or pass --allow-unauthenticated-remote\n"
+    );
+    // With a token from the environment, or the explicit opt-in, it listens.
+    let with_token =
+        served(&["serve-mcp", "--http", "0.0.0.0:0", "--token-env", "MCP_TOKEN", "--json"], &[("MCP_TOKEN", "s3cret")]);
+    assert!(with_token.1["url"].as_str().unwrap().starts_with("http://0.0.0.0:"), "{}", with_token.1);
+    let opted_in = served(&["serve-mcp", "--http", "0.0.0.0:0", "--allow-unauthenticated-remote", "--json"], &[]);
+    assert!(opted_in.1["url"].as_str().unwrap().starts_with("http://0.0.0.0:"));
+    let playground = served(&["playground", "--addr", "0.0.0.0:0", "--allow-unauthenticated-remote", "--json"], &[]);
+    assert!(playground.1["url"].as_str().unwrap().starts_with("http://0.0.0.0:"));
+
+    let unset = tools(&["serve-mcp", "--http", "127.0.0.1:0", "--token-env", "TOOLS_TEST_UNSET_VARIABLE"]);
+    assert_eq!(unset.status.code(), Some(2));
+    assert_eq!(
+        stderr(&unset),
+        "error: --token-env TOOLS_TEST_UNSET_VARIABLE: the environment variable `TOOLS_TEST_UNSET_VARIABLE` is not set \
+         (or not text)\n"
+    );
+    let two = tools(&["serve-mcp", "--http", "127.0.0.1:0", "--token", "a", "--token-file", "b"]);
+    assert_eq!(two.status.code(), Some(2));
+    assert!(stderr(&two).starts_with("error: the argument '--token <TOKEN>' cannot be used with '--token-file <PATH>'"));
+}
+
+#[tokio::test]
+async fn serve_mcp_reads_its_token_from_a_file_and_refuses_clients_without_it() {
+    let file = std::env::temp_dir().join(format!("tools-cli-token-{}", std::process::id()));
+    std::fs::write(&file, "from-a-file\n").unwrap();
+    let server = served(&["serve-mcp", "--http", "127.0.0.1:0", "--token-file", file.to_str().unwrap(), "--json"], &[]);
+    let url = server.1["url"].as_str().unwrap();
+    let refused = tool_core::mcp::McpImport::http(url).connect().await.err().expect("refused without the token");
+    assert!(refused.to_string().contains("Auth required"), "{refused}");
+    let import = tool_core::mcp::McpImport::http(url).bearer_token("from-a-file").connect().await.unwrap();
+    assert_eq!(import.tools().len(), 4);
+    import.close().await;
+    std::fs::write(&file, " \n").unwrap();
+    let empty = tools(&["serve-mcp", "--http", "127.0.0.1:0", "--token-file", file.to_str().unwrap()]);
+    assert_eq!(
+        (empty.status.code(), stderr(&empty)),
+        (Some(2), "error: the bearer token is empty; give a secret\n".into())
+    );
+    let _ = std::fs::remove_file(file);
+}
+
+#[tokio::test]
+async fn the_playground_forbids_framing_limits_its_page_and_refuses_calls_from_other_pages() {
+    let server = served(&["playground", "--addr", "127.0.0.1:0", "--json"], &[]);
+    let url = server.1["url"].as_str().unwrap().to_owned();
+    let client = reqwest::Client::new();
+    let page = client.get(&url).send().await.unwrap();
+    let header = |name: &str| page.headers().get(name).map(|v| v.to_str().unwrap().to_owned());
+    assert_eq!(
+        header("content-security-policy").as_deref(),
+        Some(
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri \
+             'none'; form-action 'none'; frame-ancestors 'none'"
+        )
+    );
+    assert_eq!(header("x-frame-options").as_deref(), Some("DENY"));
+    assert_eq!(header("x-content-type-options").as_deref(), Some("nosniff"));
+
+    let call = |origin: Option<String>| {
+        let mut request = client
+            .post(format!("{url}api/call"))
+            .header("content-type", "application/json")
+            .body(r#"{"tool": "clock.now", "arguments": "{}"}"#);
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            (response.status().as_u16(), response.text().await.unwrap())
+        }
+    };
+    assert_eq!(
+        call(Some("http://evil.example".into())).await,
+        (403, "the playground accepts calls only from its own page".to_owned())
+    );
+    assert_eq!(call(Some("null".into())).await.0, 403);
+    let own = url.trim_end_matches('/').to_owned();
+    let (status, body) = call(Some(own)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["status"], "success");
+    // Not a browser: no Origin.
+    assert_eq!(call(None).await.0, 200);
+}
+
+#[test]
+fn descriptions_from_elsewhere_cannot_drive_the_terminal() {
+    use tool_core::{Executor, ToolCatalog};
+    // As an OpenAPI document or a remote MCP server could describe a tool.
+    let tool = tool_core::DynamicTool::builder("files.read")
+        .description("Reads a file.\x1b[2J\x1b]0;owned\x07\nSecond line\u{202e}txt.exe\u{9b}31m")
+        .input_schema(json!({"type": "object", "properties": {
+            "path": {"type": "string", "description": "Which\tfile\r\x1b[1A; \u{2066}hidden\u{2069}"}
+        }, "required": ["path"]}))
+        .tag("io\x1b[5m")
+        .source("openapi:api.yaml\x1b[8m", 0)
+        .handler(|_, _| async { "\x1b[31mred\x1b[0m\ncontent" })
+        .build()
+        .unwrap();
+    let catalog = ToolCatalog::builder().add_tool(tool).build().unwrap();
+    let run = |args: &[&str]| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let cli = tool_core::cli::ToolsCli::new(Executor::new(catalog.clone()));
+        let code = cli.run_with(
+            std::iter::once("tools").chain(args.iter().copied()),
+            &mut std::io::empty(),
+            &mut out,
+            &mut err,
+            false,
+        );
+        (code, String::from_utf8(out).unwrap())
+    };
+    let (code, listed) = run(&["list"]);
+    assert_eq!(code, 0);
+    assert_eq!(listed, "NAME        KIND  TAGS         PARAMETERS\nfiles.read  rest  io\\u{1b}[5m  path\n1 tools\n");
+    let (_, shown) = run(&["show", "files.read"]);
+    let head: Vec<&str> = shown.lines().take(6).collect();
+    assert_eq!(
+        head,
+        [
+            "files.read  (rest, openapi:api.yaml\\u{1b}[8m:0)",
+            "Reads a file.\\u{1b}[2J\\u{1b}]0;owned\\u{7}",
+            "Second line\\u{202e}txt.exe\\u{9b}31m",
+            "tags: io\\u{1b}[5m",
+            "",
+            "PARAMETER  KIND              DESCRIPTION",
+        ]
+    );
+    assert!(
+        shown.contains("\npath       string  required  Which file\\u{d}\\u{1b}[1A; \\u{2066}hidden\\u{2069}\n"),
+        "{shown}"
+    );
+    assert!(!shown.contains(['\x1b', '\u{9b}', '\u{202e}', '\r', '\x07']), "{shown:?}");
+    let (_, called) = run(&["call", "files.read", "--args", r#"{"path": "a"}"#]);
+    assert!(called.ends_with("result:\n\\u{1b}[31mred\\u{1b}[0m\ncontent\n"), "{called}");
+    // JSON output is for programs: the text as it is, escaped by JSON.
+    let (_, json) = run(&["show", "files.read", "--json"]);
+    assert!(json.contains(r#""description": "Reads a file.\u001b[2J\u001b]0;owned\u0007\nSecond line"#), "{json}");
+}

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::style::{table, Style};
+use super::style::{printable, printable_line, table, Style};
 use crate::catalog::ToolCatalog;
 use crate::document::{definition_json, render, shorten_descriptions, size_report, tool_kind, Format, FORMATS};
 use crate::executor::{ExecutionRecord, Executor};
@@ -22,16 +22,23 @@ pub(super) fn write_json(out: Out<'_>, value: &Value) -> std::io::Result<()> {
     writeln!(out, "{}", serde_json::to_string_pretty(value).unwrap_or_default())
 }
 
+/// JSON for a person on a terminal: pretty, and inert (JSON escapes the C0 controls but lets
+/// C1 controls and bidirectional overrides through).
+fn write_printable_json(out: Out<'_>, value: &Value) -> std::io::Result<()> {
+    writeln!(out, "{}", printable(&serde_json::to_string_pretty(value).unwrap_or_default()))
+}
+
 /// The tool named `name`, or a message naming the closest ones.
 pub(super) fn find<'c>(catalog: &'c ToolCatalog, name: &str) -> Result<&'c ToolDefinition, String> {
     catalog.definition(name).ok_or_else(|| {
         let closest = catalog.closest_names(name, 3);
+        let name = printable_line(name);
         if closest.is_empty() {
             format!("no tool named `{name}`; `tools list` shows them")
         } else {
             format!(
                 "no tool named `{name}`; did you mean {}?",
-                closest.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                closest.iter().map(|n| format!("`{}`", printable_line(n))).collect::<Vec<_>>().join(", ")
             )
         }
     })
@@ -39,8 +46,11 @@ pub(super) fn find<'c>(catalog: &'c ToolCatalog, name: &str) -> Result<&'c ToolD
 
 /// The parameters in a line: `query, limit?` (`?` marks the optional ones).
 fn parameter_names(tool: &ToolDefinition) -> String {
-    let names: Vec<String> =
-        tool.parameters.iter().map(|p| if p.required { p.name.clone() } else { format!("{}?", p.name) }).collect();
+    let names: Vec<String> = tool
+        .parameters
+        .iter()
+        .map(|p| if p.required { printable_line(&p.name) } else { format!("{}?", printable_line(&p.name)) })
+        .collect();
     if names.is_empty() {
         "-".to_owned()
     } else {
@@ -69,7 +79,14 @@ pub(super) fn list(
     }
     let rows: Vec<Vec<String>> = tools
         .iter()
-        .map(|t| vec![t.name.clone(), tool_kind(t).to_owned(), t.tags.join(", "), parameter_names(t)])
+        .map(|t| {
+            vec![
+                printable_line(&t.name),
+                tool_kind(t).to_owned(),
+                printable_line(&t.tags.join(", ")),
+                parameter_names(t),
+            ]
+        })
         .collect();
     write!(out, "{}", table(style, &["NAME", "KIND", "TAGS", "PARAMETERS"], &rows))?;
     writeln!(out, "{}", style.dim(&format!("{} tools", tools.len())))?;
@@ -81,12 +98,20 @@ pub(super) fn show(tool: &ToolDefinition, json: bool, style: Style, out: Out<'_>
         write_json(out, &definition_json(tool))?;
         return Ok(0);
     }
-    writeln!(out, "{}  {}", style.bold(&tool.name), style.dim(&format!("({}, {})", tool_kind(tool), tool.source)))?;
+    // Names, descriptions, schemas and examples may come from an imported server or an
+    // OpenAPI document: printed inert.
+    let source = printable_line(&tool.source.to_string());
+    writeln!(
+        out,
+        "{}  {}",
+        style.bold(&printable_line(&tool.name)),
+        style.dim(&format!("({}, {source})", tool_kind(tool)))
+    )?;
     if !tool.description.is_empty() {
-        writeln!(out, "{}", tool.description.trim_end())?;
+        writeln!(out, "{}", printable(tool.description.trim_end()))?;
     }
     if !tool.tags.is_empty() {
-        writeln!(out, "tags: {}", tool.tags.join(", "))?;
+        writeln!(out, "tags: {}", printable_line(&tool.tags.join(", ")))?;
     }
     if let Some(timeout) = tool.timeout {
         writeln!(out, "time limit: {} ms", timeout.as_millis())?;
@@ -121,25 +146,26 @@ pub(super) fn show(tool: &ToolDefinition, json: bool, style: Style, out: Out<'_>
                     Cardinality::Map => "map of",
                 };
                 let kind = format!("{cardinality} {}", p.value_kind.name()).trim().to_owned();
-                let mut description = p.description.replace('\n', " ");
+                let mut description = p.description.clone();
                 if !notes.is_empty() {
                     description = format!("{description} ({})", notes.join("; ")).trim().to_owned();
                 }
-                vec![p.name.clone(), kind, if p.required { "required".into() } else { String::new() }, description]
+                let required = if p.required { "required".into() } else { String::new() };
+                vec![printable_line(&p.name), kind, required, printable_line(&description)]
             })
             .collect();
         write!(out, "{}", table(style, &["PARAMETER", "KIND", "", "DESCRIPTION"], &rows))?;
     }
     writeln!(out, "\n{}", style.bold("Input schema"))?;
-    write_json(out, &tool.input_schema)?;
+    write_printable_json(out, &tool.input_schema)?;
     if let Some(output) = &tool.output_schema {
         writeln!(out, "\n{}", style.bold("Output schema"))?;
-        write_json(out, output)?;
+        write_printable_json(out, output)?;
     }
     if !tool.examples.is_empty() {
         writeln!(out, "\n{}", style.bold("Examples"))?;
         for example in &tool.examples {
-            writeln!(out, "{example}")?;
+            writeln!(out, "{}", printable(&example.to_string()))?;
         }
     }
     Ok(0)
@@ -156,7 +182,7 @@ fn tools_for_output(
     let Some(budget) = budget else { return Ok((tools, Vec::new())) };
     let (tools, cut) = shorten_descriptions(&tools, budget);
     for c in &cut {
-        let at = c.parameter.as_ref().map_or_else(|| c.tool.clone(), |p| format!("{}/{p}", c.tool));
+        let at = printable_line(&c.parameter.as_ref().map_or_else(|| c.tool.clone(), |p| format!("{}/{p}", c.tool)));
         writeln!(notes, "shortened {at}: {} -> {} tokens", c.tokens_before, c.tokens_after)?;
     }
     Ok((tools, cut))
@@ -178,7 +204,7 @@ pub(super) fn export_formats(
         let text = match render(format, &tools) {
             Ok(text) => text,
             Err(error) => {
-                writeln!(err, "{format}: {error}")?;
+                writeln!(err, "{format}: {}", printable(&error.to_string()))?;
                 failed = true;
                 continue;
             }
@@ -224,28 +250,27 @@ pub(super) fn call_output(record: &ExecutionRecord, json: bool, style: Style, ou
         None => style.good(&status),
     };
     writeln!(out, "{} {status} in {:.1} ms", style.bold("status:"), record.duration.as_secs_f64() * 1000.0)?;
-    writeln!(out, "{} {}", style.bold("sent:"), request.raw_arguments.trim_end())?;
+    writeln!(out, "{} {}", style.bold("sent:"), printable(request.raw_arguments.trim_end()))?;
     if let Some(arguments) = &request.arguments {
-        writeln!(out, "{} {arguments}", style.bold("read as:"))?;
+        writeln!(out, "{} {}", style.bold("read as:"), printable(&arguments.to_string()))?;
     }
     for w in &request.parse_warnings {
-        writeln!(
-            out,
-            "{} {} at `{}`: {} (received {})",
-            style.warn("warning:"),
-            w.rule(),
-            w.pointer(),
-            w.action(),
-            w.received()
-        )?;
+        let text = format!("{} at `{}`: {} (received {})", w.rule(), w.pointer(), w.action(), w.received());
+        writeln!(out, "{} {}", style.warn("warning:"), printable(&text))?;
     }
     if let Some(errors) = &request.parse_error {
         for e in &errors.errors {
-            writeln!(out, "{} {} at `{}`: {}", style.bad("error:"), e.rule, e.pointer, e.detail)?;
+            writeln!(
+                out,
+                "{} {}",
+                style.bad("error:"),
+                printable(&format!("{} at `{}`: {}", e.rule, e.pointer, e.detail))
+            )?;
         }
     }
+    // The output of a tool, perhaps a remote one: printed inert.
     let label = if record.is_error() { "message for the model:" } else { "result:" };
-    writeln!(out, "{}\n{}", style.bold(label), record.content.text)?;
+    writeln!(out, "{}\n{}", style.bold(label), printable(&record.content.text))?;
     Ok(code)
 }
 
@@ -285,14 +310,13 @@ pub(super) fn check(catalog: &ToolCatalog, json: bool, style: Style, out: Out<'_
     }
     write!(out, "{}", table(style, &["FORMAT", "", "REFUSED", "VIOLATIONS", "NOTES"], &rows))?;
     for p in &problems {
-        writeln!(
-            out,
-            "{} {} {}: {}",
-            style.bad("problem:"),
+        let text = format!(
+            "{} {}: {}",
             p["format"].as_str().unwrap_or(""),
             p["tool"].as_str().unwrap_or(""),
             p["problem"].as_str().unwrap_or("")
-        )?;
+        );
+        writeln!(out, "{} {}", style.bad("problem:"), printable(&text))?;
     }
     if !notes.is_empty() {
         writeln!(out, "\n{}", style.bold("What each format cannot express, and how it is sent instead:"))?;
@@ -304,7 +328,7 @@ pub(super) fn check(catalog: &ToolCatalog, json: bool, style: Style, out: Out<'_
                 n["pointer"].as_str().unwrap_or(""),
                 n["note"].as_str().unwrap_or("")
             );
-            writeln!(out, "  {}", line.trim_end())?;
+            writeln!(out, "  {}", printable(line.trim_end()))?;
         }
     }
     Ok(code)
@@ -346,7 +370,7 @@ pub(super) fn size(
     let rows: Vec<Vec<String>> = tools
         .iter()
         .map(|t| {
-            let mut row = vec![t.name.clone()];
+            let mut row = vec![printable_line(&t.name)];
             row.extend(
                 report.formats.iter().map(|f| f.tool(&t.name).map_or_else(|| "-".to_owned(), |s| s.tokens.to_string())),
             );
@@ -356,7 +380,12 @@ pub(super) fn size(
     writeln!(out, "\n{}", style.bold("Tokens per tool:"))?;
     write!(out, "{}", table(style, &header, &rows))?;
     for f in report.formats.iter().filter(|f| !f.refused.is_empty()) {
-        writeln!(out, "{} cannot express {} (`tools check` says why)", f.format, f.refused.join(", "))?;
+        writeln!(
+            out,
+            "{} cannot express {} (`tools check` says why)",
+            f.format,
+            printable_line(&f.refused.join(", "))
+        )?;
     }
     Ok(0)
 }

@@ -8,22 +8,28 @@
 //!
 //! It answers only requests whose `Host` is the address it listens on or a loopback name (a
 //! page elsewhere cannot reach it through DNS rebinding), and calls only with a JSON body
-//! (which a cross-origin page cannot send without a preflight the server never approves).
+//! (which a cross-origin page cannot send without a preflight the server never approves)
+//! from its own page (a POST with another `Origin` is refused). Every answer forbids framing
+//! (`frame-ancestors 'none'`, `X-Frame-Options: DENY`) and limits the page to its own
+//! scripts, styles and API (`Content-Security-Policy`). Connections are bounded and slow
+//! clients cut off as for the MCP server.
 
 use std::net::SocketAddr;
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
 
 use super::commands::{call, Out};
 use crate::document::definition_json;
 use crate::executor::Executor;
+use crate::mcp::{serve_guarded, Limits};
 
 const INDEX: &str = include_str!("playground/index.html");
 const SCRIPT: &str = include_str!("playground/app.js");
@@ -41,11 +47,13 @@ pub(super) async fn serve(executor: Executor, address: SocketAddr, json: bool, o
     }
     out.flush()?;
     let app = router(executor, bound);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    let stop = CancellationToken::new();
+    let on_signal = stop.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        on_signal.cancel();
+    });
+    serve_guarded(listener, app, Limits::default(), stop).await;
     Ok(0)
 }
 
@@ -57,7 +65,24 @@ fn router(executor: Executor, bound: SocketAddr) -> Router {
         .route("/api/tools", get(tools))
         .route("/api/call", post(run_call))
         .layer(middleware::from_fn_with_state(bound, local_host_only))
+        .layer(middleware::from_fn(protect_page))
         .with_state(executor)
+}
+
+/// The page runs only its own script and style, talks only to its own server, and cannot be
+/// framed by another site (clickjacking).
+const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; \
+                      base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// Adds the page's security headers to every answer.
+async fn protect_page(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    response
 }
 
 fn page(body: &'static str, content_type: &'static str) -> Response {
@@ -81,7 +106,8 @@ async fn run_call(State(executor): State<Executor>, Json(body): Json<CallBody>) 
     Json(serde_json::to_value(&record).unwrap_or(Value::Null))
 }
 
-/// Refuses a request whose `Host` is neither the bound address nor a loopback name.
+/// Refuses a request whose `Host` is neither the bound address nor a loopback name, and a
+/// POST sent by another page.
 async fn local_host_only(State(bound): State<SocketAddr>, request: Request, next: Next) -> Response {
     let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
     let port = bound.port();
@@ -89,9 +115,16 @@ async fn local_host_only(State(bound): State<SocketAddr>, request: Request, next
         || [format!("localhost:{port}"), format!("127.0.0.1:{port}"), format!("[::1]:{port}")]
             .iter()
             .any(|h| h == host);
-    if allowed {
-        next.run(request).await
-    } else {
-        (StatusCode::FORBIDDEN, "the playground answers only on its own address").into_response()
+    if !allowed {
+        return (StatusCode::FORBIDDEN, "the playground answers only on its own address").into_response();
     }
+    // A browser names the page that sends a POST; only the playground's own may call. Clients
+    // that are not browsers send no `Origin`.
+    if request.method() == Method::POST {
+        let origin = request.headers().get(header::ORIGIN).map(|o| o.to_str().unwrap_or(""));
+        if origin.is_some_and(|origin| origin != format!("http://{host}")) {
+            return (StatusCode::FORBIDDEN, "the playground accepts calls only from its own page").into_response();
+        }
+    }
+    next.run(request).await
 }

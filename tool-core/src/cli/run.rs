@@ -101,9 +101,20 @@ enum Command {
         /// Serve streamable HTTP on this address (127.0.0.1:PORT) instead of stdio.
         #[arg(long)]
         http: Option<SocketAddr>,
-        /// With --http: the bearer token clients must send.
-        #[arg(long)]
+        /// With --http: the bearer token clients must send (other users of this machine can
+        /// read it in `ps`; prefer --token-env or --token-file).
+        #[arg(long, group = "secret")]
         token: Option<String>,
+        /// With --http: read the bearer token from this environment variable.
+        #[arg(long, value_name = "VAR", group = "secret")]
+        token_env: Option<String>,
+        /// With --http: read the bearer token from this file (surrounding whitespace dropped).
+        #[arg(long, value_name = "PATH", group = "secret")]
+        token_file: Option<PathBuf>,
+        /// With --http on an address beyond loopback: serve without a bearer token, letting
+        /// anyone who can reach the address call every tool.
+        #[arg(long, conflicts_with = "secret")]
+        allow_unauthenticated_remote: bool,
         /// With --http: print the endpoint as one line of JSON.
         #[arg(long)]
         json: bool,
@@ -114,6 +125,10 @@ enum Command {
         /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1:8787")]
         addr: SocketAddr,
+        /// Listen on an address beyond loopback, although the playground has no
+        /// authentication: anyone who can reach the address can call every tool.
+        #[arg(long)]
+        allow_unauthenticated_remote: bool,
         /// Print the page's address as one line of JSON.
         #[arg(long)]
         json: bool,
@@ -231,29 +246,62 @@ impl ToolsCli {
             Command::Size { max_description_tokens, json } => {
                 commands::size(catalog, max_description_tokens, json, style, out, err)
             }
-            Command::ServeMcp { http, token, json } => runtime()?.block_on(self.serve_mcp(http, token, json, out)),
+            Command::ServeMcp { http, token, token_env, token_file, allow_unauthenticated_remote, json } => {
+                let Some(address) = http else {
+                    return runtime()?.block_on(self.serve_stdio());
+                };
+                let token = match bearer_token(token, token_env, token_file) {
+                    Ok(token) => token,
+                    Err(message) => return usage(err, message),
+                };
+                if token.is_none() && !allow_unauthenticated_remote && crate::mcp::beyond_loopback(address) {
+                    return usage(
+                        err,
+                        format!(
+                            "refusing to serve MCP on {address} without a bearer token: anyone who can reach it could \
+                             call every tool. Give a token with --token-env VAR or --token-file PATH, or pass \
+                             --allow-unauthenticated-remote to serve without one"
+                        ),
+                    );
+                }
+                runtime()?.block_on(self.serve_mcp(address, token, json, out))
+            }
             #[cfg(feature = "playground")]
-            Command::Playground { addr, json } => {
+            Command::Playground { addr, allow_unauthenticated_remote, json } => {
+                if !allow_unauthenticated_remote && crate::mcp::beyond_loopback(addr) {
+                    return usage(
+                        err,
+                        format!(
+                            "refusing to serve the playground on {addr}: it has no authentication, so anyone who \
+                             can reach it could call every tool. Use a loopback address such as 127.0.0.1:8787, or \
+                             pass --allow-unauthenticated-remote"
+                        ),
+                    );
+                }
                 runtime()?.block_on(super::playground::serve(self.executor.clone(), addr, json, out))
             }
         }
     }
 
+    async fn serve_stdio(&self) -> std::io::Result<i32> {
+        let server = crate::mcp::McpServer::new(self.executor.clone()).map_err(std::io::Error::other)?;
+        server.serve_stdio().await.map_err(std::io::Error::other)?;
+        Ok(0)
+    }
+
+    /// Serves streamable HTTP on `address`; without a token only when the caller allowed it.
     async fn serve_mcp(
         &self,
-        http: Option<SocketAddr>,
+        address: SocketAddr,
         token: Option<String>,
         json: bool,
         out: Out<'_>,
     ) -> std::io::Result<i32> {
         let server = crate::mcp::McpServer::new(self.executor.clone()).map_err(std::io::Error::other)?;
-        let Some(address) = http else {
-            server.serve_stdio().await.map_err(std::io::Error::other)?;
-            return Ok(0);
-        };
         let mut builder = server.http().bind(address);
-        if let Some(token) = token {
-            builder = builder.bearer_token(token);
+        match token {
+            Some(token) => builder = builder.bearer_token(token),
+            None => builder = builder.allow_unauthenticated_remote(),
         }
         let running = builder.start().await.map_err(std::io::Error::other)?;
         if json {
@@ -266,6 +314,30 @@ impl ToolsCli {
         running.shutdown().await;
         Ok(0)
     }
+}
+
+/// The bearer token from whichever of `--token`, `--token-env` and `--token-file` was given
+/// (clap lets through at most one), or a message saying why it cannot be read.
+fn bearer_token(
+    token: Option<String>,
+    variable: Option<String>,
+    file: Option<PathBuf>,
+) -> Result<Option<String>, String> {
+    let token = match (token, variable, file) {
+        (Some(token), ..) => token,
+        (_, Some(variable), _) => std::env::var(&variable).map_err(|_| {
+            format!("--token-env {variable}: the environment variable `{variable}` is not set (or not text)")
+        })?,
+        (.., Some(file)) => std::fs::read_to_string(&file)
+            .map_err(|e| format!("--token-file {}: cannot read the token: {e}", file.display()))?
+            .trim()
+            .to_owned(),
+        (None, None, None) => return Ok(None),
+    };
+    if token.is_empty() {
+        return Err("the bearer token is empty; give a secret".to_owned());
+    }
+    Ok(Some(token))
 }
 
 fn runtime() -> std::io::Result<tokio::runtime::Runtime> {

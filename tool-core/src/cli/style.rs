@@ -42,6 +42,39 @@ impl Style {
     }
 }
 
+/// Text the command line did not write (an imported tool's description, a schema from an
+/// OpenAPI document, a tool's output), made safe for a terminal: control characters (line
+/// breaks and tabs kept), the escape sequences they start, and bidirectional overrides that
+/// reorder what is shown become visible escapes such as `\u{1b}`, so the text can neither
+/// drive the terminal nor disguise itself.
+pub(super) fn printable(text: &str) -> String {
+    escape(text, |c| c == '\n' || c == '\t')
+}
+
+/// [`printable`] for one line (a table cell): line breaks and tabs become spaces.
+pub(super) fn printable_line(text: &str) -> String {
+    escape(&text.replace(['\n', '\t'], " "), |_| false)
+}
+
+fn escape(text: &str, keep: impl Fn(char) -> bool) -> String {
+    let unsafe_char = |c: char| {
+        (c.is_control() && !keep(c))
+            || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Rows as a table: each column as wide as its widest cell (in characters), separated by two
 /// spaces, the header in bold, no trailing spaces.
 pub(super) fn table(style: Style, header: &[&str], rows: &[Vec<String>]) -> String {

@@ -2,17 +2,18 @@
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::guard::{self, guard_requests, BoundedSessions, Limits, RequestGuard};
 use super::serve::{McpServer, McpServerError};
 
 /// Configures serving an [`McpServer`] over streamable HTTP; made by [`McpServer::http`].
@@ -21,6 +22,11 @@ use super::serve::{McpServer, McpServerError};
 /// loopback `Host` names and refuses every request that carries an `Origin` header that was
 /// not allowed (the MCP specification's defence against DNS rebinding: a web page cannot call
 /// a local server). Clients that are not browsers send no `Origin` and are served.
+///
+/// It holds under abuse with bounds the host can change: at most 1,000 MCP sessions (each
+/// closed after 5 minutes without a request), 64 requests served at once, 1,024 open
+/// connections, and 10 seconds for a request's header and again for its body. A server
+/// reachable beyond this machine needs a bearer token unless the host says otherwise.
 #[must_use = "nothing listens until `.start()`"]
 pub struct McpHttpBuilder {
     server: McpServer,
@@ -30,6 +36,8 @@ pub struct McpHttpBuilder {
     hosts: Vec<String>,
     bearer: Option<Arc<str>>,
     stateless: bool,
+    remote_without_token: bool,
+    limits: Limits,
 }
 
 /// A running streamable HTTP server. Dropping it does not stop it; [`McpHttpServer::shutdown`]
@@ -52,13 +60,17 @@ impl McpServer {
             hosts: Vec::new(),
             bearer: None,
             stateless: false,
+            remote_without_token: false,
+            limits: Limits::default(),
         }
     }
 }
 
 impl McpHttpBuilder {
     /// The address to listen on (port 0: any free port). Listening beyond loopback is the
-    /// host's decision; the bound address is then an allowed `Host`.
+    /// host's decision; the bound address is then an allowed `Host`, and [`start`](Self::start)
+    /// requires a [`bearer_token`](Self::bearer_token) unless
+    /// [`allow_unauthenticated_remote`](Self::allow_unauthenticated_remote) was called.
     pub fn bind(mut self, address: SocketAddr) -> Self {
         self.address = address;
         self
@@ -85,9 +97,59 @@ impl McpHttpBuilder {
         self
     }
 
-    /// Requires `Authorization: Bearer <token>` on every request; others get 401.
+    /// Requires `Authorization: Bearer <token>` on every request; others get 401. An empty
+    /// token is refused by [`start`](Self::start).
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer = Some(token.into().into());
+        self
+    }
+
+    /// Lets the server listen beyond loopback without a bearer token: anyone who can reach the
+    /// address can call every tool. For a server behind a proxy or a network that
+    /// authenticates on its behalf.
+    pub fn allow_unauthenticated_remote(mut self) -> Self {
+        self.remote_without_token = true;
+        self
+    }
+
+    /// At most `count` MCP sessions at once (1,000 by default; at least 1). An `initialize`
+    /// beyond gets `503 Service Unavailable` saying so, until a session ends: by its client
+    /// (HTTP DELETE), or after the [idle timeout](Self::session_idle_timeout).
+    pub fn max_sessions(mut self, count: usize) -> Self {
+        self.limits.max_sessions = count;
+        self
+    }
+
+    /// Closes a session that has sent no request for `idle` (5 minutes by default), freeing
+    /// its place; its client must `initialize` again.
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.limits.session_idle = idle;
+        self
+    }
+
+    /// Serves at most `count` requests at once (64 by default; at least 1), each counted until
+    /// its answer has been sent in full, a tool call's included; one more gets
+    /// `503 Service Unavailable` with `Retry-After: 1` at once instead of waiting. Pings, and
+    /// the client's notifications and responses (a cancellation, say), are never refused, so
+    /// the clients of a busy server can still cancel and stay connected. Event streams (GET)
+    /// are bounded by the connections instead.
+    pub fn max_concurrent_requests(mut self, count: usize) -> Self {
+        self.limits.max_requests = count;
+        self
+    }
+
+    /// Keeps at most `count` connections open (1,024 by default; at least 1). Further clients
+    /// wait in the system's queue of the listening socket until one closes.
+    pub fn max_connections(mut self, count: usize) -> Self {
+        self.limits.max_connections = count;
+        self
+    }
+
+    /// The time a client has to send a request's header (its connection is then closed), and
+    /// then again its body (`408 Request Timeout`): 10 seconds by default. A connection kept
+    /// open between requests is closed when no header arrives within it.
+    pub fn request_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.read_timeout = timeout;
         self
     }
 
@@ -98,14 +160,22 @@ impl McpHttpBuilder {
         self
     }
 
-    /// Binds and starts serving in the background.
+    /// Binds and starts serving in the background. Refuses an address beyond loopback
+    /// without a bearer token (unless allowed), and an empty token.
     pub async fn start(self) -> Result<McpHttpServer, McpServerError> {
-        let listener = tokio::net::TcpListener::bind(self.address)
-            .await
-            .map_err(|e| McpServerError::Bind { address: self.address.to_string(), reason: e.to_string() })?;
-        let address = listener
-            .local_addr()
-            .map_err(|e| McpServerError::Bind { address: self.address.to_string(), reason: e.to_string() })?;
+        let refuse =
+            |reason: &str| McpServerError::Bind { address: self.address.to_string(), reason: reason.to_owned() };
+        if self.bearer.as_deref().is_some_and(str::is_empty) {
+            return Err(refuse("the bearer token is empty; give `bearer_token(..)` a secret"));
+        }
+        if beyond_loopback(self.address) && self.bearer.is_none() && !self.remote_without_token {
+            return Err(refuse(
+                "a server reachable beyond this machine needs a bearer token: set `bearer_token(..)`, or call \
+                 `allow_unauthenticated_remote()` to let anyone who can reach it call every tool",
+            ));
+        }
+        let listener = tokio::net::TcpListener::bind(self.address).await.map_err(|e| refuse(&e.to_string()))?;
+        let address = listener.local_addr().map_err(|e| refuse(&e.to_string()))?;
         let stop = CancellationToken::new();
         let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
         if !address.ip().is_loopback() && !address.ip().is_unspecified() {
@@ -118,26 +188,30 @@ impl McpHttpBuilder {
             .enforce_origin_validation()
             .with_legacy_session_mode(!self.stateless)
             .with_cancellation_token(stop.child_token());
+        let limits = self.limits;
+        let requests = Arc::new(RequestGuard::new(limits, config.max_request_body_bytes));
         let server = self.server;
         let service = StreamableHttpService::new(
             move || Ok(server.for_session()),
-            Arc::new(LocalSessionManager::default()),
+            Arc::new(BoundedSessions::new(limits)),
             config,
         );
-        let mut router = Router::new().route_service(&self.path, service);
+        let mut router = Router::new()
+            .route_service(&self.path, service)
+            .layer(middleware::from_fn_with_state(requests, guard_requests));
+        // Outermost: a request without the token is refused before it takes a request's slot.
         if let Some(token) = self.bearer {
             router = router.layer(middleware::from_fn_with_state(token, require_bearer));
         }
-        let shutdown = stop.clone();
-        let task = tokio::spawn(async move {
-            let served =
-                axum::serve(listener, router).with_graceful_shutdown(async move { shutdown.cancelled().await });
-            if let Err(error) = served.await {
-                tracing::error!(target: "tools", %error, "the MCP HTTP server stopped");
-            }
-        });
+        let task = tokio::spawn(guard::serve(listener, router, limits, stop.clone()));
         Ok(McpHttpServer { address, path: self.path, stop, task })
     }
+}
+
+/// Whether a server listening on `address` can be reached from other machines (an
+/// unspecified address, 0.0.0.0 or ::, listens on every interface).
+pub(crate) fn beyond_loopback(address: SocketAddr) -> bool {
+    !address.ip().to_canonical().is_loopback()
 }
 
 impl McpHttpServer {

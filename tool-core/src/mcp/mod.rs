@@ -10,10 +10,15 @@
 //! Importing: a server's tools (a child process over stdio, a streamable HTTP URL) become
 //! tools of a catalog, called through the executor like local ones.
 
+mod guard;
 mod http;
 mod import;
 mod serve;
 
+#[cfg(feature = "playground")]
+pub(crate) use guard::{serve as serve_guarded, Limits};
+#[cfg(feature = "cli")]
+pub(crate) use http::beyond_loopback;
 pub use http::{McpHttpBuilder, McpHttpServer};
 pub use import::{McpImport, McpImportBuilder, McpImportError, SkippedTool};
 pub use serve::{McpServer, McpServerError};
