@@ -117,6 +117,15 @@ async fn an_endless_cursor_is_refused_after_the_page_limit() {
         )
     );
     assert_eq!(server.seen.lists.load(Ordering::SeqCst), 108);
+    // Each page is ten tools of about 1.1 KB: the second page passes 20,000 bytes.
+    let error = McpImport::http(&url).max_list_bytes(20_000).connect().await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "cannot list the tools of the MCP server `{url}`: its tools take more than 20000 bytes of JSON together (`McpImportBuilder::max_list_bytes`)"
+        )
+    );
+    assert_eq!(server.seen.lists.load(Ordering::SeqCst), 110);
     server.shutdown().await;
 }
 

@@ -35,6 +35,8 @@ const MAX_PAGES: usize = 100;
 const MAX_TOOLS: usize = 1_000;
 /// Bytes of JSON one listed tool may take, unless told otherwise.
 const MAX_TOOL_BYTES: usize = 256 * 1024;
+/// Bytes of JSON the imported tools may take together, unless told otherwise.
+const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
 /// How long the `initialize` handshake may take, unless told otherwise.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long reading every page of the list may take, unless told otherwise.
@@ -70,6 +72,7 @@ struct Limits {
     max_pages: usize,
     max_tools: usize,
     max_tool_bytes: usize,
+    max_list_bytes: usize,
     handshake_timeout: Duration,
     list_timeout: Duration,
     backoff_first: Duration,
@@ -82,6 +85,7 @@ impl Default for Limits {
             max_pages: MAX_PAGES,
             max_tools: MAX_TOOLS,
             max_tool_bytes: MAX_TOOL_BYTES,
+            max_list_bytes: MAX_LIST_BYTES,
             handshake_timeout: HANDSHAKE_TIMEOUT,
             list_timeout: LIST_TIMEOUT,
             backoff_first: BACKOFF_FIRST,
@@ -567,6 +571,13 @@ impl McpImportBuilder {
         self
     }
 
+    /// The most bytes of JSON the imported tools may take together (16 MiB by default): a
+    /// larger list is refused with [`McpImportError::List`].
+    pub fn max_list_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_list_bytes = bytes;
+        self
+    }
+
     /// How long starting or reaching the server and the `initialize` handshake may take (30 s
     /// by default).
     pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
@@ -903,6 +914,9 @@ async fn read_pages(
     let mut skipped = Vec::new();
     let mut names = HashSet::new();
     let mut cursor = None;
+    // Every tool listed counts, kept or skipped, so skipped ones cannot grow the list either.
+    let mut listed = 0;
+    let mut bytes_kept = 0;
     for _ in 0..limits.max_pages {
         let params = PaginatedRequestParams::default().with_cursor(cursor);
         let result = peer.list_tools(Some(params)).await.map_err(|error| {
@@ -914,7 +928,8 @@ async fn read_pages(
                 other => shared.redactor.clean(&other.to_string()),
             })
         })?;
-        if tools.len() + result.tools.len() > limits.max_tools {
+        listed += result.tools.len();
+        if listed > limits.max_tools {
             return Err(list_error(format!(
                 "it lists more than {} tools (`McpImportBuilder::max_tools`)",
                 limits.max_tools
@@ -936,6 +951,13 @@ async fn read_pages(
                     reason: "the server lists a tool of this name twice; the first is kept".to_owned(),
                 });
             } else {
+                bytes_kept += bytes;
+                if bytes_kept > limits.max_list_bytes {
+                    return Err(list_error(format!(
+                        "its tools take more than {} bytes of JSON together (`McpImportBuilder::max_list_bytes`)",
+                        limits.max_list_bytes
+                    )));
+                }
                 tools.push(tool);
             }
         }
