@@ -315,6 +315,38 @@ async fn a_silent_server_times_out_the_handshake_and_the_list() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_listed_twice_is_imported_once() {
+    let server = Server::start(Behaviour::Duplicates).await;
+    let import = McpImport::http(server.url()).connect().await.unwrap();
+    assert_eq!(names(&import), ["echo"]);
+    assert_eq!(import.tools()[0].definition().description, "Echo the text.");
+    assert_eq!(
+        import.skipped(),
+        [SkippedTool {
+            name: "echo".to_owned(),
+            reason: "the server lists a tool of this name twice; the first is kept".to_owned()
+        }]
+    );
+    import.close().await;
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_child_process_that_never_answers_is_given_up_on() {
+    // Reads nothing and writes nothing: the handshake never ends by itself.
+    let error = McpImport::command("sleep")
+        .arg("30")
+        .handshake_timeout(Duration::from_millis(300))
+        .connect()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cannot connect to the MCP server `sleep`: no answer to `initialize` within 300 ms (`McpImportBuilder::handshake_timeout`)"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reconnecting_to_a_server_that_is_down_backs_off() {
     let server = Server::start(Behaviour::Tools { huge: 0 }).await;
     let address = server.address;

@@ -24,6 +24,8 @@ pub enum Behaviour {
     Tools { huge: usize },
     /// Answers `initialize`, then never answers `tools/list`.
     SilentList,
+    /// Lists `echo` twice, the second time with another description.
+    Duplicates,
 }
 
 /// What the server saw.
@@ -123,6 +125,10 @@ impl ServerHandler for Hostile {
                 ListToolsResult::with_all_items(self.tools(huge))
             }
             Behaviour::SilentList => std::future::pending().await,
+            Behaviour::Duplicates => ListToolsResult::with_all_items(vec![
+                McpTool::new("echo", "Echo the text.", text_schema()),
+                McpTool::new("echo", "Echo the text, the other way.", text_schema()),
+            ]),
         };
         self.seen.lists_in_flight.fetch_sub(1, Ordering::SeqCst);
         Ok(result)
