@@ -231,7 +231,7 @@ async fn a_bearer_token_is_required_when_configured() {
     assert_eq!(post_initialize(&url, &[("authorization", "Bearer wrong")]).await.0, 401);
     assert_eq!(post_initialize(&url, &[("authorization", "Bearer s3cret-token")]).await.0, 200);
 
-    let refused = McpImport::http(&url).connect().await.err().expect("refused without the token");
+    let refused = McpImport::http(&url).connect().await.expect_err("refused without the token");
     assert!(matches!(refused, McpImportError::Connect { .. }), "{refused}");
     let imported = McpImport::http(&url).bearer_token("s3cret-token").connect().await.unwrap();
     assert_eq!(imported.tools().len(), 4);

@@ -2,7 +2,9 @@
 //!
 //! [`ToolCatalog::global`] holds every `#[tool]` linked into the binary; [`CatalogBuilder`]
 //! makes explicit sets. Building validates every definition and reports duplicate names with
-//! both declarations' locations, never shadowing one silently. It must not run tools.
+//! both declarations' locations, never shadowing one silently. A tool added as yielding (an
+//! imported MCP tool) gives way to any other tool of its name and is told why. It must not run
+//! tools.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -24,7 +26,7 @@ pub struct ToolCatalog {
 }
 
 struct Inner {
-    tools: Vec<Arc<dyn Tool>>,
+    tools: Vec<Entry>,
     by_name: HashMap<String, usize>,
     policy: ExtractionPolicy,
     /// The names prepared for suggestions, on the first unknown name.
@@ -88,7 +90,7 @@ impl ToolCatalog {
 
     /// The tool with this name.
     pub fn get(&self, name: &str) -> Option<&dyn Tool> {
-        self.inner.by_name.get(name).map(|&i| &*self.inner.tools[i])
+        self.inner.by_name.get(name).map(|&i| &*self.inner.tools[i].tool)
     }
 
     /// The definition of the tool with this name.
@@ -103,7 +105,7 @@ impl ToolCatalog {
 
     /// The tools, sorted by name.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &dyn Tool> {
-        self.inner.tools.iter().map(|t| &**t)
+        self.inner.tools.iter().map(|entry| &*entry.tool)
     }
 
     /// The definitions, sorted by name.
@@ -152,8 +154,53 @@ impl fmt::Debug for ToolCatalog {
 /// Builds a [`ToolCatalog`]: start empty or from the global registry, add, remove, filter.
 #[derive(Default, Clone)]
 pub struct CatalogBuilder {
-    tools: Vec<Arc<dyn Tool>>,
+    tools: Vec<Entry>,
     policy: ExtractionPolicy,
+}
+
+/// A tool in a catalog, and whether it gives way to others of its name.
+#[derive(Clone)]
+struct Entry {
+    tool: Arc<dyn Tool>,
+    yielding: Option<Yielding>,
+}
+
+impl Entry {
+    fn of(tool: Arc<dyn Tool>) -> Entry {
+        Entry { tool, yielding: None }
+    }
+
+    fn name(&self) -> &str {
+        &self.tool.definition().name
+    }
+}
+
+/// Marks a tool that gives way to any other tool of its name: an imported tool never replaces
+/// one of the host's, whichever was added first. Its owner is told why it was left out.
+// Only imports add yielding tools.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+#[derive(Clone)]
+pub(crate) struct Yielding {
+    /// Who added it, so it can take back its own tools and no others.
+    owner: u64,
+    refused: Arc<dyn Fn(String) + Send + Sync>,
+}
+
+impl Yielding {
+    // Only imports add yielding tools.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn new(owner: u64, refused: impl Fn(String) + Send + Sync + 'static) -> Yielding {
+        Yielding { owner, refused: Arc::new(refused) }
+    }
+}
+
+/// Why a yielding tool was left out of a catalog.
+fn refusal(name: &str, holder: &Entry) -> String {
+    let whose = if holder.yielding.is_some() { "another imported tool" } else { "one of the host's tools" };
+    format!(
+        "the catalog already has a tool named `{name}` ({whose}, from {}); an imported tool never replaces another: give the import another prefix (`McpImportBuilder::prefix`)",
+        holder.tool.definition().source
+    )
 }
 
 impl CatalogBuilder {
@@ -165,38 +212,59 @@ impl CatalogBuilder {
     /// Adds every `#[tool]` linked into the binary.
     pub fn with_global(mut self) -> Self {
         for registration in inventory::iter::<Registration> {
-            self.tools.push(Arc::new(StaticRef(registration.tool())));
+            self.tools.push(Entry::of(Arc::new(StaticRef(registration.tool()))));
         }
         self
     }
 
     /// Adds a tool declared with `#[tool]`: `builder.add_declared::<memory_search>()`.
     pub fn add_declared<T: DeclaredTool>(mut self) -> Self {
-        self.tools.push(Arc::new(StaticRef(T::tool())));
+        self.tools.push(Entry::of(Arc::new(StaticRef(T::tool()))));
         self
     }
 
     /// Adds a tool built at run time.
     pub fn add_tool(mut self, tool: impl Tool) -> Self {
-        self.tools.push(Arc::new(tool));
+        self.tools.push(Entry::of(Arc::new(tool)));
         self
     }
 
     /// Adds a shared tool.
     pub fn add_shared(mut self, tool: Arc<dyn Tool>) -> Self {
-        self.tools.push(tool);
+        self.tools.push(Entry::of(tool));
+        self
+    }
+
+    /// Adds a tool that gives way to any other of its name, now or added later: when there is
+    /// one, this one is left out and `yielding` is told why.
+    // Only imports add yielding tools.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn add_yielding(mut self, tool: Arc<dyn Tool>, yielding: Yielding) -> Self {
+        if let Some(holder) = self.tools.iter().find(|entry| entry.name() == tool.definition().name) {
+            (yielding.refused)(refusal(&tool.definition().name, holder));
+            return self;
+        }
+        self.tools.push(Entry { tool, yielding: Some(yielding) });
+        self
+    }
+
+    /// Removes the yielding tools `owner` added.
+    // Only imports add yielding tools.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn remove_yielding_of(mut self, owner: u64) -> Self {
+        self.tools.retain(|entry| entry.yielding.as_ref().is_none_or(|y| y.owner != owner));
         self
     }
 
     /// Removes every tool with this name.
     pub fn remove(mut self, name: &str) -> Self {
-        self.tools.retain(|t| t.definition().name != name);
+        self.tools.retain(|entry| entry.name() != name);
         self
     }
 
     /// Keeps the tools whose definition satisfies `keep`.
     pub fn retain(mut self, mut keep: impl FnMut(&ToolDefinition) -> bool) -> Self {
-        self.tools.retain(|t| keep(t.definition()));
+        self.tools.retain(|entry| keep(entry.tool.definition()));
         self
     }
 
@@ -212,28 +280,32 @@ impl CatalogBuilder {
     }
 
     /// Validates every definition and builds the catalog, or reports every problem.
+    ///
+    /// A yielding tool (an imported MCP tool) that shares its name with another is left out:
+    /// a tool of the host's wins whatever the order they were added in; between yielding tools,
+    /// the first added.
     pub fn build(mut self) -> Result<ToolCatalog, CatalogError> {
+        self.give_way();
         self.tools.sort_by(|a, b| {
-            a.definition()
-                .name
-                .cmp(&b.definition().name)
-                .then_with(|| a.definition().source.to_string().cmp(&b.definition().source.to_string()))
+            a.name()
+                .cmp(b.name())
+                .then_with(|| a.tool.definition().source.to_string().cmp(&b.tool.definition().source.to_string()))
         });
         let mut problems = Vec::new();
-        for tool in &self.tools {
-            problems.extend(validate(tool.as_ref()));
+        for entry in &self.tools {
+            problems.extend(validate(entry.tool.as_ref()));
         }
         let mut by_name = HashMap::with_capacity(self.tools.len());
-        for group in self.tools.chunk_by(|a, b| a.definition().name == b.definition().name) {
+        for group in self.tools.chunk_by(|a, b| a.name() == b.name()) {
             if group.len() > 1 {
                 problems.push(CatalogProblem::DuplicateName {
-                    name: group[0].definition().name.clone(),
-                    locations: group.iter().map(|t| t.definition().source.clone()).collect(),
+                    name: group[0].name().to_owned(),
+                    locations: group.iter().map(|entry| entry.tool.definition().source.clone()).collect(),
                 });
             }
         }
-        for (i, tool) in self.tools.iter().enumerate() {
-            by_name.insert(tool.definition().name.clone(), i);
+        for (i, entry) in self.tools.iter().enumerate() {
+            by_name.insert(entry.name().to_owned(), i);
         }
         if problems.is_empty() {
             Ok(ToolCatalog {
@@ -247,6 +319,43 @@ impl CatalogBuilder {
         } else {
             Err(CatalogError { problems })
         }
+    }
+}
+
+impl CatalogBuilder {
+    /// Leaves out each yielding tool whose name another tool holds: a tool of the host's when
+    /// there is one, else the first yielding tool added. One pass over the names.
+    fn give_way(&mut self) {
+        let mut holders: HashMap<&str, usize> = HashMap::with_capacity(self.tools.len());
+        for (i, entry) in self.tools.iter().enumerate() {
+            let holder = holders.entry(entry.name()).or_insert(i);
+            if self.tools[*holder].yielding.is_some() && entry.yielding.is_none() {
+                *holder = i;
+            }
+        }
+        let mut refused = Vec::new();
+        for (i, entry) in self.tools.iter().enumerate() {
+            let holder = holders[entry.name()];
+            if holder != i && entry.yielding.is_some() {
+                refused.push(i);
+            }
+        }
+        if refused.is_empty() {
+            return;
+        }
+        let holders: HashMap<String, Entry> =
+            holders.into_iter().map(|(name, i)| (name.to_owned(), self.tools[i].clone())).collect();
+        let mut index = 0;
+        self.tools.retain(|entry| {
+            let keep = refused.binary_search(&index).is_err();
+            index += 1;
+            if !keep {
+                if let Some(yielding) = &entry.yielding {
+                    (yielding.refused)(refusal(entry.name(), &holders[entry.name()]));
+                }
+            }
+            keep
+        });
     }
 }
 

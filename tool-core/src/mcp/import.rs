@@ -1,15 +1,16 @@
 //! Importing a server's tools: an rmcp client whose tools become [`DynamicTool`]s.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, ClientConfig, NumberOrString, PingRequest, ProgressNotificationParam, ProgressToken,
-    RequestMetaObject, Tool as McpTool,
+    CallToolRequestParams, ClientConfig, NumberOrString, PaginatedRequestParams, PingRequest,
+    ProgressNotificationParam, ProgressToken, RequestMetaObject, Tool as McpTool,
 };
 use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceError, ServiceExt};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -19,7 +20,7 @@ use serde_json::{Map, Value};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::catalog::CatalogBuilder;
+use crate::catalog::{CatalogBuilder, Yielding};
 use crate::context::{Progress, ProgressSink, ToolContext};
 use crate::model::{ToolAnnotations, ToolError, ToolOutput};
 use crate::tool::{DynamicTool, Tool, ToolResult};
@@ -28,23 +29,32 @@ use crate::tool::{DynamicTool, Tool, ToolResult};
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// How many heartbeats a ping may take before the server is lost.
 const PING_PATIENCE: u32 = 5;
+/// Pages of `tools/list` read at most, unless told otherwise.
+const MAX_PAGES: usize = 100;
+/// Tools imported from one server at most, unless told otherwise.
+const MAX_TOOLS: usize = 1_000;
+/// Bytes of JSON one listed tool may take, unless told otherwise.
+const MAX_TOOL_BYTES: usize = 256 * 1024;
+/// Bytes of JSON the imported tools may take together, unless told otherwise.
+const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
+/// How long the `initialize` handshake may take, unless told otherwise.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long reading every page of the list may take, unless told otherwise.
+const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+/// The wait after the second failed connection in a row, doubled after each further one.
+const BACKOFF_FIRST: Duration = Duration::from_millis(500);
+/// The longest wait between two connection attempts.
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// Gives each import an identity, so `add_to` replaces its own tools and nobody else's.
+static IMPORTS: AtomicU64 = AtomicU64::new(1);
 
 /// Where the server is.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 enum Endpoint {
     /// A child process speaking MCP on its standard input and output.
     Child { program: OsString, args: Vec<OsString>, envs: Vec<(OsString, OsString)>, dir: Option<PathBuf> },
     /// A streamable HTTP endpoint.
     Http { url: String, bearer: Option<String> },
-}
-
-impl Endpoint {
-    fn label(&self) -> String {
-        match self {
-            Endpoint::Child { program, .. } => program.to_string_lossy().into_owned(),
-            Endpoint::Http { url, .. } => url.clone(),
-        }
-    }
 }
 
 /// Configures an import; made by [`McpImport::command`] or [`McpImport::http`].
@@ -53,6 +63,46 @@ pub struct McpImportBuilder {
     endpoint: Endpoint,
     prefix: String,
     heartbeat: Duration,
+    limits: Limits,
+}
+
+/// What a server may make the import do.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    max_pages: usize,
+    max_tools: usize,
+    max_tool_bytes: usize,
+    max_list_bytes: usize,
+    handshake_timeout: Duration,
+    list_timeout: Duration,
+    backoff_first: Duration,
+    backoff_max: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_pages: MAX_PAGES,
+            max_tools: MAX_TOOLS,
+            max_tool_bytes: MAX_TOOL_BYTES,
+            max_list_bytes: MAX_LIST_BYTES,
+            handshake_timeout: HANDSHAKE_TIMEOUT,
+            list_timeout: LIST_TIMEOUT,
+            backoff_first: BACKOFF_FIRST,
+            backoff_max: BACKOFF_MAX,
+        }
+    }
+}
+
+impl fmt::Debug for McpImportBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpImportBuilder")
+            .field("endpoint", &self.endpoint)
+            .field("prefix", &self.prefix)
+            .field("heartbeat", &self.heartbeat)
+            .field("limits", &self.limits)
+            .finish()
+    }
 }
 
 /// Why a server's tools could not be imported or reached.
@@ -85,7 +135,9 @@ pub enum McpImportError {
     },
 }
 
-/// A remote tool left out of the import, and why.
+/// A remote tool left out of the import, and why: its name is not valid here, it is larger
+/// than [`McpImportBuilder::max_tool_bytes`], the server listed it twice, or the catalog it was
+/// added to already has a tool of its name (a remote tool never replaces one of the host's).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkippedTool {
     /// The name the server gave.
@@ -106,17 +158,44 @@ pub struct McpImport {
 }
 
 struct Shared {
+    /// This import's identity in the catalogs it is added to.
+    id: u64,
     endpoint: Endpoint,
+    redactor: Redactor,
     prefix: String,
+    limits: Limits,
     /// The live session, if any; replaced when it drops.
     session: tokio::sync::Mutex<Option<RunningService<RoleClient, ImportHandler>>>,
     live: RwLock<Option<Live>>,
     heartbeat: Duration,
-    /// The server's tools as last listed.
+    /// The server's tools as last listed, without those skipped while listing.
     listed: RwLock<Vec<McpTool>>,
+    /// Tools left out while listing (too large, listed twice), with the reason.
+    listed_skipped: RwLock<Vec<SkippedTool>>,
+    /// Tools refused by the catalogs this import was last added to, with the reason.
+    collisions: Mutex<Vec<SkippedTool>>,
+    /// The one refresh `list_changed` notifications may run at a time.
+    refresh: Mutex<Refresh>,
+    /// Failed connections in a row.
+    failures: Mutex<Failures>,
     changes: watch::Sender<u64>,
     progress: Mutex<HashMap<i64, ProgressSink>>,
     next_token: AtomicU64,
+}
+
+/// Whether a refresh is running, and whether another was asked for meanwhile.
+#[derive(Default)]
+struct Refresh {
+    running: bool,
+    again: bool,
+}
+
+/// Failed connections in a row: once there are two, the next attempt waits for the backoff.
+#[derive(Default)]
+struct Failures {
+    count: u32,
+    last: Option<Instant>,
+    reason: String,
 }
 
 /// The client side of the session: routes progress to calls and refreshes on list changes.
@@ -143,13 +222,165 @@ impl ClientHandler for ImportHandler {
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
         let Some(shared) = self.shared.upgrade() else { return };
+        {
+            let mut refresh = shared.refresh.lock().unwrap_or_else(|e| e.into_inner());
+            if refresh.running {
+                // The pass running now may have read the list before this change: one more
+                // pass after it, however many notifications arrive meanwhile.
+                refresh.again = true;
+                return;
+            }
+            refresh.running = true;
+        }
         let peer = context.peer.clone();
         // Listing is a request on this same session: it must not hold up the session's loop.
         tokio::spawn(async move {
-            if let Err(error) = list(&shared, &peer).await {
-                tracing::warn!(target: "tools", %error, "refreshing the imported MCP tools failed");
+            loop {
+                if let Err(error) = list(&shared, &peer).await {
+                    tracing::warn!(target: "tools", %error, "refreshing the imported MCP tools failed");
+                }
+                let mut refresh = shared.refresh.lock().unwrap_or_else(|e| e.into_inner());
+                if !std::mem::take(&mut refresh.again) {
+                    refresh.running = false;
+                    return;
+                }
             }
         });
+    }
+}
+
+impl Endpoint {
+    /// The server as the model, the host's logs and errors may see it: a URL without its
+    /// user, password, query and fragment, which may hold credentials.
+    fn label(&self) -> String {
+        match self {
+            Endpoint::Child { program, .. } => program.to_string_lossy().into_owned(),
+            Endpoint::Http { url, .. } => redact_url(url),
+        }
+    }
+
+    /// What must never appear in text this import writes besides the URL itself: its
+    /// credentials, query and fragment, and the bearer token. Longest first, so a part inside
+    /// another is not left half written.
+    fn secrets(&self) -> Vec<String> {
+        let Endpoint::Http { url, bearer } = self else { return Vec::new() };
+        let parts = UrlParts::of(url);
+        let mut secrets: Vec<String> =
+            [parts.userinfo(url), parts.password(url), parts.query(url), parts.fragment(url)]
+                .into_iter()
+                .flatten()
+                .chain(bearer.as_deref())
+                .filter(|secret| !secret.is_empty())
+                .map(str::to_owned)
+                .collect();
+        secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
+        secrets.dedup();
+        secrets
+    }
+}
+
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Endpoint::Child { program, args, .. } => {
+                // Arguments and environment may carry credentials: counted, not shown.
+                f.debug_struct("Child").field("program", program).field("args", &args.len()).finish_non_exhaustive()
+            }
+            Endpoint::Http { bearer, .. } => f
+                .debug_struct("Http")
+                .field("url", &self.label())
+                .field("bearer", &bearer.as_ref().map(|_| "***"))
+                .finish(),
+        }
+    }
+}
+
+/// Where the parts of a URL that may hold credentials are, as written
+/// (`scheme://userinfo@host/path?query#fragment`): byte offsets of `@`, `?` and `#`.
+struct UrlParts {
+    authority: usize,
+    at: Option<usize>,
+    question: Option<usize>,
+    hash: Option<usize>,
+}
+
+impl UrlParts {
+    fn of(url: &str) -> UrlParts {
+        let authority = url.find("://").map_or(0, |i| i + 3);
+        let authority_end = url[authority..].find(['/', '?', '#']).map_or(url.len(), |i| authority + i);
+        let at = url[authority..authority_end].rfind('@').map(|i| authority + i);
+        let hash = url[authority_end..].find('#').map(|i| authority_end + i);
+        let question = url[authority_end..hash.unwrap_or(url.len())].find('?').map(|i| authority_end + i);
+        UrlParts { authority, at, question, hash }
+    }
+
+    fn userinfo<'a>(&self, url: &'a str) -> Option<&'a str> {
+        self.at.map(|at| &url[self.authority..at])
+    }
+
+    fn password<'a>(&self, url: &'a str) -> Option<&'a str> {
+        self.userinfo(url).and_then(|userinfo| userinfo.split_once(':')).map(|(_, password)| password)
+    }
+
+    fn query<'a>(&self, url: &'a str) -> Option<&'a str> {
+        self.question.map(|q| &url[q + 1..self.hash.unwrap_or(url.len())])
+    }
+
+    fn fragment<'a>(&self, url: &'a str) -> Option<&'a str> {
+        self.hash.map(|h| &url[h + 1..])
+    }
+}
+
+/// `https://user:secret@host/mcp?token=abc#x` as `https://***@host/mcp?***#***`.
+fn redact_url(url: &str) -> String {
+    let parts = UrlParts::of(url);
+    let mut out = String::with_capacity(url.len());
+    let path_start = match parts.at {
+        Some(at) => {
+            out.push_str(&url[..parts.authority]);
+            out.push_str("***");
+            at
+        }
+        None => 0,
+    };
+    out.push_str(&url[path_start..parts.question.or(parts.hash).unwrap_or(url.len())]);
+    if parts.question.is_some() {
+        out.push_str("?***");
+    }
+    if parts.hash.is_some() {
+        out.push_str("#***");
+    }
+    out
+}
+
+/// Removes the endpoint's secrets from a text written from what rmcp, reqwest or the server
+/// said, which may quote the URL whole.
+struct Redactor {
+    url: Option<String>,
+    label: String,
+    secrets: Vec<String>,
+}
+
+impl Redactor {
+    fn new(endpoint: &Endpoint) -> Redactor {
+        let url = match endpoint {
+            Endpoint::Http { url, .. } => Some(url.clone()),
+            Endpoint::Child { .. } => None,
+        };
+        Redactor { url, label: endpoint.label(), secrets: endpoint.secrets() }
+    }
+
+    fn clean(&self, text: &str) -> String {
+        let mut text = match &self.url {
+            Some(url) if text.contains(url.as_str()) => text.replace(url.as_str(), &self.label),
+            _ => text.to_owned(),
+        };
+        for secret in &self.secrets {
+            if text.contains(secret.as_str()) {
+                text = text.replace(secret.as_str(), "***");
+            }
+        }
+        text
     }
 }
 
@@ -176,15 +407,19 @@ impl McpImport {
         self.imported().0
     }
 
-    /// Remote tools left out (a name that is not valid here even with the prefix).
+    /// Remote tools left out, with the reason: a name that is not valid here even with the
+    /// prefix, a tool larger than [`McpImportBuilder::max_tool_bytes`], a name listed twice,
+    /// or a name the catalog this import was last added to already had.
     pub fn skipped(&self) -> Vec<SkippedTool> {
-        self.imported().1
+        let mut skipped = self.imported().1;
+        skipped.extend(self.shared.collisions.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned());
+        skipped
     }
 
     fn imported(&self) -> (Vec<Arc<DynamicTool>>, Vec<SkippedTool>) {
         let listed = self.shared.listed.read().unwrap_or_else(|e| e.into_inner());
         let mut tools = Vec::with_capacity(listed.len());
-        let mut skipped = Vec::new();
+        let mut skipped = self.shared.listed_skipped.read().unwrap_or_else(|e| e.into_inner()).clone();
         for tool in listed.iter() {
             match import_tool(&self.shared, tool) {
                 Ok(imported) => tools.push(Arc::new(imported)),
@@ -194,11 +429,27 @@ impl McpImport {
         (tools, skipped)
     }
 
-    /// Adds the imported tools to `builder`, replacing same-named tools already in it (so a
-    /// catalog can be rebuilt from itself after a change).
-    pub fn add_to(&self, mut builder: CatalogBuilder) -> CatalogBuilder {
+    /// Adds the imported tools to `builder`, first removing those this import added to it
+    /// before (so a catalog can be rebuilt from itself after a change).
+    ///
+    /// A remote tool never replaces one of the host's: a tool whose name (prefix included) is
+    /// already in `builder`, or is added to it later, is left out of the catalog and reported by
+    /// [`McpImport::skipped`] with the reason.
+    pub fn add_to(&self, builder: CatalogBuilder) -> CatalogBuilder {
+        let mut builder = builder.remove_yielding_of(self.shared.id);
+        self.shared.collisions.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        let prefix = self.shared.prefix.len();
         for tool in self.tools() {
-            builder = builder.remove(&tool.definition().name).add_shared(tool);
+            let remote = tool.definition().name[prefix..].to_owned();
+            let shared = Arc::downgrade(&self.shared);
+            let refused = move |reason: String| {
+                let Some(shared) = shared.upgrade() else { return };
+                let mut collisions = shared.collisions.lock().unwrap_or_else(|e| e.into_inner());
+                if !collisions.iter().any(|c| c.name == remote) {
+                    collisions.push(SkippedTool { name: remote.clone(), reason });
+                }
+            };
+            builder = builder.add_yielding(tool, Yielding::new(self.shared.id, refused));
         }
         builder
     }
@@ -215,7 +466,7 @@ impl McpImport {
         list(&self.shared, &live.peer).await
     }
 
-    /// Ends the session (a child process is stopped).
+    /// Ends the session (a child process is stopped); the next call or refresh connects again.
     pub async fn close(&self) {
         let session = self.shared.session.lock().await.take();
         if let Some(live) = self.shared.live.write().unwrap_or_else(|e| e.into_inner()).take() {
@@ -227,9 +478,20 @@ impl McpImport {
     }
 }
 
+impl fmt::Debug for McpImport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let listed = self.shared.listed.read().unwrap_or_else(|e| e.into_inner()).len();
+        f.debug_struct("McpImport")
+            .field("endpoint", &self.shared.endpoint)
+            .field("prefix", &self.shared.prefix)
+            .field("listed", &listed)
+            .finish_non_exhaustive()
+    }
+}
+
 impl McpImportBuilder {
     fn new(endpoint: Endpoint) -> McpImportBuilder {
-        McpImportBuilder { endpoint, prefix: String::new(), heartbeat: HEARTBEAT }
+        McpImportBuilder { endpoint, prefix: String::new(), heartbeat: HEARTBEAT, limits: Limits::default() }
     }
 
     /// An argument for the child process.
@@ -286,11 +548,72 @@ impl McpImportBuilder {
         self
     }
 
-    /// Connects, and lists the server's tools (every page).
+    /// The most pages of `tools/list` read (100 by default): a server still giving a
+    /// `nextCursor` after them is refused with [`McpImportError::List`], so a cursor that never
+    /// ends cannot keep the import reading.
+    pub fn max_pages(mut self, pages: usize) -> Self {
+        self.limits.max_pages = pages.max(1);
+        self
+    }
+
+    /// The most tools imported from the server (1,000 by default): a longer list is refused
+    /// with [`McpImportError::List`].
+    pub fn max_tools(mut self, tools: usize) -> Self {
+        self.limits.max_tools = tools;
+        self
+    }
+
+    /// The most bytes of JSON one tool may take as listed, its schemas and description
+    /// included (256 KiB by default): a larger tool is left out and reported by
+    /// [`McpImport::skipped`].
+    pub fn max_tool_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_tool_bytes = bytes;
+        self
+    }
+
+    /// The most bytes of JSON the imported tools may take together (16 MiB by default): a
+    /// larger list is refused with [`McpImportError::List`].
+    pub fn max_list_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_list_bytes = bytes;
+        self
+    }
+
+    /// How long starting or reaching the server and the `initialize` handshake may take (30 s
+    /// by default).
+    pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.handshake_timeout = timeout;
+        self
+    }
+
+    /// How long reading every page of the tool list may take (30 s by default).
+    pub fn list_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.list_timeout = timeout;
+        self
+    }
+
+    /// The wait between connection attempts once two in a row have failed: `first` (500 ms by
+    /// default), doubled after each further failure up to `max` (30 s by default). A call made
+    /// during the wait fails at once with [`McpImportError::Connect`] saying when the next
+    /// attempt is allowed, so a server that is down is not started or dialled again for every
+    /// call.
+    pub fn reconnect_backoff(mut self, first: Duration, max: Duration) -> Self {
+        self.limits.backoff_first = first;
+        self.limits.backoff_max = max.max(first);
+        self
+    }
+
+    /// Connects, and lists the server's tools (every page, within the limits).
     pub async fn connect(self) -> Result<McpImport, McpImportError> {
         let shared = Arc::new(Shared {
+            id: IMPORTS.fetch_add(1, Ordering::Relaxed),
+            redactor: Redactor::new(&self.endpoint),
             endpoint: self.endpoint,
             prefix: self.prefix,
+            limits: self.limits,
+            listed_skipped: RwLock::new(Vec::new()),
+            collisions: Mutex::new(Vec::new()),
+            refresh: Mutex::new(Refresh::default()),
+            failures: Mutex::new(Failures::default()),
             session: tokio::sync::Mutex::new(None),
             live: RwLock::new(None),
             heartbeat: self.heartbeat,
@@ -382,29 +705,18 @@ impl Shared {
         if let Some(old) = self.live.write().unwrap_or_else(|e| e.into_inner()).take() {
             old.lost.cancel();
         }
-        let handler = ImportHandler { shared: Arc::downgrade(self) };
-        let server = self.endpoint.label();
-        let connect_error = |reason: String| McpImportError::Connect { server: server.clone(), reason };
-        let running = match &self.endpoint {
-            Endpoint::Child { program, args, envs, dir } => {
-                let mut command = tokio::process::Command::new(program);
-                command.args(args).envs(envs.iter().map(|(k, v)| (k, v)));
-                if let Some(dir) = dir {
-                    command.current_dir(dir);
-                }
-                let transport = TokioChildProcess::new(command)
-                    .map_err(|e| McpImportError::Spawn { server: server.clone(), reason: e.to_string() })?;
-                handler.serve(transport).await.map_err(|e| connect_error(e.to_string()))?
-            }
-            Endpoint::Http { url, bearer } => {
-                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                if let Some(token) = bearer {
-                    config = config.auth_header(token.clone());
-                }
-                let transport = StreamableHttpClientTransport::from_config(config);
-                handler.serve(transport).await.map_err(|e| connect_error(e.to_string()))?
+        self.wait_for_backoff()?;
+        let running = match self.handshake().await {
+            Ok(running) => running,
+            Err(error) => {
+                let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+                failures.count = failures.count.saturating_add(1);
+                failures.last = Some(Instant::now());
+                failures.reason = error.to_string();
+                return Err(error);
             }
         };
+        *self.failures.lock().unwrap_or_else(|e| e.into_inner()) = Failures::default();
         let live = Live { peer: running.peer().clone(), lost: CancellationToken::new(), in_flight: Arc::default() };
         // The old session, if any, is dropped here, which ends it.
         *session = Some(running);
@@ -418,9 +730,72 @@ impl Shared {
         Ok(live)
     }
 
+    /// Refuses to connect while the backoff after repeated failures lasts.
+    fn wait_for_backoff(&self) -> Result<(), McpImportError> {
+        let failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(last) = failures.last.filter(|_| failures.count >= 2) else { return Ok(()) };
+        let doublings = (failures.count - 2).min(20);
+        let wait = self.limits.backoff_first.saturating_mul(1 << doublings).min(self.limits.backoff_max);
+        let left = wait.saturating_sub(last.elapsed());
+        if left.is_zero() {
+            return Ok(());
+        }
+        Err(McpImportError::Connect {
+            server: self.endpoint.label(),
+            reason: format!(
+                "{} attempts in a row failed, the last with: {}; the next attempt is allowed in {} ms (`McpImportBuilder::reconnect_backoff`)",
+                failures.count,
+                failures.reason,
+                left.as_millis().max(1)
+            ),
+        })
+    }
+
+    /// Starts or reaches the server and runs the `initialize` handshake, within the time allowed.
+    async fn handshake(self: &Arc<Self>) -> Result<RunningService<RoleClient, ImportHandler>, McpImportError> {
+        let handler = ImportHandler { shared: Arc::downgrade(self) };
+        let server = self.endpoint.label();
+        let connect_error = |reason: String| McpImportError::Connect { server: server.clone(), reason };
+        let limit = self.limits.handshake_timeout;
+        let timed_out = || {
+            connect_error(format!(
+                "no answer to `initialize` within {} ms (`McpImportBuilder::handshake_timeout`)",
+                limit.as_millis()
+            ))
+        };
+        match &self.endpoint {
+            Endpoint::Child { program, args, envs, dir } => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(args).envs(envs.iter().map(|(k, v)| (k, v)));
+                if let Some(dir) = dir {
+                    command.current_dir(dir);
+                }
+                let transport = TokioChildProcess::new(command)
+                    .map_err(|e| McpImportError::Spawn { server: server.clone(), reason: e.to_string() })?;
+                // Dropped on a time-out, the transport stops the child.
+                tokio::time::timeout(limit, handler.serve(transport))
+                    .await
+                    .map_err(|_| timed_out())?
+                    .map_err(|e| connect_error(self.redactor.clean(&e.to_string())))
+            }
+            Endpoint::Http { url, bearer } => {
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                if let Some(token) = bearer {
+                    config = config.auth_header(token.clone());
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
+                tokio::time::timeout(limit, handler.serve(transport))
+                    .await
+                    .map_err(|_| timed_out())?
+                    .map_err(|e| connect_error(self.redactor.clean(&e.to_string())))
+            }
+        }
+    }
+
     /// Calls `name` on the server with `arguments`; the result or error becomes the tool's.
     async fn call(self: Arc<Self>, name: Arc<str>, arguments: Map<String, Value>, ctx: ToolContext) -> ToolResult {
         let live = self.connected().await.map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unreachable"))?;
+        let server = self.endpoint.label();
         let _in_flight = InFlight::enter(&live);
         let mut params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
         let token = ctx.wants_progress().then(|| self.next_token.fetch_add(1, Ordering::Relaxed) as i64);
@@ -438,7 +813,7 @@ impl Shared {
         // Dropped on a time-out or cancellation, this future sends `notifications/cancelled`.
         let outcome = tokio::select! {
             outcome = live.peer.call_tool(params) => outcome,
-            () = live.lost.cancelled() => return Err(lost(&self.endpoint.label(), &name, "it stopped answering")),
+            () = live.lost.cancelled() => return Err(lost(&server, &name, "it stopped answering")),
         };
         match outcome {
             Ok(result) => read_result(serde_json::to_value(result).unwrap_or(Value::Null)),
@@ -446,7 +821,7 @@ impl Shared {
                 if !matches!(error, ServiceError::McpError(_)) {
                     live.lost.cancel();
                 }
-                Err(lost_call(&self.endpoint.label(), &name, &error))
+                Err(lost_call(&server, &name, &error, &self.redactor))
             }
         }
     }
@@ -464,14 +839,15 @@ impl Drop for ProgressRoute {
     }
 }
 
-fn lost_call(server: &str, name: &str, error: &ServiceError) -> ToolError {
+fn lost_call(server: &str, name: &str, error: &ServiceError, redactor: &Redactor) -> ToolError {
     match error {
         ServiceError::McpError(error) => ToolError::new(format!(
             "The MCP server `{server}` refused the call of `{name}`: {} (JSON-RPC error {})",
-            error.message, error.code.0
+            redactor.clean(&error.message),
+            error.code.0
         ))
         .with_code("mcp_error"),
-        other => lost(server, name, &other.to_string()),
+        other => lost(server, name, &redactor.clean(&other.to_string())),
     }
 }
 
@@ -509,15 +885,114 @@ fn read_result(result: Value) -> ToolResult {
     Ok(output)
 }
 
-/// Lists every page of the server's tools and makes them tools here.
+/// Lists every page of the server's tools, within the limits, and keeps those that fit.
 async fn list(shared: &Arc<Shared>, peer: &Peer<RoleClient>) -> Result<(), McpImportError> {
-    let remote = peer
-        .list_all_tools()
-        .await
-        .map_err(|e| McpImportError::List { server: shared.endpoint.label(), reason: e.to_string() })?;
-    *shared.listed.write().unwrap_or_else(|e| e.into_inner()) = remote;
+    let limits = shared.limits;
+    let list_error = |reason: String| McpImportError::List { server: shared.endpoint.label(), reason };
+    let (tools, skipped) =
+        tokio::time::timeout(limits.list_timeout, read_pages(shared, peer)).await.map_err(|_| {
+            list_error(format!(
+                "the list was not complete within {} ms (`McpImportBuilder::list_timeout`)",
+                limits.list_timeout.as_millis()
+            ))
+        })??;
+    *shared.listed.write().unwrap_or_else(|e| e.into_inner()) = tools;
+    *shared.listed_skipped.write().unwrap_or_else(|e| e.into_inner()) = skipped;
     shared.changes.send_modify(|version| *version += 1);
     Ok(())
+}
+
+/// Reads page after page while the server gives a cursor, up to the page and tool limits;
+/// a tool larger than allowed, or listed twice, is skipped at once, so it is not kept.
+async fn read_pages(
+    shared: &Arc<Shared>,
+    peer: &Peer<RoleClient>,
+) -> Result<(Vec<McpTool>, Vec<SkippedTool>), McpImportError> {
+    let limits = shared.limits;
+    let list_error = |reason: String| McpImportError::List { server: shared.endpoint.label(), reason };
+    let mut tools = Vec::new();
+    let mut skipped = Vec::new();
+    let mut names = HashSet::new();
+    let mut cursor = None;
+    // Every tool listed counts, kept or skipped, so skipped ones cannot grow the list either.
+    let mut listed = 0;
+    let mut bytes_kept = 0;
+    for _ in 0..limits.max_pages {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        let result = peer.list_tools(Some(params)).await.map_err(|error| {
+            list_error(match error {
+                // rmcp closes the connection on a message over its limit rather than answer.
+                ServiceError::TransportClosed => format!(
+                    "the connection closed during `tools/list` ({error}); a message larger than 16 MiB, the limit of rmcp's transports, closes it"
+                ),
+                other => shared.redactor.clean(&other.to_string()),
+            })
+        })?;
+        listed += result.tools.len();
+        if listed > limits.max_tools {
+            return Err(list_error(format!(
+                "it lists more than {} tools (`McpImportBuilder::max_tools`)",
+                limits.max_tools
+            )));
+        }
+        for tool in result.tools {
+            let bytes = json_size(&tool, limits.max_tool_bytes);
+            if bytes > limits.max_tool_bytes {
+                skipped.push(SkippedTool {
+                    name: tool.name.to_string(),
+                    reason: format!(
+                        "it takes more than {} bytes of JSON as listed (`McpImportBuilder::max_tool_bytes`)",
+                        limits.max_tool_bytes
+                    ),
+                });
+            } else if !names.insert(tool.name.clone()) {
+                skipped.push(SkippedTool {
+                    name: tool.name.to_string(),
+                    reason: "the server lists a tool of this name twice; the first is kept".to_owned(),
+                });
+            } else {
+                bytes_kept += bytes;
+                if bytes_kept > limits.max_list_bytes {
+                    return Err(list_error(format!(
+                        "its tools take more than {} bytes of JSON together (`McpImportBuilder::max_list_bytes`)",
+                        limits.max_list_bytes
+                    )));
+                }
+                tools.push(tool);
+            }
+        }
+        match result.next_cursor {
+            None => return Ok((tools, skipped)),
+            Some(next) => cursor = Some(next),
+        }
+    }
+    Err(list_error(format!(
+        "it still gives a `nextCursor` after {} pages (`McpImportBuilder::max_pages`)",
+        limits.max_pages
+    )))
+}
+
+/// The bytes of `value` as JSON, counted up to just over `limit`: writing stops there.
+fn json_size(value: &impl serde::Serialize, limit: usize) -> usize {
+    struct Counter {
+        bytes: usize,
+        limit: usize,
+    }
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.bytes += buf.len();
+            if self.bytes > self.limit {
+                return Err(std::io::Error::other("over the limit"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter { bytes: 0, limit };
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.bytes
 }
 
 /// One remote tool as a [`DynamicTool`]: its schema read by the same rules as any other.
@@ -551,4 +1026,41 @@ fn import_tool(shared: &Arc<Shared>, tool: &McpTool) -> Result<DynamicTool, Stri
         .handler(move |arguments, ctx| Arc::clone(&shared).call(Arc::clone(&remote), arguments, ctx))
         .build()
         .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{redact_url, Endpoint, Redactor};
+
+    #[test]
+    fn a_url_loses_its_userinfo_query_and_fragment() {
+        let cases = [
+            ("http://127.0.0.1:8080/mcp", "http://127.0.0.1:8080/mcp"),
+            ("https://user:secret@host/mcp?token=abc", "https://***@host/mcp?***"),
+            ("https://token@host:443/a/b#frag", "https://***@host:443/a/b#***"),
+            ("https://host/mcp?key=1&b=2#x?y", "https://host/mcp?***#***"),
+            ("https://host?key=1", "https://host?***"),
+            ("https://a@b@host/p@q", "https://***@host/p@q"),
+            ("http://[::1]:9/mcp", "http://[::1]:9/mcp"),
+        ];
+        for (url, redacted) in cases {
+            assert_eq!(redact_url(url), redacted, "{url}");
+        }
+    }
+
+    #[test]
+    fn a_text_quoting_the_url_or_its_secrets_is_cleaned() {
+        let endpoint =
+            Endpoint::Http { url: "https://user:pw1234@h/mcp?token=abc".to_owned(), bearer: Some("tok-9".to_owned()) };
+        let redactor = Redactor::new(&endpoint);
+        assert_eq!(
+            redactor.clean("error sending request for url (https://user:pw1234@h/mcp?token=abc): refused"),
+            "error sending request for url (https://***@h/mcp?***): refused"
+        );
+        assert_eq!(
+            redactor.clean("401 for user:pw1234, password pw1234, query token=abc, bearer tok-9"),
+            "401 for ***, password ***, query ***, bearer ***"
+        );
+        assert_eq!(format!("{endpoint:?}"), r#"Http { url: "https://***@h/mcp?***", bearer: Some("***") }"#);
+    }
 }
