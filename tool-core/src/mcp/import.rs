@@ -466,11 +466,13 @@ impl Drop for ProgressRoute {
 
 fn lost_call(server: &str, name: &str, error: &ServiceError) -> ToolError {
     match error {
+        // The server's own words are for the host (the record); the model reads the code.
         ServiceError::McpError(error) => ToolError::new(format!(
-            "The MCP server `{server}` refused the call of `{name}`: {} (JSON-RPC error {})",
-            error.message, error.code.0
+            "The MCP server `{server}` refused the call of `{name}` (JSON-RPC error {}).",
+            error.code.0
         ))
-        .with_code("mcp_error"),
+        .with_code("mcp_error")
+        .with_internal_detail(error.message.to_string()),
         other => lost(server, name, &other.to_string()),
     }
 }

@@ -122,14 +122,22 @@ impl RestCall {
                 Ok(response) => return self.answer(response).await,
                 Err(error) if !last && (error.is_connect() || error.is_timeout()) => {}
                 Err(error) => {
-                    // Without the URL: reqwest's message would repeat it, and the tool's name
-                    // already says which API this is.
-                    let error = error.without_url();
+                    // The model reads what kind of failure it was; the error itself (OS errors,
+                    // addresses) is for the host. Without the URL: the tool's name already says
+                    // which API this is.
+                    let kind = if error.is_timeout() {
+                        "it timed out"
+                    } else if error.is_connect() {
+                        "the connection could not be made"
+                    } else {
+                        "the connection failed"
+                    };
                     return Err(ToolError::new(format!(
-                        "The request of `{}` failed before an answer came: {error}",
+                        "The request of `{}` failed before an answer came: {kind}.",
                         self.name
                     ))
-                    .with_code("http_unreachable"));
+                    .with_code("http_unreachable")
+                    .with_internal_detail(error_chain(&error.without_url())));
                 }
             }
             tokio::time::sleep(wait).await;
@@ -214,15 +222,14 @@ impl RestCall {
                 .with_code("http_unreadable")
         })?;
         if !status.is_success() {
-            let reason = status.canonical_reason().unwrap_or("");
+            // The status is the model's; the body (stack traces, internal names, echoed
+            // headers) is the host's, in the record.
+            let reason = status.canonical_reason().map(|r| format!(" {r}")).unwrap_or_default();
             let start = cut(&body, ERROR_BODY_LIMIT);
-            return Err(ToolError::new(format!(
-                "The API of `{}` answered {} {reason}: {start}",
-                self.name,
-                status.as_u16()
-            ))
-            .with_code(format!("http_{}", status.as_u16()))
-            .with_details(Value::from(status.as_u16())));
+            return Err(ToolError::new(format!("The API of `{}` answered {}{reason}.", self.name, status.as_u16()))
+                .with_code(format!("http_{}", status.as_u16()))
+                .with_details(Value::from(status.as_u16()))
+                .with_internal_detail(start));
         }
         if json {
             if let Ok(value) = serde_json::from_str::<Value>(&body) {
@@ -231,6 +238,19 @@ impl RestCall {
         }
         Ok(ToolOutput::text(cut(&body, TEXT_LIMIT)))
     }
+}
+
+/// An error and its sources, as one text: `error sending request: client error (Connect): tcp
+/// connect error: Connection refused (os error 111)`.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 fn retryable(status: StatusCode) -> bool {
