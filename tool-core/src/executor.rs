@@ -57,12 +57,14 @@ pub enum CallFailure {
     InvalidArguments,
     /// The tool returned an error.
     ToolError {
-        /// The error.
+        /// The error, with its [internal detail](ToolError::internal_detail) (which the model
+        /// does not read unless the host exposes it), cut to the output limit.
         error: ToolError,
     },
     /// The tool panicked.
     Panicked {
-        /// The panic message.
+        /// The panic message, for the host: the model reads "The tool failed unexpectedly."
+        /// unless [`ExecutorBuilder::expose_error_details`] is set.
         message: String,
     },
     /// The tool ran out of time.
