@@ -383,7 +383,7 @@ async fn serve_mcp_reads_its_token_from_a_file_and_refuses_clients_without_it() 
     std::fs::write(&file, "from-a-file\n").unwrap();
     let server = served(&["serve-mcp", "--http", "127.0.0.1:0", "--token-file", file.to_str().unwrap(), "--json"], &[]);
     let url = server.1["url"].as_str().unwrap();
-    let refused = tool_core::mcp::McpImport::http(url).connect().await.err().expect("refused without the token");
+    let refused = tool_core::mcp::McpImport::http(url).connect().await.expect_err("refused without the token");
     assert!(refused.to_string().contains("Auth required"), "{refused}");
     let import = tool_core::mcp::McpImport::http(url).bearer_token("from-a-file").connect().await.unwrap();
     assert_eq!(import.tools().len(), 4);

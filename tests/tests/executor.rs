@@ -25,6 +25,62 @@ async fn whoami(ctx: &ToolContext, request: &ToolCallRequest) -> String {
     format!("{} {}", ctx.call_id(), request.raw_arguments)
 }
 
+/// Fails, with what went wrong upstream kept for the host.
+#[tool]
+fn upstream_fails() -> Result<String, ToolError> {
+    Err(ToolError::new("The archive is unavailable.")
+        .with_internal_detail("connect 10.0.0.7:5432: Connection refused (os error 111)"))
+}
+
+/// Sleeps on its thread (a blocking body, as a sync tool may have).
+#[tool]
+fn doze(millis: u64) -> String {
+    std::thread::sleep(Duration::from_millis(millis));
+    format!("dozed {millis}ms")
+}
+
+/// Names the thread it runs on.
+#[tool]
+fn where_sync() -> String {
+    format!("{:?}", std::thread::current().id())
+}
+
+/// Names the thread it runs on, kept on the async worker.
+#[tool(inline)]
+fn where_inline() -> String {
+    format!("{:?}", std::thread::current().id())
+}
+
+/// Works in small steps until the call is cancelled, then says it stopped.
+#[tool]
+fn grind(cancel: &CancellationToken, ctx: &ToolContext, gauge: &State<Gauge>) -> String {
+    gauge.now.fetch_add(1, Ordering::SeqCst);
+    while !cancel.is_cancelled() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // What the tool saw, for the test to read after the record came back.
+    gauge.peak.store(if ctx.is_cancelled() { 1000 } else { 0 }, Ordering::SeqCst);
+    "stopped".to_owned()
+}
+
+/// Returns `bytes` bytes of text.
+#[tool]
+fn flood(bytes: usize) -> String {
+    "é".repeat(bytes / 2)
+}
+
+/// Returns a structured result of `items` numbers.
+#[tool]
+fn flood_json(items: usize) -> serde_json::Value {
+    json!({ "items": vec![7; items] })
+}
+
+/// Fails with a message of `bytes` bytes.
+#[tool]
+fn flood_error(bytes: usize) -> Result<String, ToolError> {
+    Err(ToolError::new("x".repeat(bytes)).with_details(json!({ "items": vec![1; bytes] })))
+}
+
 /// Always panics.
 #[tool]
 fn explode(reason: String) -> String {
@@ -180,11 +236,36 @@ async fn invalid_json_is_an_error_that_keeps_the_text() {
 }
 
 #[tokio::test]
-async fn a_panic_becomes_a_failed_record() {
-    let record = executor().execute(call("explode", r#"{"reason": "test"}"#)).await;
+async fn a_panic_becomes_a_failed_record_whose_message_the_model_does_not_read() {
+    let secret = r#"{"reason": "open /home/ada/.ssh/id_ed25519: Permission denied (os error 13)"}"#;
+    let record = executor().execute(call("explode", secret)).await;
     assert_eq!(record.status, CallStatus::Failed);
+    let message = "boom: open /home/ada/.ssh/id_ed25519: Permission denied (os error 13)";
+    assert_eq!(record.failure, Some(CallFailure::Panicked { message: message.into() }));
+    assert_eq!(record.content.text, "The tool failed unexpectedly.");
+
+    // The host may let the model read it.
+    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).expose_error_details(true).build();
+    let record = executor.execute(call("explode", r#"{"reason": "test"}"#)).await;
     assert_eq!(record.failure, Some(CallFailure::Panicked { message: "boom: test".into() }));
     assert_eq!(record.content.text, "The tool failed unexpectedly: boom: test");
+}
+
+#[tokio::test]
+async fn an_internal_detail_stays_in_the_record_unless_the_host_exposes_it() {
+    let record = executor().execute(call("upstream_fails", "{}")).await;
+    assert_eq!(record.content.text, "The archive is unavailable.");
+    let Some(CallFailure::ToolError { error }) = &record.failure else { panic!("{:?}", record.failure) };
+    assert_eq!(error.internal_detail(), Some("connect 10.0.0.7:5432: Connection refused (os error 111)"));
+    let json = serde_json::to_value(&record).unwrap();
+    assert_eq!(json["failure"]["error"]["internal_detail"], "connect 10.0.0.7:5432: Connection refused (os error 111)");
+
+    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).expose_error_details(true).build();
+    let record = executor.execute(call("upstream_fails", "{}")).await;
+    assert_eq!(
+        record.content.text,
+        "The archive is unavailable.\nDetail: connect 10.0.0.7:5432: Connection refused (os error 111)"
+    );
 }
 
 #[tokio::test]
@@ -273,11 +354,12 @@ async fn batch_concurrency_never_exceeds_the_bound() {
 
 #[tokio::test]
 async fn a_batch_survives_panics_and_timeouts_in_its_calls() {
-    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).timeout(Duration::from_millis(30)).build();
+    // A limit the panic (on the blocking pool, with its backtrace printed) comes well within.
+    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).timeout(Duration::from_secs(2)).build();
     let records = executor
         .execute_batch(vec![
             call("explode", r#"{"reason":"x"}"#),
-            call("nap", r#"{"millis": 5000}"#),
+            call("nap", r#"{"millis": 60000}"#),
             call("add", r#"{"a":1,"b":1}"#),
         ])
         .await;
@@ -294,4 +376,144 @@ async fn missing_shared_state_is_a_failed_call_that_names_the_type() {
         record.content.text,
         "the tool `occupy` needs shared state `executor::Gauge`, which the host did not provide"
     );
+}
+
+#[tokio::test]
+async fn a_sync_tool_that_blocks_past_the_limit_times_out_at_the_limit_and_the_runtime_goes_on() {
+    // `#[tokio::test]` is a current-thread runtime: one worker for everything.
+    let executor =
+        Executor::builder(ToolCatalog::global().unwrap().clone()).timeout(Duration::from_millis(100)).build();
+    let order = std::sync::Mutex::new(Vec::new());
+    let dozing = async {
+        let record = executor.execute(call("doze", r#"{"millis": 2000}"#)).await;
+        order.lock().unwrap().push("doze");
+        record
+    };
+    let meanwhile = async {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let record = executor.execute(call("add", r#"{"a": 1, "b": 2}"#)).await;
+        order.lock().unwrap().push("add");
+        record
+    };
+    let (dozed, added) = tokio::join!(dozing, meanwhile);
+    assert_eq!(dozed.status, CallStatus::TimedOut);
+    assert_eq!(dozed.failure, Some(CallFailure::TimedOut { after_ms: 100 }));
+    assert_eq!(dozed.content.text, "The tool did not finish within 100ms; it was stopped.");
+    // The record came at the limit, not when the sleep ended.
+    assert!(dozed.duration < Duration::from_millis(1500), "{:?}", dozed.duration);
+    assert_eq!(added.content.text, "3");
+    assert_eq!(*order.lock().unwrap(), ["add", "doze"]);
+}
+
+#[tokio::test]
+async fn sync_tools_run_on_the_blocking_pool_unless_inline() {
+    let executor = executor();
+    let here = format!("{:?}", std::thread::current().id());
+    let pooled = executor.execute(call("where_sync", "{}")).await;
+    assert_eq!(pooled.status, CallStatus::Success);
+    assert_ne!(pooled.content.text, here);
+    let inline = executor.execute(call("where_inline", "{}")).await;
+    assert_eq!(inline.content.text, here);
+}
+
+#[tokio::test]
+async fn a_cancelled_sync_tool_gets_its_record_at_once_and_sees_the_token() {
+    let executor = executor();
+    let token = CancellationToken::new();
+    let canceller = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        canceller.cancel();
+    });
+    let record = executor.execute_cancellable(call("grind", "{}"), &token).await;
+    assert_eq!(record.status, CallStatus::Cancelled);
+    assert_eq!(record.content.text, "The call was cancelled before the tool finished.");
+    // The body, on its own thread, saw the cancellation through its injected token and context.
+    let mut seen = 0;
+    for _ in 0..200 {
+        seen = executor_gauge_peak(&executor).await;
+        if seen == 1000 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(seen, 1000);
+}
+
+/// The `peak` the `grind` tool wrote into the executor's gauge.
+async fn executor_gauge_peak(executor: &Executor) -> u64 {
+    let record = executor.execute(call("gauge_peak", "{}")).await;
+    record.content.text.parse().unwrap()
+}
+
+/// Reads the gauge's peak.
+#[tool]
+fn gauge_peak(gauge: &State<Gauge>) -> u64 {
+    gauge.peak.load(Ordering::SeqCst) as u64
+}
+
+#[tokio::test]
+async fn text_over_the_output_limit_is_cut_at_a_character_with_the_cut_said() {
+    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).max_output_bytes(4097).build();
+    let record = executor.execute(call("flood", r#"{"bytes": 10000}"#)).await;
+    assert_eq!(record.status, CallStatus::Success);
+    // 4097 falls inside a two-byte `é`: the cut is at 4096.
+    assert_eq!(record.content.text, format!("{}\n[output cut at 4097 bytes of 10000]", "é".repeat(2048)));
+    let cut = record.output_cut.clone().unwrap();
+    assert_eq!((cut.limit, cut.text_bytes, cut.structured_dropped, cut.metadata_dropped), (4097, 10000, false, false));
+    let json = serde_json::to_value(&record).unwrap();
+    assert_eq!(
+        json["output_cut"],
+        json!({"limit": 4097, "text_bytes": 10000, "structured_dropped": false, "metadata_dropped": false})
+    );
+
+    // Under the limit nothing changes, and the record says nothing.
+    let record = executor.execute(call("flood", r#"{"bytes": 4000}"#)).await;
+    assert_eq!(record.content.text.len(), 4000);
+    assert_eq!(record.output_cut, None);
+    assert!(serde_json::to_value(&record).unwrap().get("output_cut").is_none());
+}
+
+#[tokio::test]
+async fn a_structured_result_over_the_limit_is_dropped_and_its_text_cut() {
+    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).max_output_bytes(2000).build();
+    let record = executor.execute(call("flood_json", r#"{"items": 1000}"#)).await;
+    assert_eq!(record.status, CallStatus::Success);
+    assert_eq!(record.content.structured, None);
+    let whole = json!({ "items": vec![7; 1000] }).to_string();
+    assert_eq!(
+        record.content.text,
+        format!(
+            "{}\n[output cut at 2000 bytes of {}; structured result dropped: over 2000 bytes]",
+            &whole[..2000],
+            whole.len()
+        )
+    );
+    assert_eq!(record.output_cut.as_ref().map(|c| c.structured_dropped), Some(true));
+}
+
+#[tokio::test]
+async fn the_default_output_limit_is_a_mebibyte() {
+    assert_eq!(tool_core::DEFAULT_MAX_OUTPUT_BYTES, 1 << 20);
+    let record = executor().execute(call("flood", r#"{"bytes": 3000000}"#)).await;
+    assert_eq!(record.content.text.len(), (1 << 20) + "\n[output cut at 1048576 bytes of 3000000]".len());
+    assert!(record.content.text.ends_with("\n[output cut at 1048576 bytes of 3000000]"));
+}
+
+#[tokio::test]
+async fn an_error_over_the_limit_is_cut_for_the_model_and_in_the_record() {
+    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).max_output_bytes(1024).build();
+    let record = executor.execute(call("flood_error", r#"{"bytes": 5000}"#)).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    assert_eq!(
+        record.content.text,
+        format!("{}\n[output cut at 1024 bytes of 5000; structured result dropped: over 1024 bytes]", "x".repeat(1024))
+    );
+    assert_eq!(record.content.structured, None);
+    let Some(CallFailure::ToolError { error }) = &record.failure else { panic!("{:?}", record.failure) };
+    assert_eq!(
+        error.message(),
+        format!("{}\n[cut at 1024 bytes of 5000]\n[details dropped: over 1024 bytes]", "x".repeat(1024))
+    );
+    assert_eq!(error.details(), None);
 }

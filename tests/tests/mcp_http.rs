@@ -264,3 +264,63 @@ async fn the_server_answers_requests_with_structured_json() {
     assert_eq!(message["result"]["capabilities"]["tools"]["listChanged"], true);
     running.shutdown().await;
 }
+
+/// A server whose every call fails with a JSON-RPC error that says too much.
+#[derive(Clone)]
+struct Indiscreet;
+
+const INDISCREET: &str = "pool: connect postgres://admin:hunter2@10.1.2.3:5432/prod: Connection refused (os error 111)";
+
+impl rmcp::ServerHandler for Indiscreet {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(rmcp::model::ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        let Value::Object(schema) = json!({"type": "object", "properties": {}}) else { unreachable!() };
+        let tool = rmcp::model::Tool::new("lookup", "Look something up.", schema);
+        Ok(rmcp::model::ListToolsResult::with_all_items(vec![tool]))
+    }
+
+    async fn call_tool(
+        &self,
+        _request: rmcp::model::CallToolRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        Err(rmcp::ErrorData::internal_error(INDISCREET, None))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_json_rpc_error_reaches_the_record_and_not_the_model() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let service = StreamableHttpService::new(
+        || Ok(Indiscreet),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().route_service("/mcp", service);
+    let serving = tokio::spawn(async move { axum::serve(listener, router).await });
+    let (_imported, executor) = import(&format!("http://{address}/mcp"), "").await;
+
+    let record = executor.execute(ToolCallRequest::new("lookup", "1", "{}")).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    let text = record.model_text();
+    assert!(text.ends_with("refused the call of `lookup` (JSON-RPC error -32603)."), "{text}");
+    assert!(!text.contains("hunter2") && !text.contains("10.1.2.3"), "{text}");
+    let Some(CallFailure::ToolError { error }) = &record.failure else { panic!("{:?}", record.failure) };
+    assert_eq!(error.code(), Some("mcp_error"));
+    assert_eq!(error.internal_detail(), Some(INDISCREET));
+
+    let exposing = Executor::builder(executor.catalog().clone()).expose_error_details(true).build();
+    let record = exposing.execute(ToolCallRequest::new("lookup", "2", "{}")).await;
+    assert!(record.model_text().ends_with(&format!("(JSON-RPC error -32603).\nDetail: {INDISCREET}")));
+    serving.abort();
+}

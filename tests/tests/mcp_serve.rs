@@ -161,3 +161,66 @@ async fn each_mcp_session_is_a_conversation_of_its_own_for_stateful_tools() {
     first.cancel().await.unwrap();
     second.cancel().await.unwrap();
 }
+
+/// Panics with what a careless tool might: a path and an OS error.
+#[tool(name = "leaky.panic")]
+fn leaky_panic() -> String {
+    panic!("cannot open /srv/app/secrets.toml: Permission denied (os error 13)")
+}
+
+/// Returns `bytes` bytes of text.
+#[tool(name = "leaky.flood")]
+fn leaky_flood(bytes: usize) -> String {
+    "a".repeat(bytes)
+}
+
+/// Returns a structured result of `items` numbers, with its output schema.
+#[tool(name = "leaky.rows")]
+fn leaky_rows(items: usize) -> Json<Vec<u32>> {
+    Json(vec![7; items])
+}
+
+#[tokio::test]
+async fn an_mcp_client_reads_no_panic_message_and_no_more_than_the_output_limit() {
+    let catalog = ToolCatalog::builder()
+        .add_declared::<leaky_panic>()
+        .add_declared::<leaky_flood>()
+        .add_declared::<leaky_rows>()
+        .build()
+        .unwrap();
+    let (records, mut recorded) = tokio::sync::mpsc::unbounded_channel();
+    let executor = Executor::builder(catalog).max_output_bytes(4096).build();
+    let server = McpServer::new(executor).unwrap().on_record(move |record| {
+        let _ = records.send(record.clone());
+    });
+    let client = client_of_server(server).await;
+
+    let panicked = call(&client, "leaky.panic", json!({})).await;
+    assert_eq!(panicked["isError"], true);
+    assert_eq!(panicked["content"], json!([{"type": "text", "text": "The tool failed unexpectedly."}]));
+    let record = recorded.recv().await.unwrap();
+    assert_eq!(
+        record.failure,
+        Some(CallFailure::Panicked {
+            message: "cannot open /srv/app/secrets.toml: Permission denied (os error 13)".into()
+        })
+    );
+
+    let flooded = call(&client, "leaky.flood", json!({"bytes": 1_000_000})).await;
+    assert_ne!(flooded["isError"], true);
+    let text = flooded["content"][0]["text"].as_str().unwrap();
+    assert_eq!(text, format!("{}\n[output cut at 4096 bytes of 1000000]", "a".repeat(4096)));
+    let record = recorded.recv().await.unwrap();
+    assert_eq!(record.output_cut.map(|cut| (cut.limit, cut.text_bytes)), Some((4096, 1_000_000)));
+
+    // A structured result over the limit is not sent: the cut text stands for it.
+    let rows = call(&client, "leaky.rows", json!({"items": 10_000})).await;
+    assert_eq!(rows.get("structuredContent"), None);
+    let text = rows["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("[7,7,7,"), "{}", &text[..20]);
+    assert!(
+        text.ends_with("\n[output cut at 4096 bytes of 20001; structured result dropped: over 4096 bytes]"),
+        "{text}"
+    );
+    client.cancel().await.unwrap();
+}

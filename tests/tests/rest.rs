@@ -215,11 +215,46 @@ async fn call_endpoint(name: &str, path: &str, adjust: impl FnOnce(&mut RestTool
 }
 
 #[tokio::test]
-async fn a_500_is_a_failed_record_with_the_status_and_the_start_of_the_body() {
+async fn a_500_is_a_failed_record_with_the_status_for_the_model_and_the_body_for_the_host() {
     let record = call_endpoint("boom", "/boom", |_| {}).await;
-    assert_eq!(record.model_text(), "The API of `boom` answered 500 Internal Server Error: database exploded at row 7");
+    assert_eq!(record.model_text(), "The API of `boom` answered 500 Internal Server Error.");
     let Some(CallFailure::ToolError { error }) = &record.failure else { panic!("{:?}", record.failure) };
     assert_eq!(error.code(), Some("http_500"));
+    assert_eq!(error.internal_detail(), Some("database exploded at row 7"));
+    let json = serde_json::to_value(&record).unwrap();
+    assert_eq!(json["failure"]["error"]["internal_detail"], "database exploded at row 7");
+    assert_eq!(json["content"]["text"], "The API of `boom` answered 500 Internal Server Error.");
+
+    // A host that wants the model to read the body says so.
+    let (base, _) = serve().await;
+    let spec = RestToolSpec::new("boom", "An endpoint.", "GET", &base, "/boom");
+    let catalog = ToolCatalog::builder().add_tool(RestTools::new().build(&spec).unwrap()).build().unwrap();
+    let executor = Executor::builder(catalog).expose_error_details(true).build();
+    let record = call(&executor, "boom", json!({})).await;
+    assert_eq!(
+        record.model_text(),
+        "The API of `boom` answered 500 Internal Server Error.\nDetail: database exploded at row 7"
+    );
+}
+
+#[tokio::test]
+async fn a_refused_connection_tells_the_model_the_kind_and_the_host_the_os_error() {
+    // A port that was just free: nothing listens there.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/api", listener.local_addr().unwrap());
+    drop(listener);
+    let spec = RestToolSpec::new("gone", "An endpoint.", "GET", &base, "/x");
+    let executor = executor_of(vec![RestTools::new().build(&spec).unwrap()]);
+    let record = call(&executor, "gone", json!({})).await;
+    assert_eq!(
+        record.model_text(),
+        "The request of `gone` failed before an answer came: the connection could not be made."
+    );
+    let Some(CallFailure::ToolError { error }) = &record.failure else { panic!("{:?}", record.failure) };
+    assert_eq!(error.code(), Some("http_unreachable"));
+    let detail = error.internal_detail().unwrap();
+    assert!(detail.starts_with("error sending request"), "{detail}");
+    assert!(detail.contains("Connection refused"), "{detail}");
 }
 
 #[tokio::test]
@@ -249,7 +284,7 @@ async fn only_idempotent_methods_are_retried() {
     let record = call(&executor, "flaky.get", json!({})).await;
     assert_eq!(record.content.structured, Some(json!({"attempt": 3})));
     let record = call(&executor, "flaky.post", json!({})).await;
-    assert_eq!(record.model_text(), "The API of `flaky.post` answered 503 Service Unavailable: try later");
+    assert_eq!(record.model_text(), "The API of `flaky.post` answered 503 Service Unavailable.");
     assert_eq!(counts.flaky.load(Ordering::SeqCst), 4);
 }
 
@@ -372,7 +407,7 @@ async fn a_redirect_to_another_port_never_receives_the_key() {
         assert_eq!(failure_code(&record).as_deref(), Some("http_302"));
         assert_eq!(
             record.model_text(),
-            format!("The API of `go` answered 302 Found (a redirect to `{steal}`, not followed: {why}): ")
+            format!("The API of `go` answered 302 Found (a redirect to `{steal}`, not followed: {why}).")
         );
     }
     assert_eq!(stolen.lock().unwrap().len(), 0, "the other port was reached: {:?}", stolen.lock().unwrap());
@@ -416,18 +451,18 @@ async fn redirects_are_followed_only_when_allowed_and_only_under_the_base_url() 
     let record = call(&executor, "sideways", json!({})).await;
     assert_eq!(
         record.model_text(),
-        "The API of `sideways` answered 307 Temporary Redirect (a redirect to `/api-admin/items`, not followed: it leaves the base URL): "
+        "The API of `sideways` answered 307 Temporary Redirect (a redirect to `/api-admin/items`, not followed: it leaves the base URL)."
     );
     let record = call(&executor, "loop", json!({})).await;
     assert_eq!(
         record.model_text(),
-        "The API of `loop` answered 302 Found (a redirect to `/api/loop`, not followed: the limit of 2 redirects is reached): "
+        "The API of `loop` answered 302 Found (a redirect to `/api/loop`, not followed: the limit of 2 redirects is reached)."
     );
     // Not allowed (the default): the redirect is the answer.
     let record = call(&executor, "hop_off", json!({})).await;
     assert_eq!(
         record.model_text(),
-        "The API of `hop_off` answered 302 Found (a redirect to `/api/echo/hopped?n=1`, not followed: redirects are not followed): "
+        "The API of `hop_off` answered 302 Found (a redirect to `/api/echo/hopped?n=1`, not followed: redirects are not followed)."
     );
 }
 

@@ -24,7 +24,7 @@ use tracing::Instrument;
 use crate::catalog::ToolCatalog;
 use crate::context::{Environment, Progress, ProgressSink, ToolContext};
 use crate::model::ToolCallRequest;
-use crate::model::{ToolError, ToolOutput};
+use crate::model::{serialized_over, ToolError, ToolOutput};
 use crate::tool::{Invocation, ToolResult};
 
 /// How a call ended.
@@ -57,12 +57,14 @@ pub enum CallFailure {
     InvalidArguments,
     /// The tool returned an error.
     ToolError {
-        /// The error.
+        /// The error, with its [internal detail](ToolError::internal_detail) (which the model
+        /// does not read unless the host exposes it), cut to the output limit.
         error: ToolError,
     },
     /// The tool panicked.
     Panicked {
-        /// The panic message.
+        /// The panic message, for the host: the model reads "The tool failed unexpectedly."
+        /// unless [`ExecutorBuilder::expose_error_details`] is set.
         message: String,
     },
     /// The tool ran out of time.
@@ -92,6 +94,25 @@ pub struct ExecutionRecord {
     /// Wall-clock time from receipt to record.
     #[serde(serialize_with = "serialize_micros", rename = "duration_us")]
     pub duration: Duration,
+    /// What of the tool's output (or error) was cut to the executor's output limit, when
+    /// anything was; the content says so too, for the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_cut: Option<OutputCut>,
+}
+
+/// How a call's output was cut to [`ExecutorBuilder::max_output_bytes`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct OutputCut {
+    /// The limit, in bytes.
+    pub limit: usize,
+    /// The size in bytes of the text the tool returned (or of its error message), before the
+    /// cut.
+    pub text_bytes: usize,
+    /// The structured result was over the limit and was dropped; the text stands for it.
+    pub structured_dropped: bool,
+    /// The host-facing metadata was over the limit and was dropped.
+    pub metadata_dropped: bool,
 }
 
 fn serialize_micros<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -115,6 +136,10 @@ impl ExecutionRecord {
     }
 }
 
+/// The default of [`ExecutorBuilder::max_output_bytes`]: 1 MiB, about 250,000 tokens, more
+/// than most models' whole context.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
+
 /// Runs tool calls. Cheap to clone; clones share the catalog and environment.
 #[derive(Clone, Debug)]
 pub struct Executor {
@@ -122,6 +147,15 @@ pub struct Executor {
     environment: Arc<Environment>,
     timeout: Option<Duration>,
     concurrency: usize,
+    reply: Reply,
+}
+
+/// What a finished call may hand on: how much output, and whether the text meant for the
+/// host alone (a panic's message, an upstream's error) reaches the model.
+#[derive(Clone, Copy, Debug)]
+struct Reply {
+    max_output_bytes: usize,
+    expose_error_details: bool,
 }
 
 /// Configures an [`Executor`].
@@ -131,6 +165,7 @@ pub struct ExecutorBuilder {
     environment: Environment,
     timeout: Option<Duration>,
     concurrency: usize,
+    reply: Reply,
 }
 
 impl ExecutorBuilder {
@@ -143,6 +178,26 @@ impl ExecutorBuilder {
     /// How many calls of a batch run at once (at least 1).
     pub fn concurrency(mut self, concurrency: usize) -> Self {
         self.concurrency = concurrency.max(1);
+        self
+    }
+
+    /// The most a call hands on, in bytes: the text of its output (or error), and its
+    /// structured result and metadata serialised. Text over it is cut at a character boundary
+    /// and the cut said at its end (`[output cut at N bytes of M]`); a structured result or
+    /// metadata over it is dropped, said likewise. The record says what was cut
+    /// ([`ExecutionRecord::output_cut`]). Default: [`DEFAULT_MAX_OUTPUT_BYTES`] (1 MiB); at
+    /// least 1,024.
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.reply.max_output_bytes = bytes.max(1024);
+        self
+    }
+
+    /// Whether the model (and an MCP client) reads a panic's message and a tool error's
+    /// [internal detail](ToolError::with_internal_detail) (an upstream's error body, a
+    /// connection error). Off by default: the model reads a plain message, and the record
+    /// keeps the whole text for the host.
+    pub fn expose_error_details(mut self, expose: bool) -> Self {
+        self.reply.expose_error_details = expose;
         self
     }
 
@@ -165,6 +220,7 @@ impl ExecutorBuilder {
             environment: Arc::new(self.environment),
             timeout: self.timeout,
             concurrency: self.concurrency,
+            reply: self.reply,
         }
     }
 }
@@ -217,8 +273,11 @@ enum Slot {
 
 /// The record of a call whose task never reported (aborted by a runtime shutdown).
 fn lost(request: Arc<ToolCallRequest>, started: Instant, message: String) -> ExecutionRecord {
-    failed(request, started, CallStatus::Failed, CallFailure::Panicked { message: message.clone() }, message)
+    failed(request, started, CallStatus::Failed, CallFailure::Panicked { message }, FAILED_UNEXPECTEDLY.to_owned())
 }
+
+/// What the model reads of a panic, unless the host exposes error details.
+const FAILED_UNEXPECTEDLY: &str = "The tool failed unexpectedly.";
 
 enum Stage {
     Done(Box<ExecutionRecord>),
@@ -233,7 +292,13 @@ impl Executor {
 
     /// Configures an executor over `catalog`.
     pub fn builder(catalog: ToolCatalog) -> ExecutorBuilder {
-        ExecutorBuilder { catalog, environment: Environment::new(), timeout: None, concurrency: 8 }
+        ExecutorBuilder {
+            catalog,
+            environment: Environment::new(),
+            timeout: None,
+            concurrency: 8,
+            reply: Reply { max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES, expose_error_details: false },
+        }
     }
 
     /// The catalog calls are resolved against.
@@ -260,7 +325,9 @@ impl Executor {
             Stage::Ready(prepared) => {
                 let watched = scope.cancel.as_ref().map(CancellationToken::child_token);
                 let environment = Arc::clone(&self.environment);
-                Box::pin(run(prepared, environment, watched, scope.progress, started)).instrument(span).await
+                Box::pin(run(prepared, environment, watched, scope.progress, started, self.reply))
+                    .instrument(span)
+                    .await
             }
         }
     }
@@ -300,8 +367,9 @@ impl Executor {
                     let permit = Arc::clone(&permits).acquire_owned().await.ok();
                     let environment = Arc::clone(&self.environment);
                     let watched = cancel.map(CancellationToken::child_token);
+                    let reply = self.reply;
                     let task = async move {
-                        let record = run(prepared, environment, watched, None, started).await;
+                        let record = run(prepared, environment, watched, None, started, reply).await;
                         drop(permit);
                         (i, record)
                     };
@@ -418,6 +486,7 @@ async fn run(
     watched: Option<CancellationToken>,
     progress: Option<ProgressSink>,
     started: Instant,
+    reply: Reply,
 ) -> ExecutionRecord {
     let Prepared { request, invocation, timeout } = prepared;
     let token = watched.clone().unwrap_or_default();
@@ -461,31 +530,42 @@ async fn run(
                 message,
             )
         }
-        Some(Ok(Err(panic))) => failed(
-            request,
-            started,
-            CallStatus::Failed,
-            CallFailure::Panicked { message: panic.clone() },
-            format!("The tool failed unexpectedly: {panic}"),
-        ),
-        Some(Ok(Ok(Err(error)))) => {
-            let mut record = failed(
-                request,
-                started,
-                CallStatus::Failed,
-                CallFailure::ToolError { error: error.clone() },
-                error.message().to_owned(),
-            );
-            record.content.structured = error.details().cloned();
+        Some(Ok(Err(mut panic))) => {
+            // The record keeps the panic's message; the model reads it only when the host
+            // says so, since it may hold paths, OS errors or data.
+            crate::model::cut_saying(&mut panic, reply.max_output_bytes);
+            let message = match reply.expose_error_details {
+                true => format!("The tool failed unexpectedly: {panic}"),
+                false => FAILED_UNEXPECTEDLY.to_owned(),
+            };
+            failed(request, started, CallStatus::Failed, CallFailure::Panicked { message: panic }, message)
+        }
+        Some(Ok(Ok(Err(mut error)))) => {
+            let text = match error.internal_detail() {
+                Some(detail) if reply.expose_error_details => format!("{}\nDetail: {detail}", error.message()),
+                _ => error.message().to_owned(),
+            };
+            let mut content = ToolOutput::text(text);
+            content.structured = error.details().cloned();
+            let output_cut = bound_output(&mut content, reply.max_output_bytes);
+            error.cut_to(reply.max_output_bytes);
+            let mut record =
+                failed(request, started, CallStatus::Failed, CallFailure::ToolError { error }, String::new());
+            record.content = content;
+            record.output_cut = output_cut;
             record
         }
-        Some(Ok(Ok(Ok(output)))) => ExecutionRecord {
-            request,
-            status: CallStatus::Success,
-            content: output,
-            failure: None,
-            duration: started.elapsed(),
-        },
+        Some(Ok(Ok(Ok(mut output)))) => {
+            let output_cut = bound_output(&mut output, reply.max_output_bytes);
+            ExecutionRecord {
+                request,
+                status: CallStatus::Success,
+                content: output,
+                failure: None,
+                duration: started.elapsed(),
+                output_cut,
+            }
+        }
     };
     tracing::info!(target: "tools", status = ?record.status, duration_us = record.duration.as_micros() as u64, "tool call finished");
     record
@@ -504,7 +584,35 @@ fn failed(
         content: ToolOutput::text(message),
         failure: Some(failure),
         duration: started.elapsed(),
+        output_cut: None,
     }
+}
+
+/// Cuts `output` to `limit`: the text cut, a structured result or metadata over the limit
+/// dropped, and what was done said at the text's end.
+fn bound_output(output: &mut ToolOutput, limit: usize) -> Option<OutputCut> {
+    let text_bytes = output.text.len();
+    let structured_dropped = output.structured.as_ref().is_some_and(|value| serialized_over(value, limit));
+    let metadata_dropped = !output.metadata.is_empty() && serialized_over(&output.metadata, limit);
+    let text_cut = crate::model::cut_at(&mut output.text, limit);
+    if !(text_cut || structured_dropped || metadata_dropped) {
+        return None;
+    }
+    let mut said = Vec::new();
+    if text_cut {
+        said.push(format!("output cut at {limit} bytes of {text_bytes}"));
+    }
+    if structured_dropped {
+        output.structured = None;
+        said.push(format!("structured result dropped: over {limit} bytes"));
+    }
+    if metadata_dropped {
+        output.metadata.clear();
+    }
+    if !said.is_empty() {
+        output.text.push_str(&format!("\n[{}]", said.join("; ")));
+    }
+    Some(OutputCut { limit, text_bytes, structured_dropped, metadata_dropped })
 }
 
 fn unknown_tool_message(name: &str, suggestions: &[String], no_tools: bool) -> String {

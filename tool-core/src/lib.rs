@@ -65,7 +65,9 @@ pub mod cli; // the `tools` command line, and the playground page
 pub use catalog::{CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
 pub use context::{Environment, FromContext, Progress, ProgressSink, State, ToolContext};
 pub use declare::{DeclaredTool, ToolRun};
-pub use executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder};
+pub use executor::{
+    CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder, OutputCut, DEFAULT_MAX_OUTPUT_BYTES,
+};
 pub use extract::{extract_untyped, ExtractionPolicy, ToolParam};
 pub use model::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
@@ -88,7 +90,9 @@ pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Inv
 ///
 /// Keys of `#[tool(...)]`: `name`, `description`, `tags(..)`, `category`, `version`,
 /// `examples(..)` (JSON object texts), `annotations(read_only, destructive, idempotent,
-/// open_world, title = "..")`, `timeout_ms`, `blocking` (run a sync fn on the blocking pool),
+/// open_world, title = "..")`, `timeout_ms`, `inline` (run a sync fn on the async worker
+/// instead of the blocking pool, for bodies that never block), `blocking` (the default for a
+/// sync fn, accepted for older code),
 /// `strict` (refuse every repair and conversion of this tool's arguments), `crate` (path to
 /// this crate when renamed).
 ///
@@ -294,11 +298,14 @@ pub mod __private {
     #[diagnostic::do_not_recommend]
     impl<T: TextParam> TextParam for Option<T> {}
 
-    /// Runs a sync tool body on the blocking pool (`#[tool(blocking)]`).
+    /// Runs a sync tool body on the blocking pool (every sync `#[tool]` not marked `inline`),
+    /// inside the call's tracing span. When the call's future is dropped (time limit,
+    /// cancellation) the body goes on until it returns; only its result is dropped.
     pub async fn run_blocking<R: IntoToolOutput + Send + 'static>(
         body: impl FnOnce() -> R + Send + 'static,
     ) -> ToolResult {
-        match tokio::task::spawn_blocking(body).await {
+        let span = tracing::Span::current();
+        match tokio::task::spawn_blocking(move || span.in_scope(body)).await {
             Ok(result) => result.into_output(),
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             Err(error) => Err(ToolError::new(format!("the blocking task did not finish: {error}"))),

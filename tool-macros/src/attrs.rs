@@ -19,6 +19,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "annotations",
     "timeout_ms",
     "blocking",
+    "inline",
     "strict",
     "crate",
     "new",
@@ -49,6 +50,8 @@ pub struct ToolAttrs {
     pub annotations: Option<Annotations>,
     pub timeout_ms: Option<LitInt>,
     pub blocking: Option<Span>,
+    /// A sync fn that stays on the async worker instead of the blocking pool.
+    pub inline: Option<Span>,
     pub strict: Option<Span>,
     pub krate: Option<Path>,
     /// On an impl block: the instance is `Self::new()`.
@@ -85,6 +88,7 @@ impl ToolAttrs {
             (self.examples.as_ref().and_then(|e| e.first()).map(|l| l.span()), "examples"),
             (self.timeout_ms.as_ref().map(|l| l.span()), "timeout_ms"),
             (self.blocking, "blocking"),
+            (self.inline, "inline"),
             (self.strict, "strict"),
         ];
         keys.into_iter().find_map(|(span, key)| span.map(|span| (span, key)))
@@ -306,6 +310,7 @@ impl ToolAttrs {
                 set(&mut self.timeout_ms, lit, meta, "tool")
             }
             "blocking" => set(&mut self.blocking, meta.path.span(), meta, "tool"),
+            "inline" => set(&mut self.inline, meta.path.span(), meta, "tool"),
             "new" => set(&mut self.new, meta.path.span(), meta, "tool"),
             "create" | "cleanup" => {
                 let lit = string_value(meta)?;

@@ -118,13 +118,20 @@ fn expand_callable(
     if let Some(variadic) = &sig.variadic {
         errors.push(syn::Error::new_spanned(variadic, "a tool cannot be variadic"));
     }
-    if let (Some(blocking), Some(_)) = (attrs.blocking, method) {
-        errors.push(syn::Error::new(blocking, "`blocking` applies to free functions; a tool method runs on its conversation's instance, so use `tokio::task::spawn_blocking` inside it"));
-    } else if attrs.blocking.is_some() && sig.asyncness.is_some() {
-        errors.push(syn::Error::new(
-            attrs.blocking.unwrap_or_else(Span::call_site),
+    match (attrs.blocking, attrs.inline, sig.asyncness.is_some()) {
+        (Some(_), Some(inline), _) => errors.push(syn::Error::new(
+            inline,
+            "`blocking` and `inline` say opposite things: a sync tool runs on the blocking pool unless it is `inline`; keep one",
+        )),
+        (Some(blocking), None, true) => errors.push(syn::Error::new(
+            blocking,
             "`blocking` runs a sync function on the blocking pool; this function is `async`: remove `blocking`",
-        ));
+        )),
+        (None, Some(inline), true) => errors.push(syn::Error::new(
+            inline,
+            "`inline` keeps a sync function on the async worker; this function is `async`, so it runs there anyway: remove `inline`",
+        )),
+        _ => {}
     }
 
     let in_impl = sig.receiver().is_some() || method.is_some();
@@ -296,19 +303,11 @@ fn expand_callable(
             quote!(<#self_ty>::#fn_ident(#this, #(#args),*))
         }
     };
-    let invoke_body = if let Some(method) = method {
-        let self_ty = method.self_ty;
-        let awaited = if func.sig.asyncness.is_some() { quote!(#call.await) } else { call };
-        let (run, this) =
-            if exclusive { (quote!(run_exclusive), quote!(mut __this)) } else { (quote!(run_shared), quote!(__this)) };
-        quote! {
-            #krate::__private::#run::<#self_ty, _>(__ctx, __turn, move |__ctx, #this| #krate::__private::Box::pin(async move {
-                #(#injections)*
-                let output: #return_ty = #awaited;
-                #krate::__private::IntoToolOutput::into_output(output)
-            }))
-        }
-    } else if attrs.blocking.is_some() {
+    // A sync body runs on the blocking pool unless it is `inline`: there the time limit and
+    // cancellation end the call when the body does not return, and the async workers stay
+    // free. The injected values are borrowed from the context moved in with it.
+    let pooled = func.sig.asyncness.is_none() && attrs.inline.is_none();
+    let body = if pooled {
         quote! {
             #krate::__private::Box::pin(#krate::__private::run_blocking(move || -> #krate::__private::ToolResult {
                 #(#injections)*
@@ -325,6 +324,16 @@ fn expand_callable(
                 #krate::__private::IntoToolOutput::into_output(output)
             })
         }
+    };
+    let invoke_body = if let Some(method) = method {
+        let self_ty = method.self_ty;
+        let (run, this) =
+            if exclusive { (quote!(run_exclusive), quote!(mut __this)) } else { (quote!(run_shared), quote!(__this)) };
+        quote! {
+            #krate::__private::#run::<#self_ty, _>(__ctx, __turn, move |__ctx, #this| #body)
+        }
+    } else {
+        body
     };
     let pattern = wire_tree(&bindings, |b| quote!(#b), &krate, true);
     let invoke = quote! {
@@ -471,6 +480,9 @@ fn expand_struct(attrs: ToolAttrs, mut item: ItemStruct, mut errors: Errors) -> 
     }
     if let Some(blocking) = attrs.blocking {
         errors.push(syn::Error::new(blocking, "`blocking` applies to sync functions; a struct tool's `ToolRun::run` is async, so use `tokio::task::spawn_blocking` inside it"));
+    }
+    if let Some(inline) = attrs.inline {
+        errors.push(syn::Error::new(inline, "`inline` applies to sync functions; a struct tool's `ToolRun::run` is async and runs on the async worker anyway: remove `inline`"));
     }
     let mut wire = Vec::new();
     match &mut item.fields {

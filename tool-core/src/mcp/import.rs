@@ -841,12 +841,13 @@ impl Drop for ProgressRoute {
 
 fn lost_call(server: &str, name: &str, error: &ServiceError, redactor: &Redactor) -> ToolError {
     match error {
+        // The server's own words are for the host (the record); the model reads the code.
         ServiceError::McpError(error) => ToolError::new(format!(
-            "The MCP server `{server}` refused the call of `{name}`: {} (JSON-RPC error {})",
-            redactor.clean(&error.message),
+            "The MCP server `{server}` refused the call of `{name}` (JSON-RPC error {}).",
             error.code.0
         ))
-        .with_code("mcp_error"),
+        .with_code("mcp_error")
+        .with_internal_detail(redactor.clean(&error.message)),
         other => lost(server, name, &redactor.clean(&other.to_string())),
     }
 }

@@ -15,4 +15,5 @@ pub use definition::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
     ValueKind,
 };
+pub(crate) use output::{cut_at, cut_saying, serialized_over};
 pub use output::{IntoToolOutput, Json, ToolError, ToolOutput};

@@ -43,20 +43,53 @@ impl ToolOutput {
 
 /// A failure a tool reports; its message is what the model reads.
 ///
-/// Any `std::error::Error` converts into it, so `?` works in tool bodies.
+/// Any `std::error::Error` converts into it, so `?` works in tool bodies; the error's text (and
+/// its sources') becomes the message the model reads. Text the model should not see (an
+/// upstream's answer, an OS error, a path) goes in [`ToolError::with_internal_detail`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolError {
     message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     code: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<Value>,
+    /// Boxed, so that an error (in every tool's `Result`) stays small.
+    details: Option<Box<Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    internal_detail: Option<String>,
 }
 
 impl ToolError {
     /// An error with a model-facing message.
     pub fn new(message: impl Into<String>) -> Self {
-        ToolError { message: message.into(), code: None, details: None }
+        ToolError { message: message.into(), code: None, details: None, internal_detail: None }
+    }
+
+    /// Adds text for the host alone: kept in the call's record (and its logs), not shown to the
+    /// model or an MCP client unless the host opts in with
+    /// [`ExecutorBuilder::expose_error_details`](crate::ExecutorBuilder::expose_error_details).
+    /// For what came from elsewhere: an upstream's error body, a connection error, a path.
+    pub fn with_internal_detail(mut self, detail: impl Into<String>) -> Self {
+        self.internal_detail = Some(detail.into());
+        self
+    }
+
+    /// The text for the host alone, if any.
+    pub fn internal_detail(&self) -> Option<&str> {
+        self.internal_detail.as_deref()
+    }
+
+    /// Bounds the error to `limit` bytes a part (a tool's error is as unbounded as its output):
+    /// the message and the internal detail cut, saying so; details over the limit dropped, said
+    /// in the message.
+    pub(crate) fn cut_to(&mut self, limit: usize) {
+        cut_saying(&mut self.message, limit);
+        if let Some(detail) = &mut self.internal_detail {
+            cut_saying(detail, limit);
+        }
+        if self.details.as_ref().is_some_and(|details| serialized_over(details, limit)) {
+            self.details = None;
+            self.message.push_str(&format!("\n[details dropped: over {limit} bytes]"));
+        }
     }
 
     /// Adds a stable machine-readable code (`not_found`, `rate_limited`, ...).
@@ -67,7 +100,7 @@ impl ToolError {
 
     /// Adds structured details, shown to the model as JSON.
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.details = Some(Box::new(details));
         self
     }
 
@@ -83,7 +116,7 @@ impl ToolError {
 
     /// The structured details, if any.
     pub fn details(&self) -> Option<&Value> {
-        self.details.as_ref()
+        self.details.as_deref()
     }
 }
 
@@ -104,6 +137,47 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
         }
         ToolError::new(message)
     }
+}
+
+/// Cuts `text` to at most `limit` bytes, at a character boundary; whether it was cut.
+pub(crate) fn cut_at(text: &mut String, limit: usize) -> bool {
+    if text.len() <= limit {
+        return false;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    true
+}
+
+/// Cuts `text` to at most `limit` bytes and says so at its end; whether it was cut.
+pub(crate) fn cut_saying(text: &mut String, limit: usize) -> bool {
+    let bytes = text.len();
+    if !cut_at(text, limit) {
+        return false;
+    }
+    text.push_str(&format!("\n[cut at {limit} bytes of {bytes}]"));
+    true
+}
+
+/// Whether `value` serialised as JSON is longer than `limit` bytes; the writing stops at the
+/// limit, so a huge value costs no more than `limit` bytes of work.
+pub(crate) fn serialized_over<T: Serialize + ?Sized>(value: &T, limit: usize) -> bool {
+    struct Counter {
+        left: usize,
+    }
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.left = self.left.checked_sub(bytes.len()).ok_or(std::io::ErrorKind::FileTooLarge)?;
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(&mut Counter { left: limit }, value).is_err()
 }
 
 /// A structured tool result: serialised as JSON content, and its type's JSON Schema becomes

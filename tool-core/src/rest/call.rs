@@ -160,10 +160,18 @@ impl RestCall {
             ))
             .with_code("http_timeout");
         }
-        // Without the URL: reqwest's message would repeat it, and the tool's name already says
-        // which API this is.
-        let error = error.without_url();
-        ToolError::new(format!("The request of `{}` {what}: {error}", self.name)).with_code(code)
+        // The model reads what kind of failure it was; the error itself (OS errors, addresses)
+        // is for the host. Without the URL: the tool's name already says which API this is.
+        let kind = if error.is_timeout() {
+            "it timed out"
+        } else if error.is_connect() {
+            "the connection could not be made"
+        } else {
+            "the connection failed"
+        };
+        ToolError::new(format!("The request of `{}` {what}: {kind}.", self.name))
+            .with_code(code)
+            .with_internal_detail(error_chain(&error.without_url()))
     }
 
     /// Sends `request`, following the redirects this tool may follow: the last response, and
@@ -303,16 +311,19 @@ impl RestCall {
             .map_err(|e| self.failed("could not read the answer", "http_unreadable", e))?;
         drop(response);
         if !status.is_success() {
-            let reason = status.canonical_reason().unwrap_or("");
+            // The status is the model's; the body (stack traces, internal names, echoed
+            // headers) is the host's, in the record.
+            let reason = status.canonical_reason().map(|r| format!(" {r}")).unwrap_or_default();
             let redirect = redirect.map(|text| format!(" ({text})")).unwrap_or_default();
             let start = body.shown(ERROR_BODY_LIMIT, false);
             return Err(ToolError::new(format!(
-                "The API of `{}` answered {} {reason}{redirect}: {start}",
+                "The API of `{}` answered {}{reason}{redirect}.",
                 self.name,
                 status.as_u16()
             ))
             .with_code(format!("http_{}", status.as_u16()))
-            .with_details(Value::from(status.as_u16())));
+            .with_details(Value::from(status.as_u16()))
+            .with_internal_detail(start));
         }
         if json && body.over_limit.is_none() {
             if let Ok(value) = serde_json::from_slice::<Value>(&body.bytes) {
@@ -387,6 +398,19 @@ async fn read_body(response: &mut reqwest::Response, limit: usize) -> Result<Rea
 fn under_path(base: &str, path: &str) -> bool {
     let mut segments = path.split('/');
     base.trim_end_matches('/').split('/').all(|segment| segments.next() == Some(segment))
+}
+
+/// An error and its sources, as one text: `error sending request: client error (Connect): tcp
+/// connect error: Connection refused (os error 111)`.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 fn retryable(status: StatusCode) -> bool {
