@@ -25,6 +25,7 @@ use crate::catalog::ToolCatalog;
 use crate::context::{Environment, Progress, ProgressSink, ToolContext};
 use crate::model::ToolCallRequest;
 use crate::model::{ToolError, ToolOutput};
+use crate::stateful::Conversations;
 use crate::tool::{Invocation, ToolResult};
 
 /// How a call ended.
@@ -115,13 +116,15 @@ impl ExecutionRecord {
     }
 }
 
-/// Runs tool calls. Cheap to clone; clones share the catalog and environment.
+/// Runs tool calls. Cheap to clone; clones share the catalog, environment and the instances of
+/// stateful tools.
 #[derive(Clone, Debug)]
 pub struct Executor {
     catalog: ToolCatalog,
     environment: Arc<Environment>,
     timeout: Option<Duration>,
     concurrency: usize,
+    conversations: Conversations,
 }
 
 /// Configures an [`Executor`].
@@ -131,6 +134,7 @@ pub struct ExecutorBuilder {
     environment: Environment,
     timeout: Option<Duration>,
     concurrency: usize,
+    conversations: Conversations,
 }
 
 impl ExecutorBuilder {
@@ -158,6 +162,15 @@ impl ExecutorBuilder {
         self
     }
 
+    /// The store the instances of stateful tools live in; by default the executor has one of
+    /// its own, so executors never share an instance. Give several executors the same store
+    /// (a clone of one handle) to let them share their conversations, or a store made with
+    /// [`Conversations::with_limits`] to bound it otherwise.
+    pub fn conversations(mut self, conversations: Conversations) -> Self {
+        self.conversations = conversations;
+        self
+    }
+
     /// Builds the executor.
     pub fn build(self) -> Executor {
         Executor {
@@ -165,6 +178,7 @@ impl ExecutorBuilder {
             environment: Arc::new(self.environment),
             timeout: self.timeout,
             concurrency: self.concurrency,
+            conversations: self.conversations,
         }
     }
 }
@@ -233,12 +247,24 @@ impl Executor {
 
     /// Configures an executor over `catalog`.
     pub fn builder(catalog: ToolCatalog) -> ExecutorBuilder {
-        ExecutorBuilder { catalog, environment: Environment::new(), timeout: None, concurrency: 8 }
+        ExecutorBuilder {
+            catalog,
+            environment: Environment::new(),
+            timeout: None,
+            concurrency: 8,
+            conversations: Conversations::new(),
+        }
     }
 
     /// The catalog calls are resolved against.
     pub fn catalog(&self) -> &ToolCatalog {
         &self.catalog
+    }
+
+    /// The instances of this executor's stateful tools: end a conversation, all of them, or the
+    /// idle ones.
+    pub fn conversations(&self) -> &Conversations {
+        &self.conversations
     }
 
     /// Runs one call.
@@ -370,10 +396,10 @@ impl Executor {
                 let refusals = request.parse_warnings.drain(..).map(|w| crate::extract::refusal(&w)).collect();
                 Err(crate::model::ArgumentErrors { errors: refusals })
             }
-            None => tool.bind(&mut request, policy),
+            None => self.conversations.binding(|| tool.bind(&mut request, policy)),
             Some(arguments) => {
                 let raw = std::mem::replace(&mut request.raw_arguments, arguments.to_string());
-                let bound = tool.bind(&mut request, policy);
+                let bound = self.conversations.binding(|| tool.bind(&mut request, policy));
                 request.raw_arguments = raw;
                 request.arguments.get_or_insert(arguments);
                 bound
