@@ -30,6 +30,7 @@ pub struct McpHttpBuilder {
     hosts: Vec<String>,
     bearer: Option<Arc<str>>,
     stateless: bool,
+    conversation_header: Option<Arc<str>>,
 }
 
 /// A running streamable HTTP server. Dropping it does not stop it; [`McpHttpServer::shutdown`]
@@ -39,6 +40,8 @@ pub struct McpHttpServer {
     path: String,
     stop: CancellationToken,
     task: JoinHandle<()>,
+    /// The served server, whose open sessions' conversations end at shutdown.
+    sessions: McpServer,
 }
 
 impl McpServer {
@@ -52,6 +55,7 @@ impl McpServer {
             hosts: Vec::new(),
             bearer: None,
             stateless: false,
+            conversation_header: None,
         }
     }
 }
@@ -98,8 +102,34 @@ impl McpHttpBuilder {
         self
     }
 
-    /// Binds and starts serving in the background.
+    /// Names a call's conversation by the value of the request header `name` (for example
+    /// `x-conversation-id`) instead of by MCP session, for stateful tools (`#[tool]` methods).
+    /// Without it each session is a conversation, and a request outside any session (a
+    /// stateless server, or a client whose protocol version has no sessions) cannot call a
+    /// stateful tool. With it, a request without the header cannot; whoever sends an id reaches
+    /// that conversation's instance, so use ids the client cannot guess, and let the bearer
+    /// token keep strangers out. These conversations end by idle time, the cap, or
+    /// `executor.conversations().end(id)`.
+    pub fn conversation_header(mut self, name: impl Into<String>) -> Self {
+        self.conversation_header = Some(name.into().to_ascii_lowercase().into());
+        self
+    }
+
+    /// Binds and starts serving in the background. A stateless server whose catalog has
+    /// stateful tools is refused unless conversations are keyed by a header
+    /// ([`McpHttpBuilder::conversation_header`]).
     pub async fn start(self) -> Result<McpHttpServer, McpServerError> {
+        if let Some(name) = &self.conversation_header {
+            if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+                return Err(McpServerError::InvalidConversationHeader { name: name.to_string() });
+            }
+        }
+        if self.stateless && self.conversation_header.is_none() {
+            let tools = self.server.stateful_tools();
+            if !tools.is_empty() {
+                return Err(McpServerError::StatefulWithoutSessions { tools });
+            }
+        }
         let listener = tokio::net::TcpListener::bind(self.address)
             .await
             .map_err(|e| McpServerError::Bind { address: self.address.to_string(), reason: e.to_string() })?;
@@ -118,7 +148,11 @@ impl McpHttpBuilder {
             .enforce_origin_validation()
             .with_legacy_session_mode(!self.stateless)
             .with_cancellation_token(stop.child_token());
-        let server = self.server;
+        let server = match self.conversation_header {
+            Some(header) => self.server.with_conversation_header(header),
+            None => self.server,
+        };
+        let sessions = server.clone();
         let service = StreamableHttpService::new(
             move || Ok(server.for_session()),
             Arc::new(LocalSessionManager::default()),
@@ -136,7 +170,7 @@ impl McpHttpBuilder {
                 tracing::error!(target: "tools", %error, "the MCP HTTP server stopped");
             }
         });
-        Ok(McpHttpServer { address, path: self.path, stop, task })
+        Ok(McpHttpServer { address, path: self.path, stop, task, sessions })
     }
 }
 
@@ -151,10 +185,12 @@ impl McpHttpServer {
         format!("http://{}{}", self.address, self.path)
     }
 
-    /// Stops accepting requests, ends every session, and waits for the server to stop.
+    /// Stops accepting requests, ends every session (and its conversation, running the
+    /// cleanup of its stateful tools' instances), and waits for the server to stop.
     pub async fn shutdown(self) {
         self.stop.cancel();
         let _ = self.task.await;
+        self.sessions.end_sessions().await;
     }
 }
 

@@ -287,6 +287,12 @@ impl Conversations {
         self.stores().iter().map(|store| store.live()).sum()
     }
 
+    /// Whether `self` and `other` are handles on the same store.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn same_store(&self, other: &Conversations) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     /// Runs `bind` with this store as the one the stateful tools it binds take their turns in.
     pub(crate) fn binding<R>(&self, bind: impl FnOnce() -> R) -> R {
         let previous = BINDING.with(|binding| binding.borrow_mut().replace(self.clone()));
