@@ -3,7 +3,7 @@
 
 use std::any::{Any, TypeId};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -65,11 +65,51 @@ impl<T: ConversationState> Slot<T> {
 
 /// The slots of one type, in one store of instances.
 struct Store<T> {
-    slots: Mutex<HashMap<String, Arc<Slot<T>>>>,
+    slots: Mutex<Slots<T>>,
     last_sweep: Mutex<Instant>,
     /// The type's idle time and cap, resolved against the store's defaults.
     idle: Duration,
     max: usize,
+}
+
+/// The slots by conversation, and their order of last use, so that evicting the least recently
+/// used one does not look at every slot.
+struct Slots<T> {
+    by_conversation: HashMap<String, (Arc<Slot<T>>, u64)>,
+    /// Conversations by the tick of their last reservation, oldest first.
+    order: BTreeMap<u64, String>,
+    next_tick: u64,
+}
+
+impl<T> Default for Slots<T> {
+    fn default() -> Self {
+        Slots { by_conversation: HashMap::new(), order: BTreeMap::new(), next_tick: 0 }
+    }
+}
+
+impl<T> Slots<T> {
+    fn tick(&mut self) -> u64 {
+        self.next_tick += 1;
+        self.next_tick
+    }
+
+    fn remove(&mut self, conversation: &str) -> Option<Arc<Slot<T>>> {
+        let (slot, tick) = self.by_conversation.remove(conversation)?;
+        self.order.remove(&tick);
+        Some(slot)
+    }
+
+    /// The least recently reserved slot no call holds.
+    fn least_recent_idle(&self) -> Option<String> {
+        self.order
+            .values()
+            .find(|conversation| {
+                self.by_conversation
+                    .get(conversation.as_str())
+                    .is_some_and(|(slot, _)| slot.core.active.load(Ordering::SeqCst) == 0)
+            })
+            .cloned()
+    }
 }
 
 impl<T: ConversationState> Store<T> {
@@ -86,16 +126,15 @@ impl<T: ConversationState> Store<T> {
     /// The slot of `conversation`, made if new (evicting under the cap).
     fn slot(&self, conversation: &str, tool: &str) -> Result<Arc<Slot<T>>, ToolError> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(slot) = slots.get(conversation) {
-            return Ok(Arc::clone(slot));
+        let tick = slots.tick();
+        if let Some((slot, last)) = slots.by_conversation.get_mut(conversation) {
+            let (slot, last) = (Arc::clone(slot), std::mem::replace(last, tick));
+            slots.order.remove(&last);
+            slots.order.insert(tick, conversation.to_owned());
+            return Ok(slot);
         }
-        while slots.len() >= self.max {
-            let idle = slots
-                .values()
-                .filter(|slot| slot.core.active.load(Ordering::SeqCst) == 0)
-                .min_by_key(|slot| slot.core.idle_since())
-                .map(|slot| slot.core.conversation.clone());
-            let Some(evicted) = idle.and_then(|conversation| slots.remove(&conversation)) else {
+        while slots.by_conversation.len() >= self.max {
+            let Some(evicted) = slots.least_recent_idle().and_then(|conversation| slots.remove(&conversation)) else {
                 return Err(ToolError::new(format!(
                     "The tool `{tool}` cannot start a state for another conversation: all {} live instances of `{}` are in use. Try again when one of them finishes.",
                     self.max,
@@ -113,7 +152,8 @@ impl<T: ConversationState> Store<T> {
             last_used: Mutex::new(Instant::now()),
         };
         let slot = Arc::new(Slot { core: Arc::new(core), instance: OnceCell::new() });
-        slots.insert(conversation.to_owned(), Arc::clone(&slot));
+        slots.by_conversation.insert(conversation.to_owned(), (Arc::clone(&slot), tick));
+        slots.order.insert(tick, conversation.to_owned());
         Ok(slot)
     }
 
@@ -122,11 +162,12 @@ impl<T: ConversationState> Store<T> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         let expired: Vec<String> = slots
+            .by_conversation
             .values()
-            .filter(|slot| {
+            .filter(|(slot, _)| {
                 slot.core.active.load(Ordering::SeqCst) == 0 && now.duration_since(slot.core.idle_since()) >= self.idle
             })
-            .map(|slot| slot.core.conversation.clone())
+            .map(|(slot, _)| slot.core.conversation.clone())
             .collect();
         expired.iter().filter_map(|conversation| slots.remove(conversation)).collect()
     }
@@ -135,7 +176,10 @@ impl<T: ConversationState> Store<T> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         match conversation {
             Some(conversation) => slots.remove(conversation).into_iter().collect(),
-            None => slots.drain().map(|(_, slot)| slot).collect(),
+            None => {
+                let all = std::mem::take(&mut *slots);
+                all.by_conversation.into_values().map(|(slot, _)| slot).collect()
+            }
         }
     }
 }
@@ -191,7 +235,7 @@ impl<T: ConversationState> AnyStore for Store<T> {
 
     fn live(&self) -> usize {
         let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        slots.values().filter(|slot| slot.instance.initialized()).count()
+        slots.by_conversation.values().filter(|(slot, _)| slot.instance.initialized()).count()
     }
 }
 
