@@ -15,7 +15,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
-use tool_core::mcp::{McpServer, McpServerError};
+use tool_core::mcp::{McpImport, McpServer, McpServerError};
 use tool_core::prelude::*;
 
 /// The conversations whose tally was cleaned up, once per cleanup.
@@ -238,4 +238,25 @@ async fn a_session_server_given_a_stateful_tool_by_replace_refuses_calls_outside
     assert_eq!(executor.conversations().live(), 0);
     client.cancel().await.unwrap();
     running.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_server_ends_the_conversation_when_its_client_leaves() {
+    let log = std::env::temp_dir().join(format!("mcp_stateful_server-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let server = env!("CARGO_BIN_EXE_mcp_stateful_server");
+    let imported = McpImport::command(server).arg(&log).connect().await.unwrap();
+    let executor = Executor::new(imported.add_to(ToolCatalog::builder()).build().unwrap());
+    for by in [2, 3] {
+        let record = executor.execute(ToolCallRequest::new("tally.add", "1", format!(r#"{{"by": {by}}}"#))).await;
+        assert_eq!(record.status, CallStatus::Success, "{}", record.model_text());
+    }
+    assert!(!log.exists(), "cleaned up before the session ended");
+    // The client closes the child's standard input and waits for it to exit.
+    imported.close().await;
+    let lines = std::fs::read_to_string(&log).unwrap();
+    std::fs::remove_file(&log).unwrap();
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].starts_with("cleaned mcp-session-") && lines[0].ends_with(" 5"), "{lines:?}");
 }
