@@ -1,6 +1,7 @@
 //! Stateful tools: `#[tool]` on an impl block, one instance per conversation, made lazily,
 //! reused, never shared; `&mut self` calls of a conversation in order, one at a time; cleanup
-//! exactly once; idle eviction and a cap; a factory that fails.
+//! exactly once; idle eviction and a cap; a factory that fails; instances never shared between
+//! executors; the default cap and a store's own limits for types that set none.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;

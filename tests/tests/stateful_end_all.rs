@@ -1,5 +1,4 @@
-//! `Conversations::end_all` cleans every instance up exactly once (its own test binary: it ends
-//! every conversation of the process).
+//! `Conversations::end_all` cleans every instance of the executor's store up exactly once.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
