@@ -7,7 +7,6 @@
 //! ```
 
 use tool_core::prelude::*;
-use tool_core::Conversations;
 
 /// A shopping cart, one per conversation.
 #[derive(Default)]
@@ -57,9 +56,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let conversation = record.request.conversation_id.as_deref().unwrap_or("(none)");
         println!("{conversation:>6} {} -> {:?}: {}", record.request.tool_name, record.status, record.model_text());
     }
-    println!("live carts: {}", Conversations::live());
+    println!("live carts: {}", executor.conversations().live());
     println!("ending alice:");
-    Conversations::end("alice").await;
-    println!("live carts: {}", Conversations::live());
+    executor.conversations().end("alice").await;
+    println!("live carts: {}", executor.conversations().live());
     Ok(())
 }

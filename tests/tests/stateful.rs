@@ -1,13 +1,14 @@
 //! Stateful tools: `#[tool]` on an impl block, one instance per conversation, made lazily,
 //! reused, never shared; `&mut self` calls of a conversation in order, one at a time; cleanup
-//! exactly once; idle eviction and a cap; a factory that fails.
+//! exactly once; idle eviction and a cap; a factory that fails; instances never shared between
+//! executors; the default cap and a store's own limits for types that set none.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use tool_core::prelude::*;
-use tool_core::{CallFailure, Conversations};
+use tool_core::{CallFailure, Conversations, ExtractionPolicy, StateLimits};
 
 /// A counter kept for one conversation.
 #[derive(Default)]
@@ -69,7 +70,7 @@ async fn each_conversation_has_its_own_instance_under_thousands_of_concurrent_ca
         assert_eq!(read.content.text, ((c + 1) * per_conversation).to_string(), "conversation iso-{c}");
     }
     for c in 0..conversations {
-        Conversations::end(&format!("iso-{c}")).await;
+        executor.conversations().end(&format!("iso-{c}")).await;
     }
 }
 
@@ -83,7 +84,7 @@ async fn mut_self_calls_of_one_conversation_run_in_arrival_order() {
     let totals: Vec<String> = executor.execute_batch(calls).await.into_iter().map(|r| r.content.text).collect();
     let expected: Vec<String> = (1..=50).map(|i: u32| i.to_string()).collect();
     assert_eq!(totals, expected);
-    Conversations::end("order").await;
+    executor.conversations().end("order").await;
 }
 
 #[tokio::test]
@@ -170,14 +171,14 @@ async fn the_factory_runs_once_per_conversation_cleanup_once_and_the_cap_evicts_
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(events().contains(&format!("close {a}")), "{:?}", events());
     // Ending a conversation cleans up exactly once, however often it is ended.
-    assert_eq!(Conversations::end("cap-b").await, 1);
-    assert_eq!(Conversations::end("cap-b").await, 0);
+    assert_eq!(executor.conversations().end("cap-b").await, 1);
+    assert_eq!(executor.conversations().end("cap-b").await, 0);
     let closes = events().iter().filter(|e| **e == format!("close {b}")).count();
     assert_eq!(closes, 1);
     // Back again, a conversation gets a new instance.
     assert_ne!(session_of(&executor, "cap-a").await.content.text, a);
-    Conversations::end("cap-a").await;
-    Conversations::end("cap-c").await;
+    executor.conversations().end("cap-a").await;
+    executor.conversations().end("cap-c").await;
 }
 
 #[tokio::test]
@@ -189,7 +190,7 @@ async fn a_factory_that_fails_is_the_calls_failed_record_and_the_next_call_tries
     let Some(CallFailure::ToolError { error }) = &record.failure else { panic!("{:?}", record.failure) };
     assert_eq!(error.code(), Some("unavailable"));
     assert_eq!(session_of(&executor, "refused-1").await.status, CallStatus::Failed);
-    Conversations::end("refused-1").await;
+    executor.conversations().end("refused-1").await;
 }
 
 /// A scratchpad that forgets after a short idle time.
@@ -217,9 +218,9 @@ async fn an_instance_idle_longer_than_its_idle_time_is_cleaned_up() {
     assert_eq!(executor.execute(note("one")).await.content.text, "one");
     assert_eq!(executor.execute(note("two")).await.content.text, "one, two");
     tokio::time::sleep(Duration::from_millis(150)).await;
-    assert_eq!(Conversations::evict_idle().await, 1);
+    assert_eq!(executor.conversations().evict_idle().await, 1);
     assert_eq!(executor.execute(note("three")).await.content.text, "three");
-    Conversations::end("idle").await;
+    executor.conversations().end("idle").await;
 }
 
 /// Meets a partner: returns only once two calls are inside at the same time.
@@ -293,6 +294,126 @@ async fn shared_calls_overlap_and_conversations_run_in_parallel() {
         assert!(records.iter().all(|r| r.content.text == expected), "{tool}");
     }
     for conversation in ["overlap", "parallel-a", "parallel-b"] {
-        assert_eq!(Conversations::end(conversation).await, 1, "{conversation}");
+        assert_eq!(executor.conversations().end(conversation).await, 1, "{conversation}");
     }
+}
+
+#[tokio::test]
+async fn two_executors_never_share_an_instance_even_for_the_same_conversation_id() {
+    let (one, two) = (Executor::new(counter_catalog()), Executor::new(counter_catalog()));
+    let add = |by: u64| ToolCallRequest::new("counter.add", "a", format!(r#"{{"by": {by}}}"#)).in_conversation("same");
+    assert_eq!(one.execute(add(2)).await.content.text, "2");
+    assert_eq!(two.execute(add(10)).await.content.text, "10");
+    assert_eq!(one.execute(add(3)).await.content.text, "5");
+    // A clone of an executor shares its instances; an executor the host gives the same store
+    // shares them too.
+    assert_eq!(one.clone().execute(add(1)).await.content.text, "6");
+    let three = Executor::builder(counter_catalog()).conversations(one.conversations().clone()).build();
+    assert_eq!(three.execute(add(1)).await.content.text, "7");
+    assert_eq!((one.conversations().live(), two.conversations().live()), (1, 1));
+    // Ending the conversation on one leaves the other's alone.
+    assert_eq!(one.conversations().end("same").await, 1);
+    assert_eq!((three.conversations().live(), two.conversations().live()), (0, 1));
+    assert_eq!(two.execute(add(1)).await.content.text, "11");
+    assert_eq!(two.conversations().end_all().await, 1);
+}
+
+#[tokio::test]
+async fn a_stateful_tool_bound_outside_an_executor_is_refused() {
+    let catalog = counter_catalog();
+    let tool = catalog.get("counter.add").unwrap();
+    assert!(tool.keeps_state());
+    let mut request = ToolCallRequest::new("counter.add", "1", r#"{"by": 1}"#).in_conversation("nowhere");
+    let invocation = tool.bind(&mut request, ExtractionPolicy::LENIENT).unwrap();
+    let ctx = ToolContext::new(std::sync::Arc::new(request), Default::default(), Default::default());
+    let error = invocation.run(ctx).await.unwrap_err();
+    assert_eq!(
+        error.message(),
+        "The tool `counter.add` keeps state for each conversation, and only an executor holds conversations: run the call with `Executor::execute`."
+    );
+    assert_eq!(error.code(), Some("no_conversation_store"));
+}
+
+/// The conversations whose memo was cleaned up, once per cleanup.
+static FORGOTTEN: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn forgotten(conversation: &str) -> usize {
+    FORGOTTEN.lock().unwrap().iter().filter(|c| *c == conversation).count()
+}
+
+/// Waits (at most 10 s) until `conversation`'s memo was cleaned up; how often it was.
+async fn forgotten_after_cleanup(conversation: &str) -> usize {
+    for _ in 0..1000 {
+        if forgotten(conversation) > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    forgotten(conversation)
+}
+
+/// A memo whose type sets no bounds: the store's apply.
+pub struct Memo {
+    conversation: String,
+}
+
+impl Memo {
+    async fn open(ctx: &ToolContext) -> Result<Memo, ToolError> {
+        Ok(Memo { conversation: ctx.request().conversation_id.clone().unwrap_or_default() })
+    }
+
+    async fn forget(&mut self) {
+        FORGOTTEN.lock().unwrap().push(self.conversation.clone());
+    }
+}
+
+#[tool(create = "open", cleanup = "forget")]
+impl Memo {
+    /// Whose memo this is.
+    #[tool]
+    fn owner(&self) -> String {
+        self.conversation.clone()
+    }
+}
+
+fn memo_catalog() -> ToolCatalog {
+    ToolCatalog::builder().add_declared::<Memo_owner>().build().unwrap()
+}
+
+fn owner(conversation: &str) -> ToolCallRequest {
+    ToolCallRequest::new("memo.owner", "o", "{}").in_conversation(conversation)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_bounds_a_type_keeps_at_most_the_default_number_of_instances() {
+    assert_eq!(StateLimits::DEFAULT_MAX_INSTANCES, 10_000);
+    assert_eq!(StateLimits::DEFAULT_IDLE_TIMEOUT, Duration::from_secs(1800));
+    let executor = Executor::new(memo_catalog());
+    for i in 0..StateLimits::DEFAULT_MAX_INSTANCES {
+        let record = executor.execute(owner(&format!("default-cap-{i}"))).await;
+        assert_eq!(record.status, CallStatus::Success, "{}", record.model_text());
+    }
+    assert_eq!(executor.conversations().live(), 10_000);
+    assert_eq!(forgotten("default-cap-0"), 0);
+    // One more conversation: the least recently used instance is cleaned up to make room.
+    assert_eq!(executor.execute(owner("default-cap-10000")).await.content.text, "default-cap-10000");
+    assert_eq!(forgotten_after_cleanup("default-cap-0").await, 1);
+    assert_eq!((executor.conversations().live(), forgotten("default-cap-1")), (10_000, 0));
+    assert_eq!(executor.conversations().end_all().await, 10_000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_made_with_limits_bounds_the_types_that_set_none() {
+    let limits = StateLimits { idle_timeout: Some(Duration::from_millis(100)), max_instances: Some(2) };
+    let executor = Executor::builder(memo_catalog()).conversations(Conversations::with_limits(limits)).build();
+    for conversation in ["limits-a", "limits-b", "limits-c"] {
+        assert_eq!(executor.execute(owner(conversation)).await.content.text, conversation);
+    }
+    // The cap is two: the third conversation evicted the first.
+    assert_eq!(forgotten_after_cleanup("limits-a").await, 1);
+    assert_eq!(executor.conversations().live(), 2);
+    // Idle longer than the store's idle time, the other two go.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(executor.conversations().evict_idle().await, 2);
+    assert_eq!((forgotten("limits-b"), forgotten("limits-c"), executor.conversations().live()), (1, 1, 0));
 }

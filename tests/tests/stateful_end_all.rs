@@ -1,10 +1,8 @@
-//! `Conversations::end_all` cleans every instance up exactly once (its own test binary: it ends
-//! every conversation of the process).
+//! `Conversations::end_all` cleans every instance of the executor's store up exactly once.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tool_core::prelude::*;
-use tool_core::Conversations;
 
 static CLEANED: AtomicUsize = AtomicUsize::new(0);
 
@@ -39,8 +37,8 @@ async fn ending_every_conversation_cleans_each_instance_up_once() {
             executor.execute(call.in_conversation(conversation)).await;
         }
     }
-    assert_eq!(Conversations::live(), 3);
-    assert_eq!(Conversations::end_all().await, 3);
-    assert_eq!(Conversations::end_all().await, 0);
-    assert_eq!((CLEANED.load(Ordering::SeqCst), Conversations::live()), (3, 0));
+    assert_eq!(executor.conversations().live(), 3);
+    assert_eq!(executor.conversations().end_all().await, 3);
+    assert_eq!(executor.conversations().end_all().await, 0);
+    assert_eq!((CLEANED.load(Ordering::SeqCst), executor.conversations().live()), (3, 0));
 }

@@ -412,4 +412,8 @@ impl Tool for StaticRef {
     ) -> Result<Invocation, crate::model::ArgumentErrors> {
         self.0.bind(request, policy)
     }
+
+    fn keeps_state(&self) -> bool {
+        self.0.keeps_state()
+    }
 }

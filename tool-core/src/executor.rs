@@ -25,6 +25,7 @@ use crate::catalog::ToolCatalog;
 use crate::context::{Environment, Progress, ProgressSink, ToolContext};
 use crate::model::ToolCallRequest;
 use crate::model::{serialized_over, ToolError, ToolOutput};
+use crate::stateful::Conversations;
 use crate::tool::{Invocation, ToolResult};
 
 /// How a call ended.
@@ -140,7 +141,8 @@ impl ExecutionRecord {
 /// than most models' whole context.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 
-/// Runs tool calls. Cheap to clone; clones share the catalog and environment.
+/// Runs tool calls. Cheap to clone; clones share the catalog, environment and the instances of
+/// stateful tools.
 #[derive(Clone, Debug)]
 pub struct Executor {
     catalog: ToolCatalog,
@@ -148,6 +150,7 @@ pub struct Executor {
     timeout: Option<Duration>,
     concurrency: usize,
     reply: Reply,
+    conversations: Conversations,
 }
 
 /// What a finished call may hand on: how much output, and whether the text meant for the
@@ -166,6 +169,7 @@ pub struct ExecutorBuilder {
     timeout: Option<Duration>,
     concurrency: usize,
     reply: Reply,
+    conversations: Conversations,
 }
 
 impl ExecutorBuilder {
@@ -213,6 +217,15 @@ impl ExecutorBuilder {
         self
     }
 
+    /// The store the instances of stateful tools live in; by default the executor has one of
+    /// its own, so executors never share an instance. Give several executors the same store
+    /// (a clone of one handle) to let them share their conversations, or a store made with
+    /// [`Conversations::with_limits`] to bound it otherwise.
+    pub fn conversations(mut self, conversations: Conversations) -> Self {
+        self.conversations = conversations;
+        self
+    }
+
     /// Builds the executor.
     pub fn build(self) -> Executor {
         Executor {
@@ -221,6 +234,7 @@ impl ExecutorBuilder {
             timeout: self.timeout,
             concurrency: self.concurrency,
             reply: self.reply,
+            conversations: self.conversations,
         }
     }
 }
@@ -298,12 +312,19 @@ impl Executor {
             timeout: None,
             concurrency: 8,
             reply: Reply { max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES, expose_error_details: false },
+            conversations: Conversations::new(),
         }
     }
 
     /// The catalog calls are resolved against.
     pub fn catalog(&self) -> &ToolCatalog {
         &self.catalog
+    }
+
+    /// The instances of this executor's stateful tools: end a conversation, all of them, or the
+    /// idle ones.
+    pub fn conversations(&self) -> &Conversations {
+        &self.conversations
     }
 
     /// Runs one call.
@@ -438,10 +459,10 @@ impl Executor {
                 let refusals = request.parse_warnings.drain(..).map(|w| crate::extract::refusal(&w)).collect();
                 Err(crate::model::ArgumentErrors { errors: refusals })
             }
-            None => tool.bind(&mut request, policy),
+            None => self.conversations.binding(|| tool.bind(&mut request, policy)),
             Some(arguments) => {
                 let raw = std::mem::replace(&mut request.raw_arguments, arguments.to_string());
-                let bound = tool.bind(&mut request, policy);
+                let bound = self.conversations.binding(|| tool.bind(&mut request, policy));
                 request.raw_arguments = raw;
                 request.arguments.get_or_insert(arguments);
                 bound

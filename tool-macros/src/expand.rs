@@ -346,6 +346,8 @@ fn expand_callable(
         Some(method) => {
             let self_ty = method.self_ty;
             quote! {
+                const STATEFUL: bool = true;
+
                 fn reserve(request: &#krate::__private::ToolCallRequest) -> #krate::__private::Turn {
                     #krate::__private::reserve::<#self_ty>(request)
                 }

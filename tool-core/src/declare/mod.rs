@@ -41,6 +41,10 @@ pub trait DeclaredTool: Sized + 'static {
     #[doc(hidden)]
     fn invoke(args: Self::Args, ctx: ToolContext, turn: Turn) -> BoxFuture<'static, ToolResult>;
 
+    /// Whether the tool is a method of a type with state per conversation.
+    #[doc(hidden)]
+    const STATEFUL: bool = false;
+
     /// A stateful tool's place in its conversation's queue, taken when its arguments are bound.
     #[doc(hidden)]
     fn reserve(_request: &ToolCallRequest) -> Turn {
@@ -136,6 +140,7 @@ pub struct StaticTool {
     compiled: OnceLock<CompiledSchema>,
     build: fn() -> ToolDefinition,
     bind: fn(&StaticTool, &mut ToolCallRequest, ExtractionPolicy) -> Result<Invocation, ArgumentErrors>,
+    stateful: bool,
 }
 
 impl StaticTool {
@@ -146,6 +151,7 @@ impl StaticTool {
             compiled: OnceLock::new(),
             build: build_declared::<T>,
             bind: bind_declared::<T>,
+            stateful: T::STATEFUL,
         }
     }
 
@@ -204,6 +210,10 @@ impl Tool for StaticTool {
 
     fn bind(&self, request: &mut ToolCallRequest, policy: ExtractionPolicy) -> Result<Invocation, ArgumentErrors> {
         (self.bind)(self, request, policy)
+    }
+
+    fn keeps_state(&self) -> bool {
+        self.stateful
     }
 }
 

@@ -38,6 +38,7 @@ pub struct McpHttpBuilder {
     stateless: bool,
     remote_without_token: bool,
     limits: Limits,
+    conversation_header: Option<Arc<str>>,
 }
 
 /// A running streamable HTTP server. Dropping it does not stop it; [`McpHttpServer::shutdown`]
@@ -47,6 +48,8 @@ pub struct McpHttpServer {
     path: String,
     stop: CancellationToken,
     task: JoinHandle<()>,
+    /// The served server, whose open sessions' conversations end at shutdown.
+    sessions: McpServer,
 }
 
 impl McpServer {
@@ -62,6 +65,7 @@ impl McpServer {
             stateless: false,
             remote_without_token: false,
             limits: Limits::default(),
+            conversation_header: None,
         }
     }
 }
@@ -160,8 +164,23 @@ impl McpHttpBuilder {
         self
     }
 
+    /// Names a call's conversation by the value of the request header `name` (for example
+    /// `x-conversation-id`) instead of by MCP session, for stateful tools (`#[tool]` methods).
+    /// Without it each session is a conversation, and a request outside any session (a
+    /// stateless server, or a client whose protocol version has no sessions) cannot call a
+    /// stateful tool. With it, a request without the header cannot; whoever sends an id reaches
+    /// that conversation's instance, so use ids the client cannot guess, and let the bearer
+    /// token keep strangers out. These conversations end by idle time, the cap, or
+    /// `executor.conversations().end(id)`.
+    pub fn conversation_header(mut self, name: impl Into<String>) -> Self {
+        self.conversation_header = Some(name.into().to_ascii_lowercase().into());
+        self
+    }
+
     /// Binds and starts serving in the background. Refuses an address beyond loopback
-    /// without a bearer token (unless allowed), and an empty token.
+    /// without a bearer token (unless allowed), an empty token, and a stateless server whose
+    /// catalog has stateful tools unless conversations are keyed by a header
+    /// ([`McpHttpBuilder::conversation_header`]).
     pub async fn start(self) -> Result<McpHttpServer, McpServerError> {
         let refuse =
             |reason: &str| McpServerError::Bind { address: self.address.to_string(), reason: reason.to_owned() };
@@ -173,6 +192,17 @@ impl McpHttpBuilder {
                 "a server reachable beyond this machine needs a bearer token: set `bearer_token(..)`, or call \
                  `allow_unauthenticated_remote()` to let anyone who can reach it call every tool",
             ));
+        }
+        if let Some(name) = &self.conversation_header {
+            if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+                return Err(McpServerError::InvalidConversationHeader { name: name.to_string() });
+            }
+        }
+        if self.stateless && self.conversation_header.is_none() {
+            let tools = self.server.stateful_tools();
+            if !tools.is_empty() {
+                return Err(McpServerError::StatefulWithoutSessions { tools });
+            }
         }
         let listener = tokio::net::TcpListener::bind(self.address).await.map_err(|e| refuse(&e.to_string()))?;
         let address = listener.local_addr().map_err(|e| refuse(&e.to_string()))?;
@@ -190,7 +220,11 @@ impl McpHttpBuilder {
             .with_cancellation_token(stop.child_token());
         let limits = self.limits;
         let requests = Arc::new(RequestGuard::new(limits, config.max_request_body_bytes));
-        let server = self.server;
+        let server = match self.conversation_header {
+            Some(header) => self.server.with_conversation_header(header),
+            None => self.server,
+        };
+        let sessions = server.clone();
         let service = StreamableHttpService::new(
             move || Ok(server.for_session()),
             Arc::new(BoundedSessions::new(limits)),
@@ -204,7 +238,7 @@ impl McpHttpBuilder {
             router = router.layer(middleware::from_fn_with_state(token, require_bearer));
         }
         let task = tokio::spawn(guard::serve(listener, router, limits, stop.clone()));
-        Ok(McpHttpServer { address, path: self.path, stop, task })
+        Ok(McpHttpServer { address, path: self.path, stop, task, sessions })
     }
 }
 
@@ -225,10 +259,12 @@ impl McpHttpServer {
         format!("http://{}{}", self.address, self.path)
     }
 
-    /// Stops accepting requests, ends every session, and waits for the server to stop.
+    /// Stops accepting requests, ends every session (and its conversation, running the
+    /// cleanup of its stateful tools' instances), and waits for the server to stop.
     pub async fn shutdown(self) {
         self.stop.cancel();
         let _ = self.task.await;
+        self.sessions.end_sessions().await;
     }
 }
 

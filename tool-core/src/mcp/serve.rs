@@ -1,6 +1,7 @@
 //! Serving a catalog: the rmcp server handler.
 
-use std::sync::{Arc, Mutex, RwLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock, Weak};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
@@ -15,10 +16,11 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
 use crate::context::Progress;
-use crate::executor::{CallScope, ExecutionRecord, Executor};
-use crate::model::ToolCallRequest;
+use crate::executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor};
+use crate::model::{ToolCallRequest, ToolError, ToolOutput};
 use crate::providers::results::mcp_result;
 use crate::providers::{export, Dialect, ExportError, NameMap};
+use crate::stateful::Conversations;
 
 /// How long a result waits for the call's progress reports to go out before it.
 const PROGRESS_FLUSH: std::time::Duration = std::time::Duration::from_secs(1);
@@ -70,13 +72,83 @@ pub struct McpServer {
     page: usize,
     /// Sees the record of every call, for the host's audit or logs.
     observer: Option<Arc<RecordObserver>>,
-    /// The conversation of this session's calls (stateful tools keep one instance per
-    /// session); each session gets its own.
-    conversation: Option<Arc<str>>,
+    /// The sessions opened and not yet closed, so that a shutdown can end their conversations.
+    open: Arc<OpenSessions>,
+    /// The session this clone serves (stateful tools keep one instance per session); each
+    /// session gets its own, ended when the session closes.
+    session: Option<Arc<Session>>,
+    /// The HTTP request header whose value names a call's conversation, when the host keys
+    /// conversations by a value the client sends instead of by session.
+    conversation_header: Option<Arc<str>>,
 }
 
 /// Numbers the sessions of this process, for their conversation ids.
 static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// The longest conversation id a client may send in the conversation header.
+const MAX_CONVERSATION_ID: usize = 256;
+
+/// The sessions of a server that are still open, by number.
+type OpenSessions = Mutex<HashMap<u64, Weak<Session>>>;
+
+/// One MCP session: its conversation, ended in every store its calls used once the session's
+/// server (the last clone of it, which rmcp drops when the session closes) is gone, or when
+/// the HTTP server shuts down.
+struct Session {
+    number: u64,
+    conversation: String,
+    stores: Mutex<Vec<Conversations>>,
+    open: Weak<OpenSessions>,
+}
+
+impl Session {
+    /// Notes that a call of this session runs on `conversations`.
+    fn uses(&self, conversations: &Conversations) {
+        let mut stores = self.stores.lock().unwrap_or_else(|e| e.into_inner());
+        if !stores.iter().any(|store| store.same_store(conversations)) {
+            stores.push(conversations.clone());
+        }
+    }
+
+    /// Ends the session's conversation now, in every store its calls used; its instances are
+    /// cleaned up once.
+    async fn end(&self) {
+        let stores = std::mem::take(&mut *self.stores.lock().unwrap_or_else(|e| e.into_inner()));
+        for store in stores {
+            store.end(&self.conversation).await;
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(open) = self.open.upgrade() {
+            open.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.number);
+        }
+        let stores = std::mem::take(self.stores.get_mut().unwrap_or_else(|e| e.into_inner()));
+        if stores.is_empty() {
+            return;
+        }
+        let conversation = std::mem::take(&mut self.conversation);
+        // Cleanup hooks are async: they run on the runtime the session was served on. Without
+        // one (a server dropped after its runtime), the instances go by idle time and cap.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                for store in stores {
+                    store.end(&conversation).await;
+                }
+            });
+        }
+    }
+}
+
+/// Where a call's conversation comes from.
+enum CallConversation {
+    /// The conversation id to run the call in.
+    Named(String),
+    /// The request names none it may use; the message says why, for a stateful tool.
+    None(String),
+}
 
 type RecordObserver = dyn Fn(&ExecutionRecord) + Send + Sync;
 
@@ -118,9 +190,21 @@ pub enum McpServerError {
         /// What rmcp said.
         reason: String,
     },
+    /// The conversation header named is not a valid HTTP header name.
+    #[error("`{name}` is not a valid HTTP header name for the conversation header: use letters, digits and `-`, such as `x-conversation-id`")]
+    InvalidConversationHeader {
+        /// The name given.
+        name: String,
+    },
     /// The transport failed to start the session.
     #[error("the MCP session could not start: {0}")]
     Session(String),
+    /// A stateless HTTP server was asked to serve tools that keep state per conversation.
+    #[error("a stateless MCP server cannot serve {}: they keep state for each conversation, and a stateless server's requests belong to no session; serve with sessions (leave out `.stateless()`) or name conversations by a request header (`.conversation_header(\"x-conversation-id\")`)", quoted(tools))]
+    StatefulWithoutSessions {
+        /// The stateful tools.
+        tools: Vec<String>,
+    },
     /// The HTTP listener could not be bound.
     #[error("cannot listen on {address}: {reason}")]
     Bind {
@@ -129,6 +213,16 @@ pub enum McpServerError {
         /// What the system said.
         reason: String,
     },
+}
+
+/// The first few names, quoted, and how many more there are.
+fn quoted(names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = names.iter().take(SHOWN).map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    text
 }
 
 impl McpServer {
@@ -144,7 +238,9 @@ impl McpServer {
             changes: Arc::new(watch::Sender::new(0)),
             page: PAGE,
             observer: None,
-            conversation: None,
+            open: Arc::default(),
+            session: None,
+            conversation_header: None,
         })
     }
 
@@ -183,8 +279,64 @@ impl McpServer {
 
     /// A clone for one session, with a conversation of its own.
     pub(super) fn for_session(&self) -> McpServer {
-        let session = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        McpServer { conversation: Some(Arc::from(format!("mcp-session-{session}"))), ..self.clone() }
+        let number = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let session = Arc::new(Session {
+            number,
+            conversation: format!("mcp-session-{number}"),
+            stores: Mutex::default(),
+            open: Arc::downgrade(&self.open),
+        });
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(number, Arc::downgrade(&session));
+        McpServer { session: Some(session), ..self.clone() }
+    }
+
+    /// Ends the conversation of every session still open (when the server stops).
+    pub(super) async fn end_sessions(&self) {
+        let open: Vec<Arc<Session>> =
+            self.open.lock().unwrap_or_else(|e| e.into_inner()).values().filter_map(Weak::upgrade).collect();
+        for session in open {
+            session.end().await;
+        }
+    }
+
+    /// Keys conversations by the value of the HTTP header `name` instead of by session.
+    pub(super) fn with_conversation_header(mut self, name: Arc<str>) -> McpServer {
+        self.conversation_header = Some(name);
+        self
+    }
+
+    /// The names of the served tools that keep state per conversation.
+    pub(super) fn stateful_tools(&self) -> Vec<String> {
+        let served = self.current();
+        let catalog = served.executor.catalog();
+        catalog.iter().filter(|tool| tool.keeps_state()).map(|tool| tool.definition().name.clone()).collect()
+    }
+
+    /// The conversation of a call: the host's header when it named one, else the session's;
+    /// an HTTP request outside any session has none.
+    fn conversation_of(&self, context: &RequestContext<RoleServer>) -> CallConversation {
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        if let Some(header) = &self.conversation_header {
+            let value = parts.and_then(|parts| parts.headers.get(header.as_ref()));
+            return match value.map(|value| value.to_str().map(str::trim)) {
+                Some(Ok(id)) if !id.is_empty() && id.len() <= MAX_CONVERSATION_ID => CallConversation::Named(id.to_owned()),
+                Some(Ok(id)) if !id.is_empty() => CallConversation::None(format!(
+                    "its `{header}` header is {} bytes long, and a conversation id may be at most {MAX_CONVERSATION_ID}",
+                    id.len()
+                )),
+                Some(Err(_)) => CallConversation::None(format!("its `{header}` header is not visible ASCII text")),
+                _ => CallConversation::None(format!(
+                    "the request has no `{header}` header, which names the conversation on this server"
+                )),
+            };
+        }
+        let in_session = parts.is_none_or(|parts| parts.headers.contains_key("mcp-session-id"));
+        match &self.session {
+            Some(session) if in_session => CallConversation::Named(session.conversation.clone()),
+            _ => CallConversation::None(
+                "the request belongs to no MCP session (the server is stateless, or the client uses a protocol version without sessions), so nothing would keep the state between calls".to_owned(),
+            ),
+        }
     }
 
     fn current(&self) -> Arc<Served> {
@@ -192,6 +344,10 @@ impl McpServer {
     }
 
     /// Serves over a byte stream (a child process's pipes, a socket), until the client leaves.
+    ///
+    /// The session is a conversation of its own for stateful tools; it ends (each instance's
+    /// cleanup runs) once the returned service is dropped after the client left, as
+    /// [`RunningService::waiting`] does.
     pub async fn serve<T, E, A>(self, transport: T) -> Result<RunningService<RoleServer, McpServer>, McpServerError>
     where
         T: rmcp::transport::IntoTransport<RoleServer, E, A>,
@@ -200,10 +356,16 @@ impl McpServer {
         ServiceExt::serve(self.for_session(), transport).await.map_err(|e| McpServerError::Session(e.to_string()))
     }
 
-    /// Serves over this process's standard input and output, until the client leaves.
+    /// Serves over this process's standard input and output, until the client leaves; the
+    /// session's conversation is ended (its cleanup hooks run) before this returns.
     pub async fn serve_stdio(self) -> Result<(), McpServerError> {
         let running = self.serve(rmcp::transport::stdio()).await?;
-        running.waiting().await.map_err(|e| McpServerError::Session(e.to_string()))?;
+        let session = running.service().session.clone();
+        let waited = running.waiting().await;
+        if let Some(session) = session {
+            session.end().await;
+        }
+        waited.map_err(|e| McpServerError::Session(e.to_string()))?;
         Ok(())
     }
 }
@@ -231,6 +393,29 @@ fn progress_forwarder(
         let _ = sender.send(report);
     };
     Some((sink, forwarding))
+}
+
+impl McpServer {
+    /// The failed result (and record) of a call to a stateful tool that has no conversation.
+    fn refused(&self, call: ToolCallRequest, why: &str) -> Result<CallToolResponse, ErrorData> {
+        let message =
+            format!("The tool `{}` keeps state for each conversation, and this call has none: {why}.", call.tool_name);
+        let error = ToolError::new(message.clone()).with_code("missing_conversation");
+        let record = ExecutionRecord {
+            request: Arc::new(call),
+            status: CallStatus::Failed,
+            content: ToolOutput::text(message),
+            failure: Some(CallFailure::ToolError { error }),
+            duration: std::time::Duration::ZERO,
+            output_cut: None,
+        };
+        if let Some(observer) = &self.observer {
+            observer(&record);
+        }
+        let result = serde_json::from_value::<CallToolResult>(mcp_result(&record, None))
+            .map_err(|e| ErrorData::internal_error(format!("the result is not a valid MCP result: {e}"), None))?;
+        Ok(result.into())
+    }
 }
 
 impl ServerHandler for McpServer {
@@ -319,7 +504,17 @@ impl ServerHandler for McpServer {
         let served = self.current();
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
         served.names.restore(&mut call);
-        call.conversation_id = self.conversation.as_deref().map(str::to_owned);
+        let stateful = served.executor.catalog().get(&call.tool_name).is_some_and(|tool| tool.keeps_state());
+        match self.conversation_of(&context) {
+            CallConversation::Named(conversation) => {
+                if let (true, None, Some(session)) = (stateful, &self.conversation_header, &self.session) {
+                    session.uses(served.executor.conversations());
+                }
+                call.conversation_id = Some(conversation);
+            }
+            CallConversation::None(why) if stateful => return self.refused(call, &why),
+            CallConversation::None(_) => {}
+        }
         let mut scope = CallScope::new().cancel_on(&context.ct);
         let forwarding = progress_forwarder(&context).map(|(sink, forwarding)| {
             scope = scope.clone().on_progress(sink);

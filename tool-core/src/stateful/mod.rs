@@ -4,9 +4,11 @@
 //! on a conversation's first call to any of them ([`ConversationState::create`]), used by every
 //! later call of that conversation, and never by another. Calls to `&mut self` methods of one
 //! conversation run one at a time, in the order their arguments were bound (the order of a
-//! batch); `&self` calls overlap; conversations run in parallel. [`Conversations`] ends one
-//! conversation or all, running each instance's [`ConversationState::cleanup`] once; an idle
-//! time and a cap on live instances keep a long-running host's memory bounded.
+//! batch); `&self` calls overlap; conversations run in parallel. The instances live in the
+//! executor's store ([`Conversations`]; the executor sets it in place while it binds a call),
+//! so executors never share one; the store ends one conversation or all, running each
+//! instance's [`ConversationState::cleanup`] once, and an idle time and a cap on live instances,
+//! by default 30 minutes and 10,000 per type, keep a long-running host's memory bounded.
 
 mod queue;
 mod state;

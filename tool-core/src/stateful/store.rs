@@ -1,16 +1,19 @@
-//! The live instances of each stateful type, by conversation, and the calls' turns on them.
+//! The live instances of each stateful type, by conversation, in a store an executor owns,
+//! and the calls' turns on them.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::task::Poll;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{OnceCell, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock};
 
 use super::queue::Queue;
-use super::state::ConversationState;
+use super::state::{ConversationState, StateLimits};
 use crate::context::ToolContext;
 use crate::model::{ToolCallRequest, ToolError};
 use crate::tool::{BoxFuture, ToolResult};
@@ -60,36 +63,86 @@ impl<T: ConversationState> Slot<T> {
     }
 }
 
-/// The slots of one type.
+/// The slots of one type, in one store of instances.
 struct Store<T> {
-    slots: Mutex<HashMap<String, Arc<Slot<T>>>>,
+    slots: Mutex<Slots<T>>,
     last_sweep: Mutex<Instant>,
+    /// The type's idle time and cap, resolved against the store's defaults.
+    idle: Duration,
+    max: usize,
+}
+
+/// The slots by conversation, and their order of last use, so that evicting the least recently
+/// used one does not look at every slot.
+struct Slots<T> {
+    by_conversation: HashMap<String, (Arc<Slot<T>>, u64)>,
+    /// Conversations by the tick of their last reservation, oldest first.
+    order: BTreeMap<u64, String>,
+    next_tick: u64,
+}
+
+impl<T> Default for Slots<T> {
+    fn default() -> Self {
+        Slots { by_conversation: HashMap::new(), order: BTreeMap::new(), next_tick: 0 }
+    }
+}
+
+impl<T> Slots<T> {
+    fn tick(&mut self) -> u64 {
+        self.next_tick += 1;
+        self.next_tick
+    }
+
+    fn remove(&mut self, conversation: &str) -> Option<Arc<Slot<T>>> {
+        let (slot, tick) = self.by_conversation.remove(conversation)?;
+        self.order.remove(&tick);
+        Some(slot)
+    }
+
+    /// The least recently reserved slot no call holds.
+    fn least_recent_idle(&self) -> Option<String> {
+        self.order
+            .values()
+            .find(|conversation| {
+                self.by_conversation
+                    .get(conversation.as_str())
+                    .is_some_and(|(slot, _)| slot.core.active.load(Ordering::SeqCst) == 0)
+            })
+            .cloned()
+    }
 }
 
 impl<T: ConversationState> Store<T> {
+    fn new(defaults: StateLimits) -> Store<T> {
+        let limits = T::limits().or(defaults);
+        Store {
+            slots: Mutex::default(),
+            last_sweep: Mutex::new(Instant::now()),
+            idle: limits.idle_timeout.unwrap_or(StateLimits::DEFAULT_IDLE_TIMEOUT),
+            max: limits.max_instances.unwrap_or(StateLimits::DEFAULT_MAX_INSTANCES).max(1),
+        }
+    }
+
     /// The slot of `conversation`, made if new (evicting under the cap).
     fn slot(&self, conversation: &str, tool: &str) -> Result<Arc<Slot<T>>, ToolError> {
-        self.sweep_if_due();
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(slot) = slots.get(conversation) {
-            return Ok(Arc::clone(slot));
+        let tick = slots.tick();
+        if let Some((slot, last)) = slots.by_conversation.get_mut(conversation) {
+            let (slot, last) = (Arc::clone(slot), std::mem::replace(last, tick));
+            slots.order.remove(&last);
+            slots.order.insert(tick, conversation.to_owned());
+            return Ok(slot);
         }
-        if let Some(max) = T::limits().max_instances {
-            while slots.len() >= max.max(1) {
-                let idle = slots
-                    .values()
-                    .filter(|slot| slot.core.active.load(Ordering::SeqCst) == 0)
-                    .min_by_key(|slot| slot.core.idle_since())
-                    .map(|slot| slot.core.conversation.clone());
-                let Some(evicted) = idle.and_then(|conversation| slots.remove(&conversation)) else {
-                    return Err(ToolError::new(format!(
-                        "The tool `{tool}` cannot start a state for another conversation: all {max} live instances of `{}` are in use. Try again when one of them finishes.",
-                        short_type_name::<T>()
-                    ))
-                    .with_code("conversation_limit"));
-                };
-                finish_later(evicted);
-            }
+        while slots.by_conversation.len() >= self.max {
+            let Some(evicted) = slots.least_recent_idle().and_then(|conversation| slots.remove(&conversation)) else {
+                return Err(ToolError::new(format!(
+                    "The tool `{tool}` cannot start a state for another conversation: all {} live instances of `{}` are in use. Try again when one of them finishes.",
+                    self.max,
+                    short_type_name::<T>()
+                ))
+                .with_code("conversation_limit"));
+            };
+            finish_later(evicted);
         }
         let core = Core {
             conversation: conversation.to_owned(),
@@ -99,45 +152,34 @@ impl<T: ConversationState> Store<T> {
             last_used: Mutex::new(Instant::now()),
         };
         let slot = Arc::new(Slot { core: Arc::new(core), instance: OnceCell::new() });
-        slots.insert(conversation.to_owned(), Arc::clone(&slot));
+        slots.by_conversation.insert(conversation.to_owned(), (Arc::clone(&slot), tick));
+        slots.order.insert(tick, conversation.to_owned());
         Ok(slot)
     }
 
     /// Removes the slots idle longer than the type's idle time; returns them.
     fn take_idle(&self) -> Vec<Arc<Slot<T>>> {
-        let Some(idle) = T::limits().idle_timeout else { return Vec::new() };
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         let expired: Vec<String> = slots
+            .by_conversation
             .values()
-            .filter(|slot| {
-                slot.core.active.load(Ordering::SeqCst) == 0 && now.duration_since(slot.core.idle_since()) >= idle
+            .filter(|(slot, _)| {
+                slot.core.active.load(Ordering::SeqCst) == 0 && now.duration_since(slot.core.idle_since()) >= self.idle
             })
-            .map(|slot| slot.core.conversation.clone())
+            .map(|(slot, _)| slot.core.conversation.clone())
             .collect();
         expired.iter().filter_map(|conversation| slots.remove(conversation)).collect()
-    }
-
-    /// Cleans up idle instances when a quarter of the idle time has passed since the last look.
-    fn sweep_if_due(&self) {
-        let Some(idle) = T::limits().idle_timeout else { return };
-        {
-            let mut last = self.last_sweep.lock().unwrap_or_else(|e| e.into_inner());
-            if last.elapsed() < idle / 4 {
-                return;
-            }
-            *last = Instant::now();
-        }
-        for slot in self.take_idle() {
-            finish_later(slot);
-        }
     }
 
     fn take(&self, conversation: Option<&str>) -> Vec<Arc<Slot<T>>> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         match conversation {
             Some(conversation) => slots.remove(conversation).into_iter().collect(),
-            None => slots.drain().map(|(_, slot)| slot).collect(),
+            None => {
+                let all = std::mem::take(&mut *slots);
+                all.by_conversation.into_values().map(|(slot, _)| slot).collect()
+            }
         }
     }
 }
@@ -159,20 +201,13 @@ async fn finish_all<T: ConversationState>(slots: Vec<Arc<Slot<T>>>) -> usize {
     finished
 }
 
-/// Runs `each` on every store, one after the other; the sum of what they return.
-async fn across_stores(each: impl Fn(&dyn AnyStore) -> BoxFuture<'static, usize>) -> usize {
-    let runs: Vec<_> = stores().iter().map(|store| each(store.as_ref())).collect();
-    let mut total = 0;
-    for run in runs {
-        total += run.await;
-    }
-    total
-}
-
 /// A store seen without its type, for [`Conversations`].
 trait AnyStore: Send + Sync {
     fn end(&self, conversation: Option<&str>) -> BoxFuture<'static, usize>;
     fn evict_idle(&self) -> BoxFuture<'static, usize>;
+    /// Cleans up idle instances in the background when a quarter of the idle time has passed
+    /// since the last look.
+    fn sweep_if_due(&self);
     fn live(&self) -> usize;
 }
 
@@ -185,66 +220,152 @@ impl<T: ConversationState> AnyStore for Store<T> {
         Box::pin(finish_all(self.take_idle()))
     }
 
+    fn sweep_if_due(&self) {
+        {
+            let mut last = self.last_sweep.lock().unwrap_or_else(|e| e.into_inner());
+            if last.elapsed() < self.idle / 4 {
+                return;
+            }
+            *last = Instant::now();
+        }
+        for slot in self.take_idle() {
+            finish_later(slot);
+        }
+    }
+
     fn live(&self) -> usize {
         let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        slots.values().filter(|slot| slot.instance.initialized()).count()
+        slots.by_conversation.values().filter(|(slot, _)| slot.instance.initialized()).count()
     }
 }
 
 type Registered = (Arc<dyn Any + Send + Sync>, Arc<dyn AnyStore>);
 
-fn registry() -> &'static Mutex<HashMap<TypeId, Registered>> {
-    static REGISTRY: OnceLock<Mutex<HashMap<TypeId, Registered>>> = OnceLock::new();
-    REGISTRY.get_or_init(Mutex::default)
+/// The stores of one [`Conversations`], by type.
+struct Registry {
+    stores: Mutex<HashMap<TypeId, Registered>>,
+    /// The bounds of the types that set none.
+    defaults: StateLimits,
 }
 
-fn store<T: ConversationState>() -> Arc<Store<T>> {
-    let mut registry = registry().lock().unwrap_or_else(|e| e.into_inner());
-    let (typed, _) = registry.entry(TypeId::of::<T>()).or_insert_with(|| {
-        let store = Arc::new(Store::<T> { slots: Mutex::default(), last_sweep: Mutex::new(Instant::now()) });
-        (Arc::clone(&store) as Arc<dyn Any + Send + Sync>, store as Arc<dyn AnyStore>)
-    });
-    Arc::clone(typed).downcast::<Store<T>>().unwrap_or_else(|_| unreachable!("the registry is keyed by type"))
-}
-
-fn stores() -> Vec<Arc<dyn AnyStore>> {
-    registry().lock().unwrap_or_else(|e| e.into_inner()).values().map(|(_, store)| Arc::clone(store)).collect()
-}
-
-/// The host's handle on the instances of stateful tools, across all their types.
+/// The instances of stateful tools, across all their types and conversations: one store,
+/// owned by an [`Executor`](crate::Executor) (each executor has its own unless the host gives
+/// several the same one with
+/// [`ExecutorBuilder::conversations`](crate::ExecutorBuilder::conversations)). Two executors
+/// with separate stores never share an instance, whatever their conversation ids.
+///
+/// Clones are handles on the same store. Each type's live instances are bounded: by its
+/// `#[tool]` keys `idle_timeout_ms` and `max_instances`, else by the store's limits
+/// ([`Conversations::with_limits`]), else by [`StateLimits::DEFAULT_IDLE_TIMEOUT`] (30 minutes)
+/// and [`StateLimits::DEFAULT_MAX_INSTANCES`] (10,000).
 ///
 /// ```
-/// # async fn host() {
-/// use tool_core::Conversations;
-///
+/// # async fn host(executor: tool_core::Executor) {
 /// // The user closed the chat: its instances are cleaned up and dropped.
-/// Conversations::end("chat-42").await;
+/// executor.conversations().end("chat-42").await;
 /// # }
 /// ```
-#[derive(Debug)]
-pub struct Conversations;
+#[derive(Clone)]
+pub struct Conversations(Arc<Registry>);
+
+impl Default for Conversations {
+    fn default() -> Self {
+        Conversations::with_limits(StateLimits::default())
+    }
+}
+
+impl fmt::Debug for Conversations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Conversations").field("defaults", &self.0.defaults).field("live", &self.live()).finish()
+    }
+}
+
+thread_local! {
+    /// The store the executor binding a call on this thread reserves turns in.
+    static BINDING: RefCell<Option<Conversations>> = const { RefCell::new(None) };
+}
+
+/// Puts the store that was in place back when a binding ends, even by a panic.
+struct Restore(Option<Conversations>);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        let previous = self.0.take();
+        BINDING.with(|binding| *binding.borrow_mut() = previous);
+    }
+}
 
 impl Conversations {
+    /// An empty store, with the default bounds for types that set none.
+    pub fn new() -> Conversations {
+        Conversations::default()
+    }
+
+    /// An empty store whose bounds, for the types whose `#[tool]` sets none, are `limits`; a
+    /// bound left `None` is the default ([`StateLimits::DEFAULT_IDLE_TIMEOUT`],
+    /// [`StateLimits::DEFAULT_MAX_INSTANCES`]). A host that wants no practical bound says so
+    /// with `Duration::MAX` or `usize::MAX`.
+    pub fn with_limits(limits: StateLimits) -> Conversations {
+        Conversations(Arc::new(Registry { stores: Mutex::default(), defaults: limits }))
+    }
+
     /// Ends `conversation`: each of its instances is cleaned up (after the calls holding it
     /// finish) and dropped. Returns how many there were.
-    pub async fn end(conversation: &str) -> usize {
-        across_stores(|store| store.end(Some(conversation))).await
+    pub async fn end(&self, conversation: &str) -> usize {
+        self.across_stores(|store| store.end(Some(conversation))).await
     }
 
     /// Ends every conversation. Returns how many instances were cleaned up.
-    pub async fn end_all() -> usize {
-        across_stores(|store| store.end(None)).await
+    pub async fn end_all(&self) -> usize {
+        self.across_stores(|store| store.end(None)).await
     }
 
     /// Cleans up every instance unused for longer than its type's idle time, now. Returns how
     /// many.
-    pub async fn evict_idle() -> usize {
-        across_stores(|store| store.evict_idle()).await
+    pub async fn evict_idle(&self) -> usize {
+        self.across_stores(|store| store.evict_idle()).await
     }
 
     /// How many instances are alive, across all types and conversations.
-    pub fn live() -> usize {
-        stores().iter().map(|store| store.live()).sum()
+    pub fn live(&self) -> usize {
+        self.stores().iter().map(|store| store.live()).sum()
+    }
+
+    /// Whether `self` and `other` are handles on the same store.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn same_store(&self, other: &Conversations) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Runs `bind` with this store as the one the stateful tools it binds take their turns in.
+    pub(crate) fn binding<R>(&self, bind: impl FnOnce() -> R) -> R {
+        let previous = BINDING.with(|binding| binding.borrow_mut().replace(self.clone()));
+        let _restore = Restore(previous);
+        bind()
+    }
+
+    fn store<T: ConversationState>(&self) -> Arc<Store<T>> {
+        let mut stores = self.0.stores.lock().unwrap_or_else(|e| e.into_inner());
+        let (typed, _) = stores.entry(TypeId::of::<T>()).or_insert_with(|| {
+            let store = Arc::new(Store::<T>::new(self.0.defaults));
+            (Arc::clone(&store) as Arc<dyn Any + Send + Sync>, store as Arc<dyn AnyStore>)
+        });
+        Arc::clone(typed).downcast::<Store<T>>().unwrap_or_else(|_| unreachable!("the stores are keyed by type"))
+    }
+
+    fn stores(&self) -> Vec<Arc<dyn AnyStore>> {
+        let stores = self.0.stores.lock().unwrap_or_else(|e| e.into_inner());
+        stores.values().map(|(_, store)| Arc::clone(store)).collect()
+    }
+
+    /// Runs `each` on every type's store, one after the other; the sum of what they return.
+    async fn across_stores(&self, each: impl Fn(&dyn AnyStore) -> BoxFuture<'static, usize>) -> usize {
+        let runs: Vec<_> = self.stores().iter().map(|store| each(store.as_ref())).collect();
+        let mut total = 0;
+        for run in runs {
+            total += run.await;
+        }
+        total
     }
 }
 
@@ -305,7 +426,19 @@ pub fn reserve<T: ConversationState>(request: &ToolCallRequest) -> Turn {
             .with_code("missing_conversation"),
         ));
     };
-    match store::<T>().slot(conversation, &request.tool_name) {
+    let Some(conversations) = BINDING.with(|binding| binding.borrow().clone()) else {
+        return Turn(TurnState::Refused(
+            ToolError::new(format!(
+                "The tool `{}` keeps state for each conversation, and only an executor holds conversations: run the call with `Executor::execute`.",
+                request.tool_name
+            ))
+            .with_code("no_conversation_store"),
+        ));
+    };
+    for store in conversations.stores() {
+        store.sweep_if_due();
+    }
+    match conversations.store::<T>().slot(conversation, &request.tool_name) {
         Err(refused) => Turn(TurnState::Refused(refused)),
         Ok(slot) => {
             let core = Arc::clone(&slot.core);

@@ -40,6 +40,12 @@ pub trait Tool: Send + Sync + 'static {
     /// arguments object, when one was built) in it; returns the ready call, or why the arguments
     /// were refused.
     fn bind(&self, request: &mut ToolCallRequest, policy: ExtractionPolicy) -> Result<Invocation, ArgumentErrors>;
+
+    /// Whether the tool keeps state per conversation (a `#[tool]` method): its calls need a
+    /// conversation, and an MCP server whose requests belong to no session cannot serve it.
+    fn keeps_state(&self) -> bool {
+        false
+    }
 }
 
 /// Records an extraction's warnings and arguments in the request, returning its value.
