@@ -10,6 +10,8 @@
 //! The tolerant parser, [`parse_tolerant`], is hand-written: linear in the input, no
 //! backtracking, nesting capped at [`MAX_DEPTH`], and it never panics.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use crate::model::pointer;
@@ -1359,7 +1361,7 @@ fn duplicate_key_warnings(text: &str) -> Vec<ParseWarning> {
 fn duplicate_warning(pointer: String, key: &str, top_level: bool) -> ParseWarning {
     let (rule, expected) =
         if top_level { ("duplicate_parameter", "each parameter once") } else { ("duplicate_key", "each key once") };
-    ParseWarning::new(&pointer, rule, expected, &format!("`{key}` more than once"), "kept the last value")
+    ParseWarning::new(&pointer, rule, expected, &format!("`{}` more than once", truncate(key)), "kept the last value")
 }
 
 /// Walks a JSON text, recording duplicate keys with their pointers.
@@ -1384,14 +1386,15 @@ impl<'de> serde::de::Visitor<'de> for KeyWalk<'_> {
     }
 
     fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
-        let mut seen: Vec<String> = Vec::new();
+        // Hashed: an object of any number of keys is read in one pass.
+        let mut seen: HashSet<String> = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
             let before = self.path.len();
             pointer::push(&mut *self.path, &key);
             if seen.contains(&key) {
                 self.found.push(duplicate_warning(self.path.clone(), &key, before == 0));
             } else {
-                seen.push(key);
+                seen.insert(key);
             }
             map.next_value_seed(KeyWalk { path: self.path, found: self.found })?;
             self.path.truncate(before);
@@ -1403,7 +1406,8 @@ impl<'de> serde::de::Visitor<'de> for KeyWalk<'_> {
         let mut index = 0usize;
         loop {
             let before = self.path.len();
-            self.path.push_str(&format!("/{index}"));
+            self.path.push('/');
+            self.path.push_str(itoa::Buffer::new().format(index));
             let more = seq.next_element_seed(KeyWalk { path: self.path, found: self.found })?;
             self.path.truncate(before);
             if more.is_none() {
