@@ -340,7 +340,7 @@ impl Executor {
     fn prepare(&self, mut request: ToolCallRequest, started: Instant) -> Stage {
         let Some(tool) = self.catalog.get(&request.tool_name) else {
             // Keep what the model sent readable in the record: a generic tolerant parse.
-            let untyped = crate::extract::extract_untyped(&request.raw_arguments);
+            let untyped = crate::extract::extract_untyped_with(&request.raw_arguments, self.catalog.policy());
             request.parse_warnings.extend(untyped.warnings);
             request.arguments = untyped.arguments;
             request.parse_error = untyped.value.err();

@@ -41,6 +41,9 @@ pub(crate) fn read_by_tree<'r, T>(
     policy: ExtractionPolicy,
     read: impl FnOnce(&Map<String, Value>) -> Result<T, Vec<ArgumentError>>,
 ) -> Extraction<'r, T> {
+    if let Err(error) = policy.check(raw) {
+        return super::refused_before_reading(raw, error);
+    }
     let mut read = Some(read);
     let mut typed = None;
     let (value, warnings, arguments) = settle_by_tree(raw, definition, compiled, policy, &mut |object| {
