@@ -1,5 +1,6 @@
 //! Times one call through the executor for arguments with many distinct keys, in each place
-//! a model can put them; prints one line per case.
+//! a model can put them; prints one line per case. The catalog raises the limits on keys per
+//! object and on size, so that the calls are read in full; the last cases keep the defaults.
 //!
 //! ```sh
 //! cargo run --profile bench -p tool-benches --example hostile_keys -- 50000 300000
@@ -91,8 +92,13 @@ fn main() {
         .add_declared::<store>()
         .add_tool(dynamic("rest_like", false))
         .add_tool(dynamic("open_dynamic", true))
+        .max_keys_per_object(1_000_000)
+        .max_argument_bytes(64 * 1024 * 1024)
         .build()
         .unwrap();
+    // The default limits, which refuse these arguments before reading them.
+    let defaults =
+        catalog.to_builder().max_keys_per_object(10_000).max_argument_bytes(4 * 1024 * 1024).build().unwrap();
     let strict = catalog.to_builder().strict(true).build().unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     for n in sizes {
@@ -118,6 +124,8 @@ fn main() {
             ("dynamic open", "open_dynamic", &city, false),
             ("unknown tool", "nope", &flat, false),
             ("unknown tool, python literal", "nope", &python, false),
+            ("default limits: dynamic closed", "rest_like", &city, false),
+            ("default limits: unknown tool", "nope", &flat, false),
         ];
         println!("n = {n} (text {} bytes)", top.len());
         let only = std::env::var("CASE").ok();
@@ -125,7 +133,12 @@ fn main() {
             if only.as_deref().is_some_and(|only| !name.contains(only)) {
                 continue;
             }
-            let executor = Executor::new(if strict_policy { strict.clone() } else { catalog.clone() });
+            let chosen = match (strict_policy, name.starts_with("default limits")) {
+                (true, _) => strict.clone(),
+                (false, true) => defaults.clone(),
+                (false, false) => catalog.clone(),
+            };
+            let executor = Executor::new(chosen);
             let request = ToolCallRequest::new(tool, "call_1", raw);
             let started = Instant::now();
             let record = runtime.block_on(executor.execute(request));
