@@ -26,6 +26,7 @@ pub(crate) mod tree;
 pub use args::{Wide, WireArgs};
 pub(crate) use convert::refusal;
 pub use param::ToolParam;
+use policy::refused_before_reading;
 pub use policy::ExtractionPolicy;
 pub(crate) use tree::{read_by_tree, tree_path};
 
@@ -176,13 +177,6 @@ fn single_pass_noted(
     }
     warnings.extend(more);
     Some((warnings.into(), Some(arguments)))
-}
-
-/// Arguments refused before they are read (over a limit of the policy).
-#[cold]
-#[inline(never)]
-pub(crate) fn refused_before_reading<T>(raw: &str, error: crate::model::ArgumentError) -> Extraction<'_, T> {
-    Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: Findings::new(), arguments: None }
 }
 
 /// Reads arguments for a tool with no definition: the raw text is repaired as for any tool

@@ -2,7 +2,7 @@
 //! most: the limits on the arguments' size and on the keys of one object.
 
 use crate::model::pointer;
-use crate::model::{truncate, ArgumentError};
+use crate::model::{truncate, ArgumentError, ArgumentErrors, Extraction, Findings};
 
 /// How forgiving extraction is, and how much it reads at most.
 ///
@@ -113,6 +113,13 @@ impl ExtractionPolicy {
             }),
         }
     }
+}
+
+/// Arguments refused before they are read (over a limit of the policy).
+#[cold]
+#[inline(never)]
+pub(crate) fn refused_before_reading<T>(raw: &str, error: ArgumentError) -> Extraction<'_, T> {
+    Extraction { raw, value: Err(ArgumentErrors::single(error)), warnings: Findings::new(), arguments: None }
 }
 
 impl Default for ExtractionPolicy {

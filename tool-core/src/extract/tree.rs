@@ -42,7 +42,7 @@ pub(crate) fn read_by_tree<'r, T>(
     read: impl FnOnce(&Map<String, Value>) -> Result<T, Vec<ArgumentError>>,
 ) -> Extraction<'r, T> {
     if let Err(error) = policy.check(raw) {
-        return super::refused_before_reading(raw, error);
+        return super::policy::refused_before_reading(raw, error);
     }
     let mut read = Some(read);
     let mut typed = None;
