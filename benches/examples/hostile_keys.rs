@@ -111,7 +111,11 @@ fn main() {
         let map = format!("{{\"counts\":{flat}}}");
         let free = format!("{{\"data\":{flat}}}");
         let city = keys(n, "\"city\":\"a\"");
+        // A long key above many warnings: each warning's pointer holds it.
+        let long_key = "x".repeat(100_000);
+        let long_path = format!("{{\"{long_key}\":{{{}}}}}", "\"a\":1,".repeat(n / 10).trim_end_matches(','));
         let cases: Vec<(&str, &str, &str, bool)> = vec![
+            ("unknown tool, duplicates under a 100 KB key (n/10)", "nope", &long_path, false),
             ("declared, unknown top-level keys", "echo", &top, false),
             ("declared, strict, unknown top-level keys", "echo", &top, true),
             ("declared, duplicate key", "echo", &duplicated, false),

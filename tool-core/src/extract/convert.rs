@@ -579,8 +579,9 @@ impl<'a> Coercer<'a> {
         capacity: usize,
         texts: impl FnOnce(&mut String) -> [usize; 2],
     ) -> bool {
-        let mut out = String::with_capacity(self.path.len() + capacity);
-        out.push_str(&self.path);
+        let at = pointer::cut(&self.path);
+        let mut out = String::with_capacity(at.len() + capacity);
+        out.push_str(&at);
         let splits = texts(&mut out);
         let warning = ParseWarning::from_texts(out, splits, rule, expected);
         if self.strict {
@@ -835,7 +836,7 @@ impl<'a> Coercer<'a> {
     /// (or, under the strict policy, the refusal). Returns whether the key is dropped.
     fn unknown_field(&mut self, key: &str, declared: &[&str]) -> bool {
         self.enter(key);
-        let warning = unknown_key(&self.path, key, declared, "fields");
+        let warning = unknown_key(&pointer::cut(&self.path), key, declared, "fields");
         self.leave();
         if self.strict {
             self.out.refused.push(refusal(&warning));

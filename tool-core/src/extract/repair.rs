@@ -506,7 +506,7 @@ impl<'t> Parser<'t> {
             pointer::push(&mut self.path, &key);
             let value = self.value(depth)?;
             if map.contains_key(&key) {
-                self.duplicates.push(duplicate_warning(self.path.clone(), &key, before == 0));
+                self.duplicates.push(duplicate_warning(pointer::cut(&self.path).into_owned(), &key, before == 0));
             }
             self.path.truncate(before);
             map.insert(key, value);
@@ -725,7 +725,7 @@ impl<'t> Parser<'t> {
             Err(_) => {
                 let action = format!("kept as the text \"{}\" for the declared type to read", truncate(token));
                 let warning = ParseWarning::new(
-                    &self.path,
+                    &pointer::cut(&self.path),
                     NUMBER_OUT_OF_RANGE,
                     OUT_OF_RANGE_EXPECTED,
                     &truncate(token),
@@ -1392,7 +1392,7 @@ impl<'de> serde::de::Visitor<'de> for KeyWalk<'_> {
             let before = self.path.len();
             pointer::push(&mut *self.path, &key);
             if seen.contains(&key) {
-                self.found.push(duplicate_warning(self.path.clone(), &key, before == 0));
+                self.found.push(duplicate_warning(pointer::cut(self.path).into_owned(), &key, before == 0));
             } else {
                 seen.insert(key);
             }
@@ -1452,6 +1452,17 @@ mod duplicate_tests {
             vec![("/limit", "duplicate_parameter"), ("/origin/x", "duplicate_key"), ("/list/0/a", "duplicate_key")]
         );
         assert!(duplicate_key_warnings(r#"{"a": {"a": 1}, "b": [1, 2]}"#).is_empty());
+    }
+
+    #[test]
+    fn a_long_key_above_duplicates_is_cut_in_their_pointers() {
+        let key = "k".repeat(5_000);
+        let cut = format!("/{}…", "k".repeat(1_023));
+        for raw in [format!(r#"{{"{key}": {{"a": 1, "a": 2}}}}"#), format!(r#"{{'{key}': {{'a': 1, 'a': 2}}}}"#)] {
+            let Ok(repaired) = repair_arguments(&raw) else { panic!("not repaired") };
+            let duplicate = repaired.warnings.iter().find(|w| w.rule() == "duplicate_key").expect("a duplicate");
+            assert_eq!(duplicate.pointer(), cut);
+        }
     }
 
     #[test]
