@@ -195,3 +195,35 @@ fn large_arguments_are_read_under_the_time_limit_and_cancellation() {
     let outcomes: Vec<(CallStatus, usize)> = records.iter().map(|r| (r.status, r.warnings().len())).collect();
     assert_eq!(outcomes, [(CallStatus::Success, 0), (CallStatus::Success, 100_000)]);
 }
+
+/// Take counts by name.
+#[tool]
+fn tally(
+    /// Counts by name.
+    counts: std::collections::HashMap<String, Vec<i64>>,
+) -> usize {
+    counts.len()
+}
+
+#[test]
+fn a_long_key_above_many_warnings_is_cut_in_their_pointers_on_both_paths() {
+    let key = "k".repeat(5_000);
+    let raw = format!("{{\"counts\": {{\"{key}\": [\"1\", \"2\"]}}}}");
+    let cut = format!("/counts/{}…", "k".repeat(1_024 - "/counts/".len()));
+    // The single pass (a declared tool), and the tree path (the same schema, built at run time).
+    let declared = <tally as DeclaredTool>::definition();
+    let dynamic = DynamicTool::builder("tally_dynamic")
+        .description("Counts.")
+        .input_schema(declared.input_schema.clone())
+        .handler(|args, _| async move { args.len() })
+        .build()
+        .unwrap();
+    let catalog = ToolCatalog::builder().add_declared::<tally>().add_tool(dynamic).build().unwrap();
+    let executor = Executor::new(catalog);
+    for tool in ["tally", "tally_dynamic"] {
+        let record = run(&executor, tool, &raw);
+        assert_eq!(record.status, CallStatus::Success, "{tool}");
+        let pointers: Vec<&str> = record.warnings().iter().map(|w| w.pointer()).collect();
+        assert_eq!(pointers, [cut.as_str(), cut.as_str()], "{tool}");
+    }
+}
