@@ -16,6 +16,11 @@ fn echo(
     text
 }
 
+/// Whether `line` is a request the server answers (it has an `id`).
+fn line_has_id(line: &str) -> bool {
+    serde_json::from_str::<Value>(line).is_ok_and(|v| v.get("id").is_some() && v.get("method").is_some())
+}
+
 struct Raw {
     lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
     write: WriteHalf<DuplexStream>,
@@ -67,14 +72,21 @@ impl Raw {
         self.send(line).await;
         self.send(&json!({"jsonrpc": "2.0", "id": ping, "method": "ping"}).to_string()).await;
         let mut replies = Vec::new();
-        loop {
+        let mut pinged = false;
+        // The ping's reply may come first when the call is still being read: until both came.
+        while !pinged || replies.is_empty() {
             let reply = self.reply().await;
             if reply["id"] == ping {
                 assert_eq!(reply["result"], json!({}), "{reply}");
+                pinged = true;
+                if line_has_id(line) {
+                    continue;
+                }
                 return replies;
             }
             replies.push(reply);
         }
+        replies
     }
 }
 
@@ -153,4 +165,26 @@ async fn a_call_before_initialize_gets_an_error_and_the_session_can_still_begin(
     let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}});
     raw.send(&call.to_string()).await;
     assert_eq!(raw.reply().await["result"]["content"], json!([{"type": "text", "text": "hi"}]));
+}
+
+#[tokio::test]
+async fn three_hundred_thousand_keys_are_refused_by_the_limit_and_the_server_goes_on() {
+    let mut raw = Raw::start().await;
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("text".to_owned(), json!("hi"));
+    for i in 0..300_000 {
+        arguments.insert(format!("k{i}"), json!(0));
+    }
+    let call = json!({"jsonrpc": "2.0", "id": 500, "method": "tools/call", "params": {"name": "echo", "arguments": arguments}});
+    let replies = raw.send_then_ping(&call.to_string(), 501).await;
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert_eq!(replies[0]["id"], 500);
+    assert_eq!(replies[0]["result"]["isError"], true);
+    assert_eq!(
+        replies[0]["result"]["content"][0]["text"],
+        "The arguments for `echo` were not accepted:\n- arguments: expected an object of at most 10000 keys; got an \
+         object of more than 10000 keys (an object of the arguments has more than 10000 keys, the limit \
+         (`max_keys_per_object`; the host raises it with `CatalogBuilder::max_keys_per_object`)).\nSend the \
+         corrected arguments to `echo` again."
+    );
 }

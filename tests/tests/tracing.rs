@@ -1,7 +1,7 @@
-//! Tracing: a span per call (target `tools`) with the parse warnings inside it (target
-//! `tool_parse`). In a binary of its own: tracing caches each callsite's interest globally, so
-//! a test on another thread reaching a callsite first under no subscriber would hide the
-//! events from this test's thread-local subscriber.
+//! Tracing: a span per call (target `tools`) and one summary event inside it, whatever the
+//! arguments held, every text in it cut. In a binary of its own: tracing caches each callsite's
+//! interest globally, so a test on another thread reaching a callsite first under no subscriber
+//! would hide the events from this test's thread-local subscriber.
 
 use std::sync::{Arc, Mutex};
 
@@ -53,25 +53,84 @@ impl tracing::Subscriber for Captured {
     }
 }
 
-#[test]
-fn calls_are_traced_under_tools_and_parse_warnings_under_tool_parse() {
+/// The lines one call writes, under a subscriber of this thread.
+fn traced(request: ToolCallRequest) -> (ExecutionRecord, Vec<String>) {
+    traced_by(&executor(), request)
+}
+
+/// [`traced`], run by `executor`.
+fn traced_by(executor: &Executor, request: ToolCallRequest) -> (ExecutionRecord, Vec<String>) {
     let captured = Captured::default();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    tracing::subscriber::with_default(captured.clone(), || {
-        runtime.block_on(executor().execute(call("add", r#"{"a":1,"b":2,"z":3}"#)));
-    });
+    let record = tracing::subscriber::with_default(captured.clone(), || runtime.block_on(executor.execute(request)));
     let lines = captured.0.lock().unwrap().clone();
-    // The parse warning is emitted inside the call's span, and so is the closing event.
+    (record, lines)
+}
+
+/// The events among `lines`, their durations (which vary) taken out.
+fn events(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|line| line.starts_with("event"))
+        .map(|line| {
+            let Some(at) = line.find(" duration_us=") else { return line.clone() };
+            let end = line[at + 1..].find(' ').map_or(line.len(), |e| at + 1 + e);
+            format!("{}{}", &line[..at], &line[end..])
+        })
+        .collect()
+}
+
+#[test]
+fn a_call_is_traced_as_one_span_and_one_summary_event_inside_it() {
+    let (record, lines) = traced(call("add", r#"{"a":1,"b":2,"z":3}"#));
+    assert_eq!(record.status, CallStatus::Success);
+    assert_eq!(lines[0], "span tools tool_call");
     assert_eq!(
-        lines[..4],
-        [
-            "span tools tool_call",
-            "enter",
-            "event tool_parse message=ignored tool=add call_id=call_1 pointer=/z rule=unknown_parameter received=z",
-            "exit"
-        ]
+        events(&lines),
+        ["event tools message=tool call finished tool=add call_id=call_1 status=Success warnings=1 errors=0 \
+          rules=unknown_parameter"]
     );
-    let finished = lines.iter().position(|l| l.starts_with("event tools message=tool call finished status=Success"));
+    let finished = lines.iter().position(|l| l.starts_with("event tools message=tool call finished"));
     let finished = finished.expect("a closing event");
     assert_eq!((lines[finished - 1].as_str(), lines[finished + 1].as_str()), ("enter", "exit"), "{lines:#?}");
+}
+
+#[test]
+fn a_refused_call_names_its_first_rules_once_each() {
+    let (record, lines) = traced(call("add", r#"{'a': "x", "b": True, "c": 1, "d": 2}"#));
+    assert_eq!(record.status, CallStatus::Failed);
+    assert_eq!(
+        events(&lines),
+        ["event tools message=tool call finished tool=add call_id=call_1 status=Failed warnings=3 errors=2 \
+          rules=python_literal,unknown_parameter,invalid_type"]
+    );
+}
+
+#[test]
+fn a_call_with_ten_thousand_warnings_and_long_names_writes_one_short_event() {
+    let keys: Vec<String> = (0..10_000).map(|i| format!("\"z{i}\": {i}")).collect();
+    // Over the default limit of keys per object (10,000): raised, so that the call succeeds.
+    let catalog = ToolCatalog::global().unwrap().to_builder().max_keys_per_object(20_000).build().unwrap();
+    let roomy = Executor::new(catalog);
+    let (record, lines) = traced_by(&roomy, call("add", &format!("{{\"a\": 1, \"b\": 2, {}}}", keys.join(", "))));
+    assert_eq!((record.status, record.warnings().len()), (CallStatus::Success, 10_000));
+    assert_eq!(
+        events(&lines),
+        ["event tools message=tool call finished tool=add call_id=call_1 status=Success warnings=10000 errors=0 \
+          rules=unknown_parameter"]
+    );
+    // A megabyte of tool name and of call id: each cut to a bound in the span and the event.
+    let long = "n".repeat(1_000_000);
+    let (record, lines) = traced(ToolCallRequest::new(long.clone(), long.clone(), "{}"));
+    assert_eq!(record.status, CallStatus::Failed);
+    let written: usize = lines.iter().map(String::len).sum();
+    assert!(written < 1_000, "{written} bytes of log for one call");
+    let cut = format!("{}… (1000000 chars)", "n".repeat(120));
+    assert_eq!(
+        events(&lines),
+        [format!(
+            "event tools message=tool call finished tool={cut} call_id={cut} status=Failed warnings=1 errors=0 \
+             rules=tool_definition_missing"
+        )]
+    );
 }

@@ -270,7 +270,23 @@ impl CatalogBuilder {
 
     /// Makes extraction strict for every tool: repairs and conversions become errors.
     pub fn strict(mut self, strict: bool) -> Self {
-        self.policy = ExtractionPolicy { strict };
+        self.policy.strict = strict;
+        self
+    }
+
+    /// The longest arguments text read, in bytes (default
+    /// [`ExtractionPolicy::DEFAULT_MAX_ARGUMENT_BYTES`], 4 MiB); longer arguments are refused
+    /// with the error `arguments_too_large`, and the tool is not called.
+    pub fn max_argument_bytes(mut self, bytes: usize) -> Self {
+        self.policy.max_argument_bytes = bytes;
+        self
+    }
+
+    /// The most keys one object of the arguments may have, at any depth (default
+    /// [`ExtractionPolicy::DEFAULT_MAX_KEYS_PER_OBJECT`], 10,000); arguments with a larger
+    /// object are refused with the error `too_many_keys`, and the tool is not called.
+    pub fn max_keys_per_object(mut self, keys: usize) -> Self {
+        self.policy.max_keys_per_object = keys;
         self
     }
 

@@ -341,16 +341,23 @@ impl Executor {
     pub async fn execute_in(&self, request: ToolCallRequest, scope: CallScope) -> ExecutionRecord {
         let started = Instant::now();
         let span = call_span(&request);
-        match span.in_scope(|| self.prepare(request, started)) {
+        let watched = scope.cancel.as_ref().map(CancellationToken::child_token);
+        let stage = if binds_off_workers(&request) {
+            self.prepare_off_workers(request, watched.as_ref(), started).instrument(span.clone()).await
+        } else {
+            span.in_scope(|| self.prepare(request, started))
+        };
+        let record = match stage {
             Stage::Done(record) => *record,
             Stage::Ready(prepared) => {
-                let watched = scope.cancel.as_ref().map(CancellationToken::child_token);
                 let environment = Arc::clone(&self.environment);
                 Box::pin(run(prepared, environment, watched, scope.progress, started, self.reply))
-                    .instrument(span)
+                    .instrument(span.clone())
                     .await
             }
-        }
+        };
+        span.in_scope(|| log_record(&record));
+        record
     }
 
     /// Runs calls concurrently (at most the configured number at once); the records come back
@@ -380,23 +387,42 @@ impl Executor {
         for (i, request) in requests.into_iter().enumerate() {
             let started = Instant::now();
             let span = call_span(&request);
-            match span.in_scope(|| self.prepare(request, started)) {
-                Stage::Done(record) => slots.push(Slot::Done(record)),
-                Stage::Ready(prepared) => {
-                    slots.push(Slot::Running(Arc::clone(&prepared.request), started));
-                    // The semaphore is never closed, so a permit always comes.
-                    let permit = Arc::clone(&permits).acquire_owned().await.ok();
-                    let environment = Arc::clone(&self.environment);
-                    let watched = cancel.map(CancellationToken::child_token);
-                    let reply = self.reply;
-                    let task = async move {
-                        let record = run(prepared, environment, watched, None, started, reply).await;
-                        drop(permit);
-                        (i, record)
-                    };
-                    task_index.insert(tasks.spawn(task.instrument(span)).id(), i);
+            // Large arguments are read in the call's own task, on the blocking pool.
+            let stage = if binds_off_workers(&request) {
+                Err(request)
+            } else {
+                Ok(span.in_scope(|| self.prepare(request, started)))
+            };
+            let watched = cancel.map(CancellationToken::child_token);
+            let (kept, stage) = match stage {
+                Ok(Stage::Done(record)) => {
+                    span.in_scope(|| log_record(&record));
+                    slots.push(Slot::Done(record));
+                    continue;
                 }
-            }
+                Ok(Stage::Ready(prepared)) => (Arc::clone(&prepared.request), Ok(prepared)),
+                Err(request) => (Arc::new(request.clone()), Err(request)),
+            };
+            slots.push(Slot::Running(kept, started));
+            // The semaphore is never closed, so a permit always comes.
+            let permit = Arc::clone(&permits).acquire_owned().await.ok();
+            let executor = self.clone();
+            let task = async move {
+                let stage = match stage {
+                    Ok(prepared) => Stage::Ready(prepared),
+                    Err(request) => executor.prepare_off_workers(request, watched.as_ref(), started).await,
+                };
+                let record = match stage {
+                    Stage::Done(record) => *record,
+                    Stage::Ready(prepared) => {
+                        run(prepared, Arc::clone(&executor.environment), watched, None, started, executor.reply).await
+                    }
+                };
+                log_record(&record);
+                drop(permit);
+                (i, record)
+            };
+            task_index.insert(tasks.spawn(task.instrument(span)).id(), i);
         }
         while let Some(joined) = tasks.join_next_with_id().await {
             match joined {
@@ -425,18 +451,72 @@ impl Executor {
             .collect()
     }
 
+    /// [`Executor::prepare`] for large arguments: on the blocking pool, so that reading them
+    /// never holds an async worker, and under the call's time limit and cancellation. A call
+    /// stopped while its arguments are read ends at once; the reading itself finishes on its
+    /// thread (it is bounded by the catalog's argument limits) and is dropped.
+    async fn prepare_off_workers(
+        &self,
+        request: ToolCallRequest,
+        watched: Option<&CancellationToken>,
+        started: Instant,
+    ) -> Stage {
+        let limit = self.catalog.definition(&request.tool_name).and_then(|d| d.timeout).or(self.timeout);
+        let kept = request.clone();
+        let executor = self.clone();
+        let span = tracing::Span::current();
+        let binding = tokio::task::spawn_blocking(move || span.in_scope(|| executor.prepare(request, started)));
+        let limited = async {
+            match limit {
+                Some(limit) => {
+                    let deadline = tokio::time::Instant::from_std(started + limit);
+                    tokio::time::timeout_at(deadline, binding).await.map_err(|_| limit)
+                }
+                None => Ok(binding.await),
+            }
+        };
+        let outcome = match watched {
+            None => Some(limited.await),
+            Some(watched) => tokio::select! {
+                biased;
+                () = watched.cancelled() => None,
+                outcome = limited => Some(outcome),
+            },
+        };
+        let (status, failure, message) = match outcome {
+            Some(Ok(Ok(stage))) => return stage,
+            Some(Ok(Err(error))) => {
+                return Stage::Done(Box::new(lost(
+                    Arc::new(kept),
+                    started,
+                    format!("reading the call's arguments ended abnormally: {error}"),
+                )))
+            }
+            Some(Err(limit)) => (
+                CallStatus::TimedOut,
+                CallFailure::TimedOut { after_ms: limit.as_millis() as u64 },
+                format!("The arguments were not read within {}; the call was stopped.", human_duration(limit)),
+            ),
+            None => (
+                CallStatus::Cancelled,
+                CallFailure::Cancelled,
+                "The call was cancelled before its arguments were read.".to_owned(),
+            ),
+        };
+        Stage::Done(Box::new(failed(Arc::new(kept), started, status, failure, message)))
+    }
+
     /// Looks the tool up and binds the arguments; a failure here is already a record.
     fn prepare(&self, mut request: ToolCallRequest, started: Instant) -> Stage {
         let Some(tool) = self.catalog.get(&request.tool_name) else {
             // Keep what the model sent readable in the record: a generic tolerant parse.
-            let untyped = crate::extract::extract_untyped(&request.raw_arguments);
+            let untyped = crate::extract::extract_untyped_with(&request.raw_arguments, self.catalog.policy());
             request.parse_warnings.extend(untyped.warnings);
             request.arguments = untyped.arguments;
             request.parse_error = untyped.value.err();
             let suggestions: Vec<String> =
                 self.catalog.closest_names(&request.tool_name, 3).into_iter().map(str::to_owned).collect();
             let message = unknown_tool_message(&request.tool_name, &suggestions, self.catalog.is_empty());
-            tracing::warn!(target: "tools", tool = %crate::model::truncate(&request.tool_name), call_id = %request.call_id, "unknown tool");
             return Stage::Done(Box::new(failed(
                 Arc::new(request),
                 started,
@@ -468,18 +548,12 @@ impl Executor {
                 bound
             }
         };
-        for w in &request.parse_warnings {
-            tracing::warn!(target: "tool_parse", tool = %request.tool_name, call_id = %request.call_id, pointer = %w.pointer(), rule = %w.rule(), received = %w.received(), "{}", w.action());
-        }
         match bound {
             Ok(invocation) => {
                 let timeout = tool.definition().timeout.or(self.timeout);
                 Stage::Ready(Prepared { request: Arc::new(request), invocation, timeout })
             }
             Err(errors) => {
-                for e in &errors.errors {
-                    tracing::warn!(target: "tool_parse", tool = %request.tool_name, call_id = %request.call_id, pointer = %e.pointer, rule = %e.rule, "argument refused: {}", e.detail);
-                }
                 let message = errors.model_message(&request.tool_name);
                 let structured = errors.structured();
                 request.parse_error = Some(errors);
@@ -493,7 +567,54 @@ impl Executor {
 }
 
 fn call_span(request: &ToolCallRequest) -> tracing::Span {
-    tracing::info_span!(target: "tools", "tool_call", tool = %request.tool_name, call_id = %request.call_id)
+    let (tool, call_id) = (crate::model::truncate(&request.tool_name), crate::model::truncate(&request.call_id));
+    tracing::info_span!(target: "tools", "tool_call", tool = %tool, call_id = %call_id)
+}
+
+/// Arguments at least this long are read on the blocking pool (see
+/// [`Executor::prepare_off_workers`]); shorter ones are read in place, in less time than a
+/// trip to another thread takes.
+const OFF_WORKERS_BYTES: usize = 64 * 1024;
+
+/// Whether the arguments of `request` are read on the blocking pool.
+fn binds_off_workers(request: &ToolCallRequest) -> bool {
+    request.raw_arguments.len() >= OFF_WORKERS_BYTES
+}
+
+/// How many distinct rules of warnings and errors the summary of a call names.
+const LOGGED_RULES: usize = 3;
+
+/// The one event of a call (target `tools`): the tool, the call id, how it ended, how long it
+/// took, how many warnings and errors its arguments had and the first rules among them, every
+/// text cut (see [`crate::model::truncate`]), so that no call writes more than a line of log
+/// whatever the model sent. Warning level unless the call succeeded.
+fn log_record(record: &ExecutionRecord) {
+    let request = &record.request;
+    let errors = request.parse_error.as_ref().map_or(&[][..], |e| &e.errors[..]);
+    let mut rules: Vec<&str> = Vec::new();
+    let all = request.parse_warnings.iter().map(|w| w.rule()).chain(errors.iter().map(|e| e.rule.as_str()));
+    for rule in all {
+        if rules.len() == LOGGED_RULES {
+            break;
+        }
+        if !rules.contains(&rule) {
+            rules.push(rule);
+        }
+    }
+    let rules = crate::model::truncate(&rules.join(","));
+    let (tool, call_id) = (crate::model::truncate(&request.tool_name), crate::model::truncate(&request.call_id));
+    let (warnings, errors) = (request.parse_warnings.len(), errors.len());
+    let duration_us = record.duration.as_micros() as u64;
+    macro_rules! finished {
+        ($level:ident) => {
+            tracing::$level!(target: "tools", tool = %tool, call_id = %call_id, status = ?record.status, duration_us, warnings, errors, rules = %rules, "tool call finished")
+        };
+    }
+    if record.status == CallStatus::Success {
+        finished!(info);
+    } else {
+        finished!(warn);
+    }
 }
 
 /// Runs a bound call with its limits and turns every ending into a record.
@@ -518,7 +639,11 @@ async fn run(
     let body = CatchUnwind::new(invocation, ctx);
     let limited = async {
         match timeout {
-            Some(limit) => tokio::time::timeout(limit, body).await.map_err(|_| limit),
+            // The limit counts from receipt: reading the arguments is part of the call.
+            Some(limit) => {
+                let deadline = tokio::time::Instant::from_std(started + limit);
+                tokio::time::timeout_at(deadline, body).await.map_err(|_| limit)
+            }
             None => Ok(body.await),
         }
     };
@@ -588,7 +713,6 @@ async fn run(
             }
         }
     };
-    tracing::info!(target: "tools", status = ?record.status, duration_us = record.duration.as_micros() as u64, "tool call finished");
     record
 }
 

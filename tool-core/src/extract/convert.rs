@@ -9,6 +9,7 @@
 //! ([`convert_node`]), by the same code.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value};
@@ -578,8 +579,9 @@ impl<'a> Coercer<'a> {
         capacity: usize,
         texts: impl FnOnce(&mut String) -> [usize; 2],
     ) -> bool {
-        let mut out = String::with_capacity(self.path.len() + capacity);
-        out.push_str(&self.path);
+        let at = pointer::cut(&self.path);
+        let mut out = String::with_capacity(at.len() + capacity);
+        out.push_str(&at);
         let splits = texts(&mut out);
         let warning = ParseWarning::from_texts(out, splits, rule, expected);
         if self.strict {
@@ -633,7 +635,7 @@ impl<'a> Coercer<'a> {
     /// matches and it did not also arrive under its own name.
     ///
     /// Returns the keys whose rename the strict policy refused.
-    fn normalize_names<'n>(&mut self, object: &mut Map<String, Value>, names: &[&'n str]) -> Vec<String> {
+    fn normalize_names<'n>(&mut self, object: &mut Map<String, Value>, names: &[&'n str]) -> HashSet<String> {
         let renames: Vec<(String, &'n str)> = object
             .keys()
             .filter(|key| !names.contains(&key.as_str()))
@@ -643,15 +645,16 @@ impl<'a> Coercer<'a> {
             })
             .collect();
         // Two keys for one parameter (`MaxBytes` and `max_bytes`): neither is renamed.
-        let renames: Vec<(String, &'n str)> = renames
-            .iter()
-            .filter(|(_, name)| renames.iter().filter(|(_, other)| other == name).count() == 1)
-            .cloned()
-            .collect();
-        if renames.is_empty() {
-            return Vec::new();
+        let mut keys_for: HashMap<&str, usize> = HashMap::new();
+        for (_, name) in &renames {
+            *keys_for.entry(name).or_default() += 1;
         }
-        let (mut applied, mut refused) = (Vec::new(), Vec::new());
+        let renames: Vec<(String, &'n str)> =
+            renames.iter().filter(|(_, name)| keys_for.get(name) == Some(&1)).cloned().collect();
+        if renames.is_empty() {
+            return HashSet::new();
+        }
+        let (mut applied, mut refused) = (HashMap::new(), HashSet::new());
         for (key, name) in &renames {
             self.enter(key);
             let expected = format!("the declared name `{name}`");
@@ -670,16 +673,16 @@ impl<'a> Coercer<'a> {
             });
             self.leave();
             if renamed {
-                applied.push((key.as_str(), *name));
+                applied.insert(key.as_str(), *name);
             } else {
-                refused.push(key.clone());
+                refused.insert(key.clone());
             }
         }
         if !applied.is_empty() {
             *object = std::mem::take(object)
                 .into_iter()
-                .map(|(key, value)| match applied.iter().find(|(from, _)| *from == key) {
-                    Some((_, name)) => ((*name).to_owned(), value),
+                .map(|(key, value)| match applied.get(key.as_str()) {
+                    Some(name) => ((*name).to_owned(), value),
                     None => (key, value),
                 })
                 .collect();
@@ -810,36 +813,30 @@ impl<'a> Coercer<'a> {
         let names: Vec<&str> =
             if *closed { properties.iter().map(|(name, ..)| name.as_str()).collect() } else { Vec::new() };
         // A key whose rename the strict policy refused is reported once, as that.
-        let refused = if *closed { self.normalize_names(map, &names) } else { Vec::new() };
+        let refused = if *closed { self.normalize_names(map, &names) } else { HashSet::new() };
         let optional = |key: &str| {
             properties.iter().find(|(name, ..)| name == key).filter(|(.., required)| !required).map(|(_, id, _)| *id)
         };
         let strict = self.strict;
         self.nulls_as_absent(map, optional, |_| strict);
-        let mut dropped = Vec::new();
-        for (key, field) in map.iter_mut() {
-            match children.field(key) {
-                Some(node) => {
-                    self.enter(key);
-                    self.value(field, node, false);
-                    self.leave();
-                }
-                None if *closed && !refused.contains(key) && self.unknown_field(key, &names) => {
-                    dropped.push(key.clone());
-                }
-                None => {}
+        // One pass that converts the fields and drops the unknown keys, in the order they
+        // arrived (removing keys one at a time would move the rest of the map each time).
+        map.retain(|key, field| match children.field(key) {
+            Some(node) => {
+                self.enter(key);
+                self.value(field, node, false);
+                self.leave();
+                true
             }
-        }
-        for key in dropped {
-            map.shift_remove(&key);
-        }
+            None => !(*closed && !refused.contains(key.as_str()) && self.unknown_field(key, &names)),
+        });
     }
 
     /// Records the warning for the key `key` the object at the current path does not declare
     /// (or, under the strict policy, the refusal). Returns whether the key is dropped.
     fn unknown_field(&mut self, key: &str, declared: &[&str]) -> bool {
         self.enter(key);
-        let warning = unknown_key(&self.path, key, declared, "fields");
+        let warning = unknown_key(&pointer::cut(&self.path), key, declared, "fields");
         self.leave();
         if self.strict {
             self.out.refused.push(refusal(&warning));

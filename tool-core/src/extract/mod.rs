@@ -26,6 +26,7 @@ pub(crate) mod tree;
 pub use args::{Wide, WireArgs};
 pub(crate) use convert::refusal;
 pub use param::ToolParam;
+use policy::refused_before_reading;
 pub use policy::ExtractionPolicy;
 pub(crate) use tree::{read_by_tree, tree_path};
 
@@ -98,6 +99,9 @@ pub(crate) fn extract<'r, A: WireArgs, const SCAN: bool>(
     defaults: &A::Defaults,
     policy: ExtractionPolicy,
 ) -> Extraction<'r, A> {
+    if let Err(error) = policy.check(raw) {
+        return refused_before_reading(raw, error);
+    }
     let pass = Pass::new(definition, compiled, policy.strict || definition.strict);
     let scanned = if SCAN { scan_object::<A>(raw, names, defaults, &pass) } else { Err(Stop::Unread) };
     let read = match scanned {
@@ -177,11 +181,17 @@ fn single_pass_noted(
 
 /// Reads arguments for a tool with no definition: the raw text is repaired as for any tool
 /// (no conversions, there are no declared types), with the warning `tool_definition_missing`
-/// first.
+/// first. Arguments over the default limits ([`ExtractionPolicy::LENIENT`]) are refused.
 pub fn extract_untyped(raw: &str) -> Extraction<'_, Map<String, Value>> {
+    extract_untyped_with(raw, ExtractionPolicy::LENIENT)
+}
+
+/// [`extract_untyped`] under the limits of `policy`.
+pub(crate) fn extract_untyped_with(raw: &str, policy: ExtractionPolicy) -> Extraction<'_, Map<String, Value>> {
     let action = "read the arguments without a definition: repairs only, no conversions";
     let missing = ParseWarning::new("", "tool_definition_missing", "a declared tool", &truncate(raw), action);
-    match repair_arguments(raw) {
+    let repaired = policy.check(raw).and_then(|()| repair_arguments(raw));
+    match repaired {
         Ok(Repaired { value: object, warnings }) => Extraction {
             raw,
             value: Ok(object.clone()),

@@ -10,6 +10,8 @@
 //! The tolerant parser, [`parse_tolerant`], is hand-written: linear in the input, no
 //! backtracking, nesting capped at [`MAX_DEPTH`], and it never panics.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use crate::model::pointer;
@@ -504,7 +506,7 @@ impl<'t> Parser<'t> {
             pointer::push(&mut self.path, &key);
             let value = self.value(depth)?;
             if map.contains_key(&key) {
-                self.duplicates.push(duplicate_warning(self.path.clone(), &key, before == 0));
+                self.duplicates.push(duplicate_warning(pointer::cut(&self.path).into_owned(), &key, before == 0));
             }
             self.path.truncate(before);
             map.insert(key, value);
@@ -723,7 +725,7 @@ impl<'t> Parser<'t> {
             Err(_) => {
                 let action = format!("kept as the text \"{}\" for the declared type to read", truncate(token));
                 let warning = ParseWarning::new(
-                    &self.path,
+                    &pointer::cut(&self.path),
                     NUMBER_OUT_OF_RANGE,
                     OUT_OF_RANGE_EXPECTED,
                     &truncate(token),
@@ -1359,7 +1361,7 @@ fn duplicate_key_warnings(text: &str) -> Vec<ParseWarning> {
 fn duplicate_warning(pointer: String, key: &str, top_level: bool) -> ParseWarning {
     let (rule, expected) =
         if top_level { ("duplicate_parameter", "each parameter once") } else { ("duplicate_key", "each key once") };
-    ParseWarning::new(&pointer, rule, expected, &format!("`{key}` more than once"), "kept the last value")
+    ParseWarning::new(&pointer, rule, expected, &format!("`{}` more than once", truncate(key)), "kept the last value")
 }
 
 /// Walks a JSON text, recording duplicate keys with their pointers.
@@ -1384,14 +1386,15 @@ impl<'de> serde::de::Visitor<'de> for KeyWalk<'_> {
     }
 
     fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
-        let mut seen: Vec<String> = Vec::new();
+        // Hashed: an object of any number of keys is read in one pass.
+        let mut seen: HashSet<String> = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
             let before = self.path.len();
             pointer::push(&mut *self.path, &key);
             if seen.contains(&key) {
-                self.found.push(duplicate_warning(self.path.clone(), &key, before == 0));
+                self.found.push(duplicate_warning(pointer::cut(self.path).into_owned(), &key, before == 0));
             } else {
-                seen.push(key);
+                seen.insert(key);
             }
             map.next_value_seed(KeyWalk { path: self.path, found: self.found })?;
             self.path.truncate(before);
@@ -1403,7 +1406,8 @@ impl<'de> serde::de::Visitor<'de> for KeyWalk<'_> {
         let mut index = 0usize;
         loop {
             let before = self.path.len();
-            self.path.push_str(&format!("/{index}"));
+            self.path.push('/');
+            self.path.push_str(itoa::Buffer::new().format(index));
             let more = seq.next_element_seed(KeyWalk { path: self.path, found: self.found })?;
             self.path.truncate(before);
             if more.is_none() {
@@ -1448,6 +1452,17 @@ mod duplicate_tests {
             vec![("/limit", "duplicate_parameter"), ("/origin/x", "duplicate_key"), ("/list/0/a", "duplicate_key")]
         );
         assert!(duplicate_key_warnings(r#"{"a": {"a": 1}, "b": [1, 2]}"#).is_empty());
+    }
+
+    #[test]
+    fn a_long_key_above_duplicates_is_cut_in_their_pointers() {
+        let key = "k".repeat(5_000);
+        let cut = format!("/{}…", "k".repeat(1_023));
+        for raw in [format!(r#"{{"{key}": {{"a": 1, "a": 2}}}}"#), format!(r#"{{'{key}': {{'a': 1, 'a': 2}}}}"#)] {
+            let Ok(repaired) = repair_arguments(&raw) else { panic!("not repaired") };
+            let duplicate = repaired.warnings.iter().find(|w| w.rule() == "duplicate_key").expect("a duplicate");
+            assert_eq!(duplicate.pointer(), cut);
+        }
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! a JSON tree, repaired, converted by the compiled schema, read, and every problem reported
 //! per field with the value that arrived.
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use super::args::WireArgs;
@@ -39,6 +41,9 @@ pub(crate) fn read_by_tree<'r, T>(
     policy: ExtractionPolicy,
     read: impl FnOnce(&Map<String, Value>) -> Result<T, Vec<ArgumentError>>,
 ) -> Extraction<'r, T> {
+    if let Err(error) = policy.check(raw) {
+        return super::policy::refused_before_reading(raw, error);
+    }
     let mut read = Some(read);
     let mut typed = None;
     let (value, warnings, arguments) = settle_by_tree(raw, definition, compiled, policy, &mut |object| {
@@ -96,10 +101,8 @@ fn settle_by_tree(
             // A refused conversion explains the typed read's error at the same place better.
             let typed = match typed {
                 Err(errors) if !refused.is_empty() => {
-                    let rest: Vec<ArgumentError> = errors
-                        .into_iter()
-                        .filter(|e| !refused.iter().any(|r| covers(&r.pointer, &e.pointer)))
-                        .collect();
+                    let places = Places::of(&refused);
+                    let rest: Vec<ArgumentError> = errors.into_iter().filter(|e| !places.cover(&e.pointer)).collect();
                     Err(refused.into_iter().chain(rest).collect())
                 }
                 Ok(_) if !refused.is_empty() => Err(refused),
@@ -110,10 +113,9 @@ fn settle_by_tree(
                 Ok(_) => Err(ArgumentErrors { errors: violations.into() }),
                 Err(mut errors) => {
                     // A constraint broken inside a value the typed read already refused is noise.
-                    let fresh: Vec<ArgumentError> = violations
-                        .into_iter()
-                        .filter(|v| !errors.iter().any(|e| covers(&e.pointer, &v.pointer)))
-                        .collect();
+                    let places = Places::of(&errors);
+                    let fresh: Vec<ArgumentError> =
+                        violations.into_iter().filter(|v| !places.cover(&v.pointer)).collect();
                     errors.extend(fresh);
                     Err(ArgumentErrors { errors: errors.into() })
                 }
@@ -281,8 +283,11 @@ fn parse_object(
     // Arguments that take any key (a runtime-built tool's `additionalProperties`) have none unknown.
     let closed = compiled.closed();
     let unknown = object.keys().filter(|key| closed && !parameters.iter().any(|p| &p.name == *key));
+    // Hashed: a refusal is looked up for every unknown key.
+    let mut refused_at: HashSet<String> =
+        if strict { refused.iter().map(|r| r.pointer.clone()).collect() } else { HashSet::new() };
     for warning in unknown.map(|key| unknown_parameter(key, parameters)) {
-        if strict && !refused.iter().any(|r| r.pointer == warning.pointer()) {
+        if strict && refused_at.insert(warning.pointer().to_owned()) {
             refused.push(convert::refusal(&warning));
         } else {
             warnings.push(warning);
@@ -291,7 +296,26 @@ fn parse_object(
     Ok((object, warnings, refused))
 }
 
-/// Whether the place `outer` is, or contains, the place `inner`.
-fn covers(outer: &str, inner: &str) -> bool {
-    inner == outer || inner.strip_prefix(outer).is_some_and(|rest| rest.starts_with('/'))
+/// The places of some errors, hashed: whether one of them is, or contains, a place is asked
+/// for each of any number of other findings.
+struct Places<'e>(HashSet<&'e str>);
+
+impl<'e> Places<'e> {
+    fn of(errors: &'e [ArgumentError]) -> Self {
+        Places(errors.iter().map(|e| e.pointer.as_str()).collect())
+    }
+
+    /// Whether one of the places is `inner` or contains it: `inner` or one of its ancestors.
+    fn cover(&self, inner: &str) -> bool {
+        let mut at = inner;
+        loop {
+            if self.0.contains(at) {
+                return true;
+            }
+            match at.rfind('/') {
+                Some(cut) => at = &at[..cut],
+                None => return false,
+            }
+        }
+    }
 }

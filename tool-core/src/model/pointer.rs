@@ -20,6 +20,24 @@ pub(crate) fn push(pointer: &mut String, segment: &str) {
     }
 }
 
+/// The longest pointer a warning keeps whole, in bytes.
+pub(crate) const WARNING_POINTER_MAX: usize = 1024;
+
+/// `pointer` as a warning keeps it: whole up to [`WARNING_POINTER_MAX`] bytes, else its
+/// beginning and `…`. Keys are the model's text, of any length: without the cut, each of many
+/// warnings below a long key would copy the key, and a small text would fill the memory. Takes
+/// the same time whatever the pointer's length.
+pub(crate) fn cut(pointer: &str) -> Cow<'_, str> {
+    if pointer.len() <= WARNING_POINTER_MAX {
+        return Cow::Borrowed(pointer);
+    }
+    let mut end = WARNING_POINTER_MAX;
+    while !pointer.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}…", &pointer[..end]))
+}
+
 /// One segment, escaped.
 pub(crate) fn escape(segment: &str) -> Cow<'_, str> {
     if segment.bytes().any(|b| b == b'~' || b == b'/') {
