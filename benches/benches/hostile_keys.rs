@@ -2,75 +2,18 @@
 //! (record included): at the top level of a declared tool, in a nested struct, in a free-form
 //! parameter, for a runtime-built tool (the path of REST and MCP-imported tools) and for a
 //! tool that does not exist; and the floor, serde_json reading the same text into a `Value`.
-//! Time must grow linearly: each doubling at most 2.3x (`python3 benches/doubling.py
-//! hostile_keys` prints the ratios).
+//! Time must grow linearly, as serde_json's own does (`python3 benches/doubling.py
+//! hostile_keys` prints each doubling's ratio beside the floor's).
 //!
 //!     cargo bench -p tool-benches --bench hostile_keys -- --warm-up-time 1 --measurement-time 3
 //!
 //! The catalog raises the limits on keys per object and on the arguments' size, so that every
 //! call is read in full (the defaults refuse these arguments before reading them).
 
-use std::collections::HashMap;
-
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use tool_benches::hostile::{configure, echo, keys, store, tally};
 use tool_core::prelude::*;
-
-/// Echo a text.
-#[tool]
-fn echo(
-    /// The text.
-    text: String,
-) -> usize {
-    text.len()
-}
-
-#[derive(Deserialize, JsonSchema)]
-struct Options {
-    name: String,
-}
-
-/// Take options.
-#[tool]
-fn configure(
-    /// The options.
-    options: Options,
-) -> usize {
-    options.name.len()
-}
-
-/// Take anything.
-#[tool]
-fn store(
-    /// Any JSON.
-    data: Value,
-) -> usize {
-    data.as_object().map_or(0, Map::len)
-}
-
-/// Take counts.
-#[tool]
-fn tally(
-    /// Counts by name.
-    counts: HashMap<String, i64>,
-) -> usize {
-    counts.len()
-}
-
-/// `{first, "key_0": 0, ...}`: `n` distinct keys after `first`.
-fn keys(first: &str, n: usize) -> String {
-    let mut out = format!("{{{first}");
-    for i in 0..n {
-        if out.len() > 1 {
-            out.push(',');
-        }
-        out.push_str(&format!("\"key_{i}\":{i}"));
-    }
-    out.push('}');
-    out
-}
 
 fn hostile_keys(c: &mut Criterion) {
     let lookup = DynamicTool::builder("lookup")

@@ -8,67 +8,11 @@
 //!
 //! `CASE=<part of a case name>` runs only the cases whose name contains it.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::json;
+use tool_benches::hostile::{configure, echo, keys, store, tally};
 use tool_core::prelude::*;
-
-/// Echo a text.
-#[tool]
-fn echo(
-    /// The text.
-    text: String,
-) -> usize {
-    text.len()
-}
-
-#[derive(Deserialize, JsonSchema)]
-struct Options {
-    name: String,
-}
-
-/// Take options.
-#[tool]
-fn configure(
-    /// The options.
-    options: Options,
-) -> usize {
-    options.name.len()
-}
-
-/// Take a map.
-#[tool]
-fn tally(
-    /// Counts by name.
-    counts: HashMap<String, i64>,
-) -> usize {
-    counts.len()
-}
-
-/// Take anything.
-#[tool]
-fn store(
-    /// Any JSON.
-    data: Value,
-) -> usize {
-    data.as_object().map_or(0, Map::len)
-}
-
-fn keys(n: usize, first: &str) -> String {
-    let mut out = String::from("{");
-    out.push_str(first);
-    for i in 0..n {
-        if out.len() > 1 {
-            out.push(',');
-        }
-        out.push_str(&format!("\"key_{i}\":{i}"));
-    }
-    out.push('}');
-    out
-}
 
 fn main() {
     let sizes: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("a number")).collect();
@@ -102,15 +46,15 @@ fn main() {
     let strict = catalog.to_builder().strict(true).build().unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     for n in sizes {
-        let top = keys(n, "\"text\":\"a\"");
-        let flat = keys(n, "");
+        let top = keys("\"text\":\"a\"", n);
+        let flat = keys("", n);
         let python = flat.replace('"', "'");
         let duplicated = format!("{{\"text\":\"a\",{}}}", "\"k\":1,".repeat(n).trim_end_matches(','));
-        let nested_struct = format!("{{\"options\":{}}}", keys(n, "\"name\":\"a\""));
-        let nested_string = format!("{{\"options\":{}}}", serde_json::to_string(&keys(n, "\"name\":\"a\"")).unwrap());
+        let nested_struct = format!("{{\"options\":{}}}", keys("\"name\":\"a\"", n));
+        let nested_string = format!("{{\"options\":{}}}", serde_json::to_string(&keys("\"name\":\"a\"", n)).unwrap());
         let map = format!("{{\"counts\":{flat}}}");
         let free = format!("{{\"data\":{flat}}}");
-        let city = keys(n, "\"city\":\"a\"");
+        let city = keys("\"city\":\"a\"", n);
         // A long key above many warnings: each warning's pointer holds it.
         let long_key = "x".repeat(100_000);
         let long_path = format!("{{\"{long_key}\":{{{}}}}}", "\"a\":1,".repeat(n / 10).trim_end_matches(','));

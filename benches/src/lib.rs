@@ -1,1 +1,3 @@
-//! x
+//! What the benchmarks and their measuring examples share.
+
+pub mod hostile;

@@ -181,6 +181,11 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../../docs/providers.md")]
 pub struct ProvidersDoctests;
 
+/// The security reference's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/security.md")]
+pub struct SecurityDoctests;
+
 /// The macro's only contract with the runtime. Not public API.
 #[doc(hidden)]
 pub mod __private {
