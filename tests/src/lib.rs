@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod dialect_tools;
+pub mod external;
 pub mod generated;
 pub mod python;
 pub mod source;

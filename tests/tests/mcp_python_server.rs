@@ -27,6 +27,12 @@ fn warnings(record: &ExecutionRecord) -> Vec<(&str, &str)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_servers_tools_are_imported_with_their_schemas() {
+    let Some(_) = tool_tests::external::python(
+        "mcp_python_server::the_python_servers_tools_are_imported_with_their_schemas",
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    ) else {
+        return;
+    };
     let (imported, executor) = imported().await;
     let names: Vec<&str> = executor.catalog().names().collect();
     assert_eq!(names, ["py.add", "py.die", "py.fail", "py.greet"]);
@@ -74,6 +80,12 @@ async fn the_python_servers_tools_are_imported_with_their_schemas() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sloppy_arguments_are_converted_here_and_the_python_results_become_records() {
+    let Some(_) = tool_tests::external::python(
+        "mcp_python_server::sloppy_arguments_are_converted_here_and_the_python_results_become_records",
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    ) else {
+        return;
+    };
     let (imported, executor) = imported().await;
 
     let record = executor.execute(ToolCallRequest::new("py.add", "1", r#"{"a": "2", "b": 3, "unit": "boxes"}"#)).await;
@@ -100,6 +112,12 @@ async fn sloppy_arguments_are_converted_here_and_the_python_results_become_recor
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_python_server_that_exits_during_a_call_fails_it_and_is_started_again() {
+    let Some(_) = tool_tests::external::python(
+        "mcp_python_server::a_python_server_that_exits_during_a_call_fails_it_and_is_started_again",
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    ) else {
+        return;
+    };
     let (imported, executor) = imported().await;
     let record =
         tokio::time::timeout(Duration::from_secs(20), executor.execute(ToolCallRequest::new("py.die", "1", "{}")))

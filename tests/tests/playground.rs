@@ -26,10 +26,6 @@ impl Drop for Running {
     }
 }
 
-fn program(variable: &str, default: &str) -> String {
-    std::env::var(variable).unwrap_or_else(|_| default.to_owned())
-}
-
 /// The playground, and its URL.
 fn playground() -> (Running, String) {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("tools_cli"))
@@ -44,10 +40,9 @@ fn playground() -> (Running, String) {
 }
 
 /// chromedriver on a free port, once it accepts connections.
-fn chromedriver() -> (Running, u16) {
+fn chromedriver(path: &str) -> (Running, u16) {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let path = program("TOOL_CHROMEDRIVER", "/usr/bin/chromedriver");
-    let child = Command::new(&path)
+    let child = Command::new(path)
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -61,13 +56,13 @@ fn chromedriver() -> (Running, u16) {
     (Running(child), port)
 }
 
-async fn browser(port: u16) -> Client {
+async fn browser(port: u16, chromium: &str) -> Client {
     let profile = std::env::temp_dir().join(format!("playground-chromium-{}", std::process::id()));
     let mut capabilities = serde_json::Map::new();
     capabilities.insert(
         "goog:chromeOptions".into(),
         json!({
-            "binary": program("TOOL_CHROMIUM", "/usr/bin/chromium"),
+            "binary": chromium,
             "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--disable-dev-shm-usage", "--window-size=1360,1000", format!("--user-data-dir={}", profile.display())],
@@ -139,9 +134,11 @@ async fn texts(client: &Client, selector: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn the_playground_fills_forms_calls_tools_and_shows_warnings_at_their_fields() {
+    let test = "playground::the_playground_fills_forms_calls_tools_and_shows_warnings_at_their_fields";
+    let Some((chromium, driver)) = tool_tests::external::chromium(test) else { return };
     let (_server, url) = playground();
-    let (_driver, port) = chromedriver();
-    let client = browser(port).await;
+    let (_driver, port) = chromedriver(&driver);
+    let client = browser(port, &chromium).await;
     client.goto(&url).await.unwrap();
 
     // The list, and search by name.
