@@ -71,20 +71,20 @@ impl ToolCallRequest {
         self
     }
 
-    /// The warnings as one `"; "`-separated text (the seed documents' `ParseWarning` string).
+    /// The warnings as one `"; "`-separated text.
     pub fn parse_warning_text(&self) -> Option<String> {
         joined_warnings(&self.parse_warnings)
     }
 }
 
 impl<T> Extraction<'_, T> {
-    /// The warnings as one `"; "`-separated text (the seed documents' `ParseWarning` string).
+    /// The warnings as one `"; "`-separated text.
     pub fn warning_text(&self) -> Option<String> {
         joined_warnings(&self.warnings)
     }
 }
 
-/// Joins warnings into the seed documents' single `"; "`-separated text.
+/// Joins warnings into one `"; "`-separated text.
 fn joined_warnings(warnings: &[ParseWarning]) -> Option<String> {
     (!warnings.is_empty()).then(|| warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
 }

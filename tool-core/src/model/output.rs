@@ -10,7 +10,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// The result of a successful call (the seed documents' handler result content and metadata).
+/// The result of a successful call.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ToolOutput {
     /// The text the model reads.

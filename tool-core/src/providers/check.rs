@@ -1,4 +1,5 @@
-//! The providers' rules for tool definitions (PROVIDERS.md: O1-O9, A1-A4, G1-G3, MCP), as
+//! The providers' rules for tool definitions (OpenAI's, Anthropic's, Gemini's and MCP's; the rule
+//! ids, such as `O1`, are listed in `docs/providers.md`), as
 //! checkers over definitions in a dialect's wire form.
 //!
 //! An oracle, independent of the exporters: it reads the JSON a request would carry and
@@ -23,8 +24,8 @@ use crate::model::pointer;
 /// One broken rule in one place.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Violation {
-    /// The rule's id in PROVIDERS.md (`O4`, `A2`, `G3`, `MCP`), or `FORMAT` / `SCHEMA` for the
-    /// rules of every dialect.
+    /// The rule's id (`O4`, `A2`, `G3`, `MCP`), or `FORMAT` / `SCHEMA` for the rules of every
+    /// dialect; `docs/providers.md` lists them.
     pub rule: &'static str,
     /// JSON pointer of the place: in the tool object for [`check_tool`], in the tools list for
     /// [`check_request`].

@@ -10,7 +10,7 @@
 //!   event at a time.
 //! - [`results`] renders [`ExecutionRecord`](crate::ExecutionRecord)s as each provider's
 //!   tool-result message.
-//! - [`check`] holds the providers' rules (PROVIDERS.md: O1-O9, A1-A4, G1-G3, MCP) as checkers
+//! - [`check`] holds the providers' rules (OpenAI's, Anthropic's, Gemini's and MCP's, each rule named by an id such as `O1` that `docs/providers.md` lists) as checkers
 //!   over exported definitions.
 
 pub mod calls;

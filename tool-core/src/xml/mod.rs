@@ -1,4 +1,4 @@
-//! The XML call protocol (seed 002) for models without native tool calling, or for tool use
+//! The XML call protocol for models without native tool calling, or for tool use
 //! written into the prompt: the catalog goes out as a `<functions>` block with output
 //! instructions, and the model answers with `<function_calls>` blocks of `<invoke>`s.
 //!

@@ -1,7 +1,7 @@
 //! The parser: every `<function_calls>` block of a model's answer read into tool calls, from
 //! the whole answer or chunk by chunk as it streams.
 //!
-//! It reads the seed's form (`<function_calls>`, `<invoke name="..">`, `<parameter name="..">`)
+//! It reads the protocol's own form (`<function_calls>`, `<invoke name="..">`, `<parameter name="..">`)
 //! and, each with a warning, the variants models write: an `<invoke>` without its block, a name
 //! in single quotes or none, and Qwen's `<tool_call><function=..><parameter=..>` (or a JSON
 //! object in `<tool_call>`). What is not well formed is read as far as it can be, with a

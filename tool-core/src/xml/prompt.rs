@@ -1,6 +1,6 @@
 //! The prompt side of the protocol: the `<functions>` block that lists the tools, the output
 //! instructions that teach the call format, and a builder that puts them together with the
-//! host's own parts (seed 002's `ContextBuilder`).
+//! host's own parts.
 
 use serde_json::{Map, Value};
 
@@ -90,7 +90,7 @@ pub(super) fn embedded_json(value: &Value) -> String {
     value.to_string().replace("</", "<\\/")
 }
 
-/// A whole prompt in seed 002's order: the system instructions, the `<functions>` block, the
+/// A whole prompt in this order: the system instructions, the `<functions>` block, the
 /// history's events (one JSON line each), and the output instructions, separated by blank
 /// lines. Every part can be replaced, and each is also available on its own
 /// ([`functions_block`], [`OUTPUT_INSTRUCTIONS`], [`tool_result_event`](super::tool_result_event)).

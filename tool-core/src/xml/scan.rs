@@ -25,7 +25,7 @@ const NAMES: [&str; 5] = ["function_calls", "invoke", "parameter", "tool_call", 
 const CDATA_OPEN: &str = "<![CDATA[";
 const CDATA_CLOSE: &str = "]]>";
 
-/// Which family of tags: the seed's (`<function_calls>`, `<invoke name="..">`,
+/// Which family of tags: the protocol's own (`<function_calls>`, `<invoke name="..">`,
 /// `<parameter name="..">`) or Qwen's (`<tool_call>`, `<function=..>`, `<parameter=..>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Form {

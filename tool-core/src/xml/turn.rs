@@ -1,6 +1,5 @@
-//! One turn of the protocol: an answer parsed and its calls executed (seed 002's
-//! `parse_and_execute_function_calls`), and the records rendered back for the next prompt,
-//! as the seed's `tool_result` event or as a `<function_results>` block.
+//! One turn of the protocol: an answer parsed and its calls executed, and the records rendered back for the next prompt,
+//! as a `tool_result` event or as a `<function_results>` block.
 
 use std::time::SystemTime;
 
@@ -23,7 +22,7 @@ pub struct XmlTurn {
 }
 
 impl XmlTurn {
-    /// The records as the seed's `tool_result` event, stamped now.
+    /// The records as a `tool_result` event, stamped now.
     pub fn event(&self) -> Value {
         tool_result_event(&self.records, SystemTime::now())
     }
@@ -52,7 +51,7 @@ pub async fn parse_and_execute(executor: &Executor, answer: &str) -> XmlTurn {
     XmlParser::new(executor.catalog()).parse_and_execute(executor, answer).await
 }
 
-/// The seed's `tool_result` event for `records`:
+/// The `tool_result` event for `records`:
 /// `{"type":"tool_result","timestamp":..,"data":{"results":[{"tool_name","success","result"}]}}`.
 ///
 /// `timestamp` is RFC 3339 in UTC, to the second. `result` is the structured output when the
