@@ -25,6 +25,8 @@ use crate::context::{Progress, ProgressSink, ToolContext};
 use crate::model::{ToolAnnotations, ToolError, ToolOutput};
 use crate::tool::{DynamicTool, Tool, ToolResult};
 
+use super::redact::{redact_url, Redactor};
+
 /// How often a session with calls in flight is pinged, unless told otherwise.
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// How many heartbeats a ping may take before the server is lost.
@@ -259,23 +261,12 @@ impl Endpoint {
         }
     }
 
-    /// What must never appear in text this import writes besides the URL itself: its
-    /// credentials, query and fragment, and the bearer token. Longest first, so a part inside
-    /// another is not left half written.
-    fn secrets(&self) -> Vec<String> {
-        let Endpoint::Http { url, bearer } = self else { return Vec::new() };
-        let parts = UrlParts::of(url);
-        let mut secrets: Vec<String> =
-            [parts.userinfo(url), parts.password(url), parts.query(url), parts.fragment(url)]
-                .into_iter()
-                .flatten()
-                .chain(bearer.as_deref())
-                .filter(|secret| !secret.is_empty())
-                .map(str::to_owned)
-                .collect();
-        secrets.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
-        secrets.dedup();
-        secrets
+    /// What cleans texts about this server of its credentials.
+    fn redactor(&self) -> Redactor {
+        match self {
+            Endpoint::Child { .. } => Redactor::none(self.label()),
+            Endpoint::Http { url, bearer } => Redactor::for_url(url, bearer.as_deref()),
+        }
     }
 }
 
@@ -292,95 +283,6 @@ impl fmt::Debug for Endpoint {
                 .field("bearer", &bearer.as_ref().map(|_| "***"))
                 .finish(),
         }
-    }
-}
-
-/// Where the parts of a URL that may hold credentials are, as written
-/// (`scheme://userinfo@host/path?query#fragment`): byte offsets of `@`, `?` and `#`.
-struct UrlParts {
-    authority: usize,
-    at: Option<usize>,
-    question: Option<usize>,
-    hash: Option<usize>,
-}
-
-impl UrlParts {
-    fn of(url: &str) -> UrlParts {
-        let authority = url.find("://").map_or(0, |i| i + 3);
-        let authority_end = url[authority..].find(['/', '?', '#']).map_or(url.len(), |i| authority + i);
-        let at = url[authority..authority_end].rfind('@').map(|i| authority + i);
-        let hash = url[authority_end..].find('#').map(|i| authority_end + i);
-        let question = url[authority_end..hash.unwrap_or(url.len())].find('?').map(|i| authority_end + i);
-        UrlParts { authority, at, question, hash }
-    }
-
-    fn userinfo<'a>(&self, url: &'a str) -> Option<&'a str> {
-        self.at.map(|at| &url[self.authority..at])
-    }
-
-    fn password<'a>(&self, url: &'a str) -> Option<&'a str> {
-        self.userinfo(url).and_then(|userinfo| userinfo.split_once(':')).map(|(_, password)| password)
-    }
-
-    fn query<'a>(&self, url: &'a str) -> Option<&'a str> {
-        self.question.map(|q| &url[q + 1..self.hash.unwrap_or(url.len())])
-    }
-
-    fn fragment<'a>(&self, url: &'a str) -> Option<&'a str> {
-        self.hash.map(|h| &url[h + 1..])
-    }
-}
-
-/// `https://user:secret@host/mcp?token=abc#x` as `https://***@host/mcp?***#***`.
-fn redact_url(url: &str) -> String {
-    let parts = UrlParts::of(url);
-    let mut out = String::with_capacity(url.len());
-    let path_start = match parts.at {
-        Some(at) => {
-            out.push_str(&url[..parts.authority]);
-            out.push_str("***");
-            at
-        }
-        None => 0,
-    };
-    out.push_str(&url[path_start..parts.question.or(parts.hash).unwrap_or(url.len())]);
-    if parts.question.is_some() {
-        out.push_str("?***");
-    }
-    if parts.hash.is_some() {
-        out.push_str("#***");
-    }
-    out
-}
-
-/// Removes the endpoint's secrets from a text written from what rmcp, reqwest or the server
-/// said, which may quote the URL whole.
-struct Redactor {
-    url: Option<String>,
-    label: String,
-    secrets: Vec<String>,
-}
-
-impl Redactor {
-    fn new(endpoint: &Endpoint) -> Redactor {
-        let url = match endpoint {
-            Endpoint::Http { url, .. } => Some(url.clone()),
-            Endpoint::Child { .. } => None,
-        };
-        Redactor { url, label: endpoint.label(), secrets: endpoint.secrets() }
-    }
-
-    fn clean(&self, text: &str) -> String {
-        let mut text = match &self.url {
-            Some(url) if text.contains(url.as_str()) => text.replace(url.as_str(), &self.label),
-            _ => text.to_owned(),
-        };
-        for secret in &self.secrets {
-            if text.contains(secret.as_str()) {
-                text = text.replace(secret.as_str(), "***");
-            }
-        }
-        text
     }
 }
 
@@ -606,7 +508,7 @@ impl McpImportBuilder {
     pub async fn connect(self) -> Result<McpImport, McpImportError> {
         let shared = Arc::new(Shared {
             id: IMPORTS.fetch_add(1, Ordering::Relaxed),
-            redactor: Redactor::new(&self.endpoint),
+            redactor: self.endpoint.redactor(),
             endpoint: self.endpoint,
             prefix: self.prefix,
             limits: self.limits,
@@ -1031,29 +933,13 @@ fn import_tool(shared: &Arc<Shared>, tool: &McpTool) -> Result<DynamicTool, Stri
 
 #[cfg(test)]
 mod tests {
-    use super::{redact_url, Endpoint, Redactor};
-
-    #[test]
-    fn a_url_loses_its_userinfo_query_and_fragment() {
-        let cases = [
-            ("http://127.0.0.1:8080/mcp", "http://127.0.0.1:8080/mcp"),
-            ("https://user:secret@host/mcp?token=abc", "https://***@host/mcp?***"),
-            ("https://token@host:443/a/b#frag", "https://***@host:443/a/b#***"),
-            ("https://host/mcp?key=1&b=2#x?y", "https://host/mcp?***#***"),
-            ("https://host?key=1", "https://host?***"),
-            ("https://a@b@host/p@q", "https://***@host/p@q"),
-            ("http://[::1]:9/mcp", "http://[::1]:9/mcp"),
-        ];
-        for (url, redacted) in cases {
-            assert_eq!(redact_url(url), redacted, "{url}");
-        }
-    }
+    use super::Endpoint;
 
     #[test]
     fn a_text_quoting_the_url_or_its_secrets_is_cleaned() {
         let endpoint =
             Endpoint::Http { url: "https://user:pw1234@h/mcp?token=abc".to_owned(), bearer: Some("tok-9".to_owned()) };
-        let redactor = Redactor::new(&endpoint);
+        let redactor = endpoint.redactor();
         assert_eq!(
             redactor.clean("error sending request for url (https://user:pw1234@h/mcp?token=abc): refused"),
             "error sending request for url (https://***@h/mcp?***): refused"

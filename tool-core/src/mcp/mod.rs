@@ -13,6 +13,7 @@
 mod guard;
 mod http;
 mod import;
+mod redact;
 mod serve;
 
 #[cfg(feature = "playground")]
