@@ -24,7 +24,7 @@ use tracing::Instrument;
 use crate::catalog::ToolCatalog;
 use crate::context::{Environment, Progress, ProgressSink, ToolContext};
 use crate::model::ToolCallRequest;
-use crate::model::{serialized_over, ToolError, ToolOutput};
+use crate::model::{serialized_over, Cut, ToolError, ToolOutput};
 use crate::stateful::Conversations;
 use crate::tool::{Invocation, ToolResult};
 
@@ -567,7 +567,7 @@ impl Executor {
 }
 
 fn call_span(request: &ToolCallRequest) -> tracing::Span {
-    let (tool, call_id) = (crate::model::truncate(&request.tool_name), crate::model::truncate(&request.call_id));
+    let (tool, call_id) = (Cut(&request.tool_name), Cut(&request.call_id));
     tracing::info_span!(target: "tools", "tool_call", tool = %tool, call_id = %call_id)
 }
 
@@ -589,6 +589,15 @@ const LOGGED_RULES: usize = 3;
 /// text cut (see [`crate::model::truncate`]), so that no call writes more than a line of log
 /// whatever the model sent. Warning level unless the call succeeded.
 fn log_record(record: &ExecutionRecord) {
+    let success = record.status == CallStatus::Success;
+    // The rules are gathered only for a subscriber that records the event.
+    let enabled = match success {
+        true => tracing::enabled!(target: "tools", tracing::Level::INFO),
+        false => tracing::enabled!(target: "tools", tracing::Level::WARN),
+    };
+    if !enabled {
+        return;
+    }
     let request = &record.request;
     let errors = request.parse_error.as_ref().map_or(&[][..], |e| &e.errors[..]);
     let mut rules: Vec<&str> = Vec::new();
@@ -601,8 +610,8 @@ fn log_record(record: &ExecutionRecord) {
             rules.push(rule);
         }
     }
-    let rules = crate::model::truncate(&rules.join(","));
-    let (tool, call_id) = (crate::model::truncate(&request.tool_name), crate::model::truncate(&request.call_id));
+    let rules = rules.join(",");
+    let (rules, tool, call_id) = (Cut(&rules), Cut(&request.tool_name), Cut(&request.call_id));
     let (warnings, errors) = (request.parse_warnings.len(), errors.len());
     let duration_us = record.duration.as_micros() as u64;
     macro_rules! finished {
@@ -610,7 +619,7 @@ fn log_record(record: &ExecutionRecord) {
             tracing::$level!(target: "tools", tool = %tool, call_id = %call_id, status = ?record.status, duration_us, warnings, errors, rules = %rules, "tool call finished")
         };
     }
-    if record.status == CallStatus::Success {
+    if success {
         finished!(info);
     } else {
         finished!(warn);

@@ -460,9 +460,19 @@ pub fn received_text(value: &Value) -> String {
 
 /// Cuts `text` after a fixed number of characters, marking the cut.
 pub fn truncate(text: &str) -> String {
-    match text.char_indices().nth(RECEIVED_MAX_CHARS) {
-        Some((cut, _)) => format!("{}… ({} chars)", &text[..cut], text.chars().count()),
-        None => text.to_owned(),
+    Cut(text).to_string()
+}
+
+/// `text` cut as [`truncate`] cuts it, written without a copy: a log field is only written when
+/// a subscriber records it, so a call whose events nobody listens to pays nothing for it.
+pub(crate) struct Cut<'a>(pub &'a str);
+
+impl fmt::Display for Cut<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(RECEIVED_MAX_CHARS) {
+            Some((cut, _)) => write!(f, "{}… ({} chars)", &self.0[..cut], self.0.chars().count()),
+            None => f.write_str(self.0),
+        }
     }
 }
 

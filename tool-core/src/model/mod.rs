@@ -9,7 +9,7 @@ mod definition;
 mod output;
 pub(crate) mod pointer;
 
-pub(crate) use call::{received_text, truncate, RECEIVED_MAX_CHARS};
+pub(crate) use call::{received_text, truncate, Cut, RECEIVED_MAX_CHARS};
 pub use call::{ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning, ToolCallRequest};
 pub use definition::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
