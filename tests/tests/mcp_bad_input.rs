@@ -30,8 +30,7 @@ impl Raw {
     /// A session begun with `initialize`.
     async fn start() -> Raw {
         let mut raw = Raw::connect().await;
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+        let init = tool_tests::mcp_initialize(0, "raw");
         raw.send(&init.to_string()).await;
         let reply = raw.reply().await;
         assert_eq!(reply["id"], 0, "{reply}");
@@ -157,8 +156,7 @@ async fn a_call_before_initialize_gets_an_error_and_the_session_can_still_begin(
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
     assert!(reply.get("result").is_none(), "{reply}");
 
-    let init = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let init = tool_tests::mcp_initialize(2, "raw");
     raw.send(&init.to_string()).await;
     assert_eq!(raw.reply().await["result"]["serverInfo"]["name"], "tool-core");
     raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string()).await;

@@ -207,12 +207,7 @@ async fn post_initialize(url: &str, headers: &[(&str, &str)]) -> (u16, String) {
         .post(url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .body(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}
-            }})
-            .to_string(),
-        );
+        .body(tool_tests::mcp_initialize(1, "raw").to_string());
     for (name, value) in headers {
         request = request.header(*name, *value);
     }

@@ -8,7 +8,6 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tool_core::mcp::{McpHttpBuilder, McpImport, McpServer};
@@ -55,12 +54,7 @@ async fn post_initialize(client: &reqwest::Client, url: &str) -> reqwest::Respon
         .post(url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .body(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "flood", "version": "0"}
-            }})
-            .to_string(),
-        )
+        .body(tool_tests::mcp_initialize(1, "flood").to_string())
         .send()
         .await
         .unwrap()
