@@ -15,6 +15,7 @@ pub(crate) mod args;
 pub(crate) mod compiled;
 pub(crate) mod constraints;
 pub(crate) mod convert;
+mod duplicates;
 pub(crate) mod keys;
 pub(crate) mod param;
 mod policy;

@@ -10,10 +10,9 @@
 //! The tolerant parser, [`parse_tolerant`], is hand-written: linear in the input, no
 //! backtracking, nesting capped at [`MAX_DEPTH`], and it never panics.
 
-use std::collections::HashSet;
-
 use serde_json::{Map, Value};
 
+use super::duplicates::{duplicate_key_warnings, duplicate_warning};
 use crate::model::pointer;
 use crate::model::{received_text, truncate, ArgumentError, ParseWarning};
 
@@ -1348,97 +1347,9 @@ mod tests {
     }
 }
 
-/// A warning for each key that appears twice in one object of `text` (at any depth): the
-/// parsed value keeps the last one, and the model should know the first was dropped.
-fn duplicate_key_warnings(text: &str) -> Vec<ParseWarning> {
-    let mut found = Vec::new();
-    let mut de = serde_json::Deserializer::from_str(text);
-    let _ = serde::de::DeserializeSeed::deserialize(KeyWalk { path: &mut String::new(), found: &mut found }, &mut de);
-    found
-}
-
-/// The warning for a key met twice in one object at `pointer`: the last value is kept.
-fn duplicate_warning(pointer: String, key: &str, top_level: bool) -> ParseWarning {
-    let (rule, expected) =
-        if top_level { ("duplicate_parameter", "each parameter once") } else { ("duplicate_key", "each key once") };
-    ParseWarning::new(&pointer, rule, expected, &format!("`{}` more than once", truncate(key)), "kept the last value")
-}
-
-/// Walks a JSON text, recording duplicate keys with their pointers.
-struct KeyWalk<'a> {
-    path: &'a mut String,
-    found: &'a mut Vec<ParseWarning>,
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for KeyWalk<'_> {
-    type Value = ();
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for KeyWalk<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
-        // Hashed: an object of any number of keys is read in one pass.
-        let mut seen: HashSet<String> = HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let before = self.path.len();
-            pointer::push(&mut *self.path, &key);
-            if seen.contains(&key) {
-                self.found.push(duplicate_warning(pointer::cut(self.path).into_owned(), &key, before == 0));
-            } else {
-                seen.insert(key);
-            }
-            map.next_value_seed(KeyWalk { path: self.path, found: self.found })?;
-            self.path.truncate(before);
-        }
-        Ok(())
-    }
-
-    fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut seq: S) -> Result<(), S::Error> {
-        let mut index = 0usize;
-        loop {
-            let before = self.path.len();
-            self.path.push('/');
-            self.path.push_str(itoa::Buffer::new().format(index));
-            let more = seq.next_element_seed(KeyWalk { path: self.path, found: self.found })?;
-            self.path.truncate(before);
-            if more.is_none() {
-                return Ok(());
-            }
-            index += 1;
-        }
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod duplicate_tests {
+    use super::super::duplicates::duplicate_key_warnings;
     use super::*;
 
     #[test]
