@@ -171,20 +171,36 @@ pub mod prelude {
     };
 }
 
-/// The README's examples, compiled and run as doc tests.
+/// The guides' examples (`docs/*.md`), compiled and run as doc tests. The README's code is
+/// checked differently: each block is an excerpt of a file under `examples/`
+/// (`tests/tests/readme.rs`), so that it shows no hidden doc-test lines.
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
-
-/// The provider reference's examples, compiled and run as doc tests.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/providers.md")]
-pub struct ProvidersDoctests;
-
-/// The security reference's examples, compiled and run as doc tests.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/security.md")]
-pub struct SecurityDoctests;
+mod guides {
+    #[doc = include_str!("../../docs/attributes.md")]
+    pub struct Attributes;
+    #[doc = include_str!("../../docs/records.md")]
+    pub struct Records;
+    #[doc = include_str!("../../docs/extraction.md")]
+    pub struct Extraction;
+    #[doc = include_str!("../../docs/providers.md")]
+    pub struct Providers;
+    #[doc = include_str!("../../docs/provider-names.md")]
+    pub struct ProviderNames;
+    #[doc = include_str!("../../docs/security.md")]
+    pub struct Security;
+    #[cfg(feature = "mcp")]
+    #[doc = include_str!("../../docs/mcp.md")]
+    pub struct Mcp;
+    #[cfg(feature = "rest")]
+    #[doc = include_str!("../../docs/rest.md")]
+    pub struct Rest;
+    #[cfg(feature = "xml")]
+    #[doc = include_str!("../../docs/xml.md")]
+    pub struct Xml;
+    #[cfg(feature = "cli")]
+    #[doc = include_str!("../../docs/cli.md")]
+    pub struct Cli;
+}
 
 /// The macro's only contract with the runtime. Not public API.
 #[doc(hidden)]

@@ -1,0 +1,92 @@
+//! The README's tour, whole: declare a tool, execute a messy call, export the catalog for two
+//! providers, serve it over MCP and call it through MCP.
+//!
+//! ```text
+//! cargo run -p tool-examples --bin tour
+//! ```
+//!
+//! Every Rust block of the README is an excerpt of this file, line for line
+//! (`tests/tests/readme.rs` checks it), so what the README shows compiles and runs.
+
+use tool_core::prelude::*;
+
+/// Search the notes for a query.
+///
+/// Returns at most `limit` titles, best first.
+#[tool(name = "notes.search", annotations(read_only))]
+async fn notes_search(
+    /// Keywords to look for.
+    query: String,
+    /// How many titles to return.
+    #[param(range(min = 1, max = 20))]
+    limit: Option<u32>,
+) -> Vec<String> {
+    (1..=limit.unwrap_or(3)).map(|i| format!("{query} #{i}")).collect()
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    execute().await?;
+    export_for_providers()?;
+    serve_over_mcp().await?;
+    Ok(())
+}
+
+async fn execute() -> Result<(), Box<dyn std::error::Error>> {
+    let executor = Executor::new(ToolCatalog::global()?.clone());
+
+    // What models send: Python literals, a number as text, a misspelt key, a code fence.
+    let messy = "```json\n{'query': 'rust', 'limit': '2', 'lang': 'en',}\n```";
+    let record = executor.execute(ToolCallRequest::new("notes.search", "call_1", messy)).await;
+    assert_eq!(record.status, CallStatus::Success);
+    assert_eq!(record.content.text, r#"["rust #1","rust #2"]"#);
+    let rules: Vec<&str> = record.warnings().iter().map(|w| w.rule()).collect();
+    assert_eq!(
+        rules,
+        ["code_fence_removed", "python_literal", "trailing_comma_removed", "string_to_integer", "unknown_parameter"]
+    );
+
+    // What cannot be read is refused before the tool runs, with a message for the model.
+    let record = executor.execute(ToolCallRequest::new("notes.search", "call_2", r#"{"limit": "many"}"#)).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    assert_eq!(
+        record.content.text,
+        "The arguments for `notes.search` were not accepted:
+- `query`: required, expected a string; it was missing.
+- `limit`: expected an integer, or null; got \"many\".
+Send the corrected arguments to `notes.search` again."
+    );
+    println!("{}", record.content.text);
+    Ok(())
+}
+
+fn export_for_providers() -> Result<(), Box<dyn std::error::Error>> {
+    use tool_core::providers::{export, Dialect};
+
+    let catalog = ToolCatalog::global()?;
+    let openai = export(Dialect::OpenAiChat { strict: true }, catalog.definitions())?;
+    let anthropic = export(Dialect::Anthropic { strict: false }, catalog.definitions())?;
+    // OpenAI refuses dots in names: the tool goes out as `notes_search`, and `openai.names`
+    // maps the model's calls back to `notes.search`.
+    assert_eq!(openai.tools[0]["function"]["name"], "notes_search");
+    assert_eq!(anthropic.tools[0]["name"], "notes_search");
+    println!("{}", serde_json::to_string_pretty(&openai.tools[0])?);
+    Ok(())
+}
+
+async fn serve_over_mcp() -> Result<(), Box<dyn std::error::Error>> {
+    use tool_core::mcp::{McpImport, McpServer};
+
+    // Serve the catalog over streamable HTTP on 127.0.0.1 (`serve_stdio()` for a child process).
+    let server = McpServer::new(Executor::new(ToolCatalog::global()?.clone()))?;
+    let running = server.http().bearer_token("s3cret").start().await?;
+
+    // Any MCP client can call it; here, this crate's own import, as another host would.
+    let remote = McpImport::http(running.url()).bearer_token("s3cret").prefix("remote.").connect().await?;
+    let catalog = remote.add_to(ToolCatalog::builder()).build()?;
+    let call = ToolCallRequest::new("remote.notes.search", "call_3", r#"{"query": "mcp", "limit": 1}"#);
+    let record = Executor::new(catalog).execute(call).await;
+    assert_eq!(record.content.text, r#"{"result":["mcp #1"]}"#); // its structured content
+    running.shutdown().await;
+    Ok(())
+}
