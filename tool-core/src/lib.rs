@@ -31,8 +31,9 @@
 //! # }
 //! ```
 //!
-//! See the README for the whole tour: the struct form, injected values, the catalog, the
-//! executor, and the records.
+//! The README has a short tour; the guides in the repository's `docs/` folder (its
+//! `README.md` lists them) cover every form of `#[tool]`, the executor, the records, the
+//! providers, MCP, REST tools and the XML protocol.
 //!
 //! The crate's modules are layers that read top-down, from plain data to providers and
 //! protocols: `model`, `schema`, `extract`, `context`, `tool`, `stateful`, `declare`, `catalog`,
