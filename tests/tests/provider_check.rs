@@ -1,4 +1,4 @@
-//! The rule checkers: for each rule of PROVIDERS.md, a definition that breaks it (and the exact
+//! The rule checkers: for each rule of docs/providers.md, a definition that breaks it (and the exact
 //! violation) and definitions that pass.
 
 use serde_json::{json, Map, Value};

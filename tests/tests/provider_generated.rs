@@ -1,5 +1,5 @@
 //! The generated set (`tool_tests::generated`, 240 tools), exported in every dialect: each
-//! export either succeeds and its output passes the dialect's rule checker (PROVIDERS.md:
+//! export either succeeds and its output passes the dialect's rule checker (docs/providers.md:
 //! O1-O9, A1-A4, G1-G3, MCP), or fails with an error that names a construct the dialect cannot
 //! express. Values of any type, free-form maps and property names a provider refuses are in the
 //! set: they go out as JSON text or renamed, never as an error.

@@ -96,8 +96,7 @@ pub struct Progress {
 /// Where a call's progress reports go (an MCP client's progress notifications, a UI).
 pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 
-/// Everything a running tool may look at: the request that started it and the environment
-/// (the seed documents' `ToolExecutionContext`).
+/// Everything a running tool may look at: the request that started it and the environment.
 #[derive(Clone)]
 pub struct ToolContext {
     request: Arc<ToolCallRequest>,

@@ -9,7 +9,7 @@ use crate::model::ToolDefinition;
 use crate::providers::{export, Dialect, ExportError};
 
 /// How to call tools, in English: the format, several invokes in one block, exact names,
-/// required parameters, and how values are written. Seed 002's output instructions.
+/// required parameters, and how values are written.
 pub const OUTPUT_INSTRUCTIONS: &str = r#"<output_instructions>
 To call tools, answer in this format:
 <function_calls>
@@ -27,7 +27,7 @@ Notes:
 - Write strings as they are, and lists and objects as JSON.
 </output_instructions>"#;
 
-/// Seed 002's output instructions, in its own Chinese.
+/// The same output instructions, in Chinese.
 pub const OUTPUT_INSTRUCTIONS_ZH: &str = r#"<output_instructions>
 如果需要调用工具，请使用以下格式：
 <function_calls>
