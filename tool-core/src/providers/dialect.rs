@@ -22,7 +22,7 @@ pub enum Provider {
 pub enum Dialect {
     /// OpenAI Chat Completions: `{"type":"function","function":{name, description, parameters, strict}}`.
     OpenAiChat {
-        /// Strict mode (O4-O7): every property required, optional ones nullable, closed objects.
+        /// Strict mode: every property required, optional ones nullable, closed objects.
         strict: bool,
     },
     /// OpenAI Responses API: flat `{"type":"function", name, description, parameters, strict}`.
@@ -32,12 +32,12 @@ pub enum Dialect {
     },
     /// Anthropic Messages: `{name, description, input_schema, strict?}`.
     Anthropic {
-        /// Strict tool use (A4): closed objects, and only the keywords it supports.
+        /// Strict tool use: closed objects, and only the keywords it supports.
         strict: bool,
     },
-    /// Gemini `functionDeclarations` with `parameters` (the OpenAPI 3.0 subset, G3).
+    /// Gemini `functionDeclarations` with `parameters` (the OpenAPI 3.0 subset).
     Gemini,
-    /// Gemini `functionDeclarations` with `parametersJsonSchema` (G2).
+    /// Gemini `functionDeclarations` with `parametersJsonSchema` (the JSON Schema keywords it accepts).
     GeminiJsonSchema,
     /// MCP `tools/list` tool objects (`inputSchema`, `outputSchema`, `annotations`, `title`).
     Mcp,

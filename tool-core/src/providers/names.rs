@@ -34,9 +34,9 @@ pub struct NameRule {
 }
 
 impl NameRule {
-    /// OpenAI (O1) and Anthropic (A1): `^[a-zA-Z0-9_-]{1,64}$`.
+    /// OpenAI and Anthropic: `^[a-zA-Z0-9_-]{1,64}$`.
     pub const OPENAI_ANTHROPIC: NameRule = NameRule { max_len: 64, dot: false, colon: false, letter_first: false };
-    /// Gemini (G1): a letter or `_` first, then `[a-zA-Z0-9_.:-]`; at most 64 (the older, lower of
+    /// Gemini: a letter or `_` first, then `[a-zA-Z0-9_.:-]`; at most 64 (the older, lower of
     /// the two documented limits).
     pub const GEMINI: NameRule = NameRule { max_len: 64, dot: true, colon: true, letter_first: true };
     /// MCP: 1 to 128 of `[A-Za-z0-9_.-]`.
