@@ -10,9 +10,9 @@
 //!   event at a time.
 //! - [`results`] renders [`ExecutionRecord`](crate::ExecutionRecord)s as each provider's
 //!   tool-result message.
-//! - [`check`] holds the providers' rules (OpenAI's, Anthropic's, Gemini's and MCP's, each rule named by an id such as `O1`, defined in the rule-id table of the guide
-//!   `docs/providers.md`) as checkers
-//!   over exported definitions.
+//! - [`check`] holds the providers' rules (OpenAI's, Anthropic's, Gemini's and MCP's, each
+//!   named by an id such as `O1`, defined in the rule-id table of the guide
+//!   `docs/providers.md`) as checkers over exported definitions.
 
 pub mod calls;
 pub mod check;
