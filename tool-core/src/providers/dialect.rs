@@ -44,3 +44,35 @@ pub enum Dialect {
     /// Plain JSON Schema 2020-12, one document per tool.
     JsonSchema,
 }
+
+impl Dialect {
+    /// Every dialect, strict and not.
+    pub const ALL: [Dialect; 10] = [
+        Dialect::OpenAiChat { strict: false },
+        Dialect::OpenAiChat { strict: true },
+        Dialect::OpenAiResponses { strict: false },
+        Dialect::OpenAiResponses { strict: true },
+        Dialect::Anthropic { strict: false },
+        Dialect::Anthropic { strict: true },
+        Dialect::Gemini,
+        Dialect::GeminiJsonSchema,
+        Dialect::Mcp,
+        Dialect::JsonSchema,
+    ];
+
+    /// The dialect in words, for messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Dialect::OpenAiChat { strict: true } => "OpenAI Chat Completions (strict)",
+            Dialect::OpenAiChat { strict: false } => "OpenAI Chat Completions",
+            Dialect::OpenAiResponses { strict: true } => "the OpenAI Responses API (strict)",
+            Dialect::OpenAiResponses { strict: false } => "the OpenAI Responses API",
+            Dialect::Anthropic { strict: true } => "Anthropic (strict)",
+            Dialect::Anthropic { strict: false } => "Anthropic",
+            Dialect::Gemini => "Gemini `parameters`",
+            Dialect::GeminiJsonSchema => "Gemini `parametersJsonSchema`",
+            Dialect::Mcp => "MCP",
+            Dialect::JsonSchema => "JSON Schema",
+        }
+    }
+}
