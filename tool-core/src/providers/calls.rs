@@ -291,7 +291,9 @@ impl Reader {
 ///
 /// ```
 /// use serde_json::json;
-/// use tool_core::providers::{calls::parse_response, NameMap, Provider};
+/// use tool_core::providers::calls::parse_response;
+/// use tool_core::providers::names::NameMap;
+/// use tool_core::providers::Provider;
 ///
 /// let response = json!({"content": [
 ///     {"type": "text", "text": "Searching."},

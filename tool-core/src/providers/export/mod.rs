@@ -1,7 +1,7 @@
 //! Tool definitions out: each provider's exact request fragment.
 //!
 //! A tool's input schema (schemars, JSON Schema 2020-12) is rewritten once per dialect by one
-//! walk, parameterised by what the dialect accepts ([`Rules`](dialect::Rules)). What the dialect cannot say is
+//! walk, parameterised by what the dialect accepts. What the dialect cannot say is
 //! moved into the description of the place it applies to (the providers' custom) or dropped,
 //! and every such change is a [`ConversionNote`] in the tool's [`ConversionReport`]. The
 //! original schema stays the one our validation enforces at call time, so nothing the report
@@ -43,7 +43,8 @@ use crate::model::{ToolAnnotations, ToolDefinition};
 /// ```
 /// use serde_json::json;
 /// use tool_core::prelude::*;
-/// use tool_core::providers::{export, Dialect};
+/// use tool_core::providers::export::export;
+/// use tool_core::providers::Dialect;
 ///
 /// let tool = DynamicTool::builder("memory.search")
 ///     .description("Search the memory store.")
@@ -97,7 +98,8 @@ pub enum NameCollisions {
 /// ```
 /// use serde_json::json;
 /// use tool_core::prelude::*;
-/// use tool_core::providers::{export_with, Dialect, ExportOptions, NameCollisions};
+/// use tool_core::providers::export::{export_with, ExportOptions, NameCollisions};
+/// use tool_core::providers::Dialect;
 ///
 /// let tool = |name: &str| {
 ///     DynamicTool::builder(name)

@@ -7,8 +7,8 @@ use super::keywords::CONSTRAINTS;
 use super::report::NoteAction;
 use super::walk::Walk;
 use super::words::{append_description, constraint_words, join_values, kind_words};
-use crate::providers::names::{Mark, Step};
 use crate::schema::shape::{integer_format_bounds, is_numeric_format};
+use crate::wire::{Mark, Step};
 
 /// The bounds of the Rust integer type a schemars format names that tell a model something:
 /// both for 8- and 16-bit types, and being unsigned (minimum 0) for wider ones.

@@ -11,7 +11,7 @@ use super::report::{ConversionNote, ExportProblem, NoteAction};
 use super::words::{append_description, capitalise};
 use crate::model::pointer;
 use crate::providers::dialect::Dialect;
-use crate::providers::names::{ArgumentMap, Mark, Step};
+use crate::wire::{ArgumentMap, Mark, Step};
 
 /// How deep a schema may nest, and how many nodes its export may walk (definitions written out
 /// in place count each time).

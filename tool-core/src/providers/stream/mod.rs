@@ -79,7 +79,8 @@ pub struct PartialCall {
 ///
 /// ```
 /// use tool_core::providers::stream::{sse_data, StreamAccumulator};
-/// use tool_core::providers::{NameMap, Provider};
+/// use tool_core::providers::names::NameMap;
+/// use tool_core::providers::Provider;
 ///
 /// let body = concat!(
 ///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",",
