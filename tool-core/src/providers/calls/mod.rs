@@ -1,5 +1,5 @@
 //! Tool calls in: each provider's whole (non-streamed) response read into
-//! [`ToolCallRequest`]s, with the assistant's text and the stop reason beside them.
+//! [`ToolCallRequest`](crate::ToolCallRequest)s, with the assistant's text and the stop reason beside them.
 //!
 //! Names come back through the export's [`NameMap`], and so do arguments that went out other
 //! than declared (renamed properties, JSON text: [`NameMap::restore`] puts the declared form in
