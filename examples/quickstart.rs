@@ -7,8 +7,9 @@ use std::time::Duration;
 use serde_json::json;
 use tool_core::prelude::*;
 use tool_core::providers::calls::parse_response;
+use tool_core::providers::export::export;
 use tool_core::providers::results::{assistant_turn, results_turn};
-use tool_core::providers::{self, Dialect, Provider};
+use tool_core::providers::{Dialect, Provider};
 
 #[path = "tools.rs"]
 mod tools;
@@ -60,7 +61,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The same catalog through a provider: export, read the model's response, run, answer.
     println!("\n== Provider round trip (OpenAI Chat Completions, strict mode) ==");
-    let exported = providers::export(Dialect::OpenAiChat { strict: true }, catalog.definitions())?;
+    let exported = export(Dialect::OpenAiChat { strict: true }, catalog.definitions())?;
     let memory = exported.tools.iter().find(|t| t["function"]["name"] == "memory_search");
     println!("tool as sent: {}", serde_json::to_string_pretty(&memory)?);
     for (ours, theirs) in exported.names.renamed() {

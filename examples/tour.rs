@@ -61,7 +61,7 @@ Send the corrected arguments to `notes.search` again."
 }
 
 fn export_for_providers() -> Result<(), Box<dyn std::error::Error>> {
-    use tool_core::providers::{export, Dialect};
+    use tool_core::providers::{export::export, Dialect};
 
     let catalog = ToolCatalog::global()?;
     let openai = export(Dialect::OpenAiChat { strict: true }, catalog.definitions())?;

@@ -9,7 +9,8 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use tool_core::providers::calls::parse_response;
 use tool_core::providers::stream::{parse_partial_json, sse_data, StreamAccumulator};
-use tool_core::providers::{NameMap, Provider};
+use tool_core::providers::names::NameMap;
+use tool_core::providers::Provider;
 
 const PROVIDERS: [Provider; 5] =
     [Provider::OpenAiChat, Provider::OpenAiResponses, Provider::Anthropic, Provider::Gemini, Provider::Mcp];

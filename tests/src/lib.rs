@@ -21,7 +21,7 @@ pub fn dynamic(name: impl Into<String>, description: impl Into<String>, schema: 
 }
 
 /// Every export dialect, strict and not.
-pub const DIALECTS: [tool_core::providers::Dialect; 10] = tool_core::providers::Dialect::ALL;
+pub const DIALECTS: &[tool_core::providers::Dialect] = tool_core::providers::Dialect::ALL;
 
 /// A raw MCP `initialize` request with this JSON-RPC `id`, from a client named `client`.
 pub fn mcp_initialize(id: u64, client: &str) -> Value {

@@ -251,7 +251,7 @@ fn size_counts_each_format_and_leaves_out_what_a_format_refuses() {
     );
     // The characters are those of the tool's entry as exported; the tokens are o200k's.
     let openai = &report["formats"][0];
-    let exported = tool_core::providers::export(
+    let exported = tool_core::providers::export::export(
         tool_core::providers::Dialect::OpenAiChat { strict: false },
         catalog().definitions(),
     )

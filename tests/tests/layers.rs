@@ -18,6 +18,7 @@ const LAYERS: &[&str] = &[
     "model",
     "schema",
     "extract",
+    "wire",
     "context",
     "tool",
     "stateful",

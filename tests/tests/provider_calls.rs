@@ -6,8 +6,9 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use tool_core::providers::calls::{parse_response, ParsedCalls, ResponseError};
+use tool_core::providers::names::NameMap;
 use tool_core::providers::stream::{parse_partial_json, sse_data, PartialCall, StreamAccumulator};
-use tool_core::providers::{NameMap, Provider};
+use tool_core::providers::Provider;
 use tool_core::ToolCallRequest;
 
 // ---------------------------------------------------------------------------------------------

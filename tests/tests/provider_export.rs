@@ -6,7 +6,8 @@
 use serde_json::{json, Value};
 use tool_core::prelude::*;
 use tool_core::providers::check::{check_request, check_tool};
-use tool_core::providers::{export, Dialect, ExportProblem, NoteAction};
+use tool_core::providers::export::{export, ExportProblem, NoteAction};
+use tool_core::providers::Dialect;
 use tool_tests::dialect_tools::{catalog, TOOLS};
 use tool_tests::dynamic;
 

@@ -7,7 +7,8 @@
 use serde_json::{json, Value};
 use tool_core::prelude::*;
 use tool_core::providers::check::check_tool;
-use tool_core::providers::{export, Dialect, ExportProblem};
+use tool_core::providers::export::{export, ExportProblem};
+use tool_core::providers::Dialect;
 use tool_tests::generated::generated_tools;
 use tool_tests::{dynamic, DIALECTS};
 
@@ -18,7 +19,7 @@ fn every_generated_tool_exports_in_every_dialect_within_the_providers_rules() {
     let mut refused = Vec::new();
     // Report notes: property names mapped, values sent as JSON text.
     let (mut renamed, mut as_text) = (0, 0);
-    for dialect in DIALECTS {
+    for &dialect in DIALECTS {
         for tool in &tools {
             match export(dialect, [tool.definition()]) {
                 Ok(exported) => {
@@ -125,7 +126,7 @@ proptest::proptest! {
     fn any_schema_exports_or_fails_with_a_reason_and_never_panics(properties in arbitrary_schema(), defs in arbitrary_schema()) {
         let schema = json!({"type": "object", "properties": {"p": properties}, "$defs": {"A": defs.clone(), "B": {"$ref": "#/$defs/A"}}});
         let tool = dynamic("outside.tool", "From outside.", schema);
-        for dialect in DIALECTS {
+        for &dialect in DIALECTS {
             match export(dialect, [tool.definition()]) {
                 Ok(exported) => proptest::prop_assert_eq!(exported.tools.len(), 1),
                 Err(error) => proptest::prop_assert!(!error.problems.is_empty()),

@@ -7,8 +7,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use tool_core::prelude::*;
+use tool_core::providers::names::NameMap;
 use tool_core::providers::results::{assistant_turn, result_message, results_turn};
-use tool_core::providers::{NameMap, Provider};
+use tool_core::providers::Provider;
 
 /// The weather in a city.
 #[tool(name = "weather.now")]

@@ -50,7 +50,9 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tool_core::prelude::*;
 use tool_core::providers::calls::parse_response;
-use tool_core::providers::{export, Dialect, NameMap, Provider};
+use tool_core::providers::export::export;
+use tool_core::providers::names::NameMap;
+use tool_core::providers::{Dialect, Provider};
 use tool_tests::generated::generated_tools;
 use tool_tests::python::{run, sdk_python};
 

@@ -14,11 +14,12 @@ use serde_json::{json, Map, Value};
 use tool_core::prelude::*;
 use tool_core::providers::calls::parse_response;
 use tool_core::providers::check::{check_tool, Violation};
-use tool_core::providers::stream::{sse_data, StreamAccumulator};
-use tool_core::providers::{
-    export, export_with, ConversionNote, Dialect, ExecuteAsSent, ExportOptions, ExportProblem, Exported,
-    NameCollisions, NameMap, NoteAction, Provider,
+use tool_core::providers::export::{
+    export, export_with, ConversionNote, ExportOptions, ExportProblem, Exported, NameCollisions, NoteAction,
 };
+use tool_core::providers::names::NameMap;
+use tool_core::providers::stream::{sse_data, StreamAccumulator};
+use tool_core::providers::{Dialect, Provider};
 use tool_tests::dynamic;
 
 // ---------------------------------------------------------------------------------------------

@@ -165,7 +165,7 @@ fn the_list_holds_what_users_name_and_not_the_macro_contract() {
     let has = |line: &str| api.lines().any(|l| l == line);
     assert!(has("tool_core::ToolDefinition"));
     assert!(has("tool_core::prelude::ToolCatalog"));
-    assert!(has("tool_core::providers::export"));
+    assert!(has("tool_core::providers::export::export (fn)"));
     assert!(has("tool_core::providers::calls::parse_response (fn)"));
     for hidden in ["WireArgs", "Wide", "Findings", "Pass", "Stop", "joined_warnings", "validate", "parameters_of"] {
         assert!(

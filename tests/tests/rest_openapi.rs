@@ -157,9 +157,9 @@ fn the_documents_server_is_the_base_url_unless_told_and_other_documents_are_refu
 
 #[tokio::test]
 async fn the_imported_tools_export_in_every_dialect() {
-    use tool_core::providers::export;
+    use tool_core::providers::export::export;
     let executor = petstore(OpenApiOptions::default()).await;
-    for dialect in tool_tests::DIALECTS {
+    for &dialect in tool_tests::DIALECTS {
         match export(dialect, executor.catalog().definitions()) {
             Ok(exported) => assert_eq!(exported.tools.len(), 19, "{dialect:?}"),
             // Anthropic's strict mode bounds the optional parameters of a whole request.

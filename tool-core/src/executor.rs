@@ -27,6 +27,7 @@ use crate::model::ToolCallRequest;
 use crate::model::{serialized_over, Cut, ToolError, ToolOutput};
 use crate::stateful::Conversations;
 use crate::tool::{Invocation, ToolResult};
+use crate::wire::NameMap;
 
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -373,6 +374,55 @@ impl Executor {
         cancel: &CancellationToken,
     ) -> Vec<ExecutionRecord> {
         self.execute_many(requests, Some(cancel)).await
+    }
+
+    /// Runs one call as a provider sent it, for tools exported with a [`NameMap`]: the tool and
+    /// its arguments are read in the declared form ([`NameMap::restore`]); the record keeps the
+    /// raw text as sent. The call parsers of `providers` restore what they read already; this
+    /// is for calls read another way.
+    ///
+    /// ```
+    /// use tool_core::prelude::*;
+    /// use tool_core::providers::export::export;
+    /// use tool_core::providers::Dialect;
+    ///
+    /// /// Add a note.
+    /// #[tool(name = "notes.add")]
+    /// fn add_note(
+    ///     /// The note.
+    ///     text: String,
+    /// ) -> String {
+    ///     text
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let catalog = ToolCatalog::global().unwrap();
+    /// let exported = export(Dialect::OpenAiChat { strict: false }, catalog.definitions()).unwrap();
+    /// let executor = Executor::new(catalog.clone());
+    /// // OpenAI names may not hold a dot: the tool went out as `notes_add`.
+    /// let request = ToolCallRequest::new("notes_add", "call_1", r#"{"text":"hi"}"#);
+    /// let record = executor.execute_with_names(request, &exported.names).await;
+    /// assert_eq!(record.status, CallStatus::Success);
+    /// assert_eq!(record.request.tool_name, "notes.add");
+    /// # }
+    /// ```
+    pub async fn execute_with_names(&self, mut request: ToolCallRequest, names: &NameMap) -> ExecutionRecord {
+        names.restore(&mut request);
+        self.execute(request).await
+    }
+
+    /// Runs calls as a provider sent them (see [`execute_with_names`](Self::execute_with_names)),
+    /// concurrently as [`execute_batch`](Self::execute_batch) does.
+    pub async fn execute_batch_with_names(
+        &self,
+        mut requests: Vec<ToolCallRequest>,
+        names: &NameMap,
+    ) -> Vec<ExecutionRecord> {
+        for request in &mut requests {
+            names.restore(request);
+        }
+        self.execute_batch(requests).await
     }
 
     async fn execute_many(

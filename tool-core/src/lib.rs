@@ -45,6 +45,7 @@ mod suggest; // name similarity, for "did you mean" (no dependency)
 mod model; // plain data: definitions, calls, warnings and errors, outputs, JSON pointers
 mod schema; // schemars settings; what a schema says a value is; the conversion plan
 mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
+mod wire; // calls as a provider sent them (names, arguments), back in the declared form
 mod context; // what the executor hands a running tool
 mod tool; // the `Tool` contract, and tools built at run time
 mod stateful; // tools with state per conversation: instances, turns, the host's handle

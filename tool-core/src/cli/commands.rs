@@ -13,7 +13,8 @@ use crate::document::{definition_json, render, shorten_descriptions, size_report
 use crate::executor::{ExecutionRecord, Executor};
 use crate::model::{Cardinality, ToolCallRequest, ToolDefinition};
 use crate::providers::check::check_tool;
-use crate::providers::{export, Dialect};
+use crate::providers::export::export;
+use crate::providers::Dialect;
 
 pub(super) type Out<'a> = &'a mut dyn Write;
 
@@ -277,7 +278,7 @@ pub(super) fn call_output(record: &ExecutionRecord, json: bool, style: Style, ou
 pub(super) fn check(catalog: &ToolCatalog, json: bool, style: Style, out: Out<'_>) -> std::io::Result<i32> {
     let (mut problems, mut notes, mut rows) = (Vec::new(), Vec::new(), Vec::new());
     // Every dialect but the JSON Schema one, which is the definitions' own form.
-    for dialect in Dialect::ALL.into_iter().filter(|d| *d != Dialect::JsonSchema) {
+    for dialect in Dialect::ALL.iter().copied().filter(|d| *d != Dialect::JsonSchema) {
         let format = Format::Dialect(dialect).name();
         let (mut refused, mut violated, mut noted) = (0, 0, 0);
         for tool in catalog.definitions() {

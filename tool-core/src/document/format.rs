@@ -8,7 +8,8 @@ use serde_json::{json, Value};
 use super::kind::tool_kind;
 use super::markdown::markdown;
 use crate::model::ToolDefinition;
-use crate::providers::{export, Dialect, ExportError};
+use crate::providers::export::{export, ExportError};
+use crate::providers::Dialect;
 
 /// A format a catalog can be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use super::format::{Format, FORMATS};
 use crate::model::ToolDefinition;
-use crate::providers::{export, Dialect, ExportError};
+use crate::providers::export::{export, ExportError};
+use crate::providers::Dialect;
 
 /// The tokenizer counts are made with.
 pub const TOKENIZER: &str = "o200k_base";

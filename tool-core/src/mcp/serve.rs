@@ -18,8 +18,10 @@ use tokio::task::JoinHandle;
 use crate::context::Progress;
 use crate::executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor};
 use crate::model::{ToolCallRequest, ToolError, ToolOutput};
+use crate::providers::export::{export, ExportError};
+use crate::providers::names::NameMap;
 use crate::providers::results::mcp_result;
-use crate::providers::{export, Dialect, ExportError, NameMap};
+use crate::providers::Dialect;
 use crate::stateful::Conversations;
 
 /// How long a result waits for the call's progress reports to go out before it.

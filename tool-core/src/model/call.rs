@@ -29,7 +29,7 @@ pub struct ToolCallRequest {
     /// the values were read straight from the raw text; conversions made on the way are in
     /// `parse_warnings`, each with its place and the value it became.
     ///
-    /// Set before execution, by [`NameMap::restore`](crate::providers::NameMap::restore) for a
+    /// Set before execution, by [`NameMap::restore`](crate::providers::names::NameMap::restore) for a
     /// call whose arguments went out other than declared, it is what the values are read from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Value>,

@@ -1,10 +1,15 @@
 //! Every provider's dialect: tool definitions out, tool calls in, results back.
 //!
-//! - [`export()`] turns tool definitions into the exact request fragment of OpenAI (Chat
+//! Each part is a module of its own, and its items are named through it; only the two words
+//! every part speaks, [`Dialect`] and [`Provider`], are here:
+//!
+//! - [`export`] turns tool definitions into the exact request fragment of OpenAI (Chat
 //!   Completions and Responses, strict or not), Anthropic, Gemini (`parameters` or
-//!   `parametersJsonSchema`), MCP `tools/list`, or plain JSON Schema 2020-12, with a
-//!   per-tool [`ConversionReport`] of what the dialect could not say and a [`NameMap`] for the
-//!   names it refuses and the arguments it cannot take as declared.
+//!   `parametersJsonSchema`), MCP `tools/list`, or plain JSON Schema 2020-12
+//!   ([`export::export`]), with a per-tool [`ConversionReport`](export::ConversionReport) of
+//!   what the dialect could not say and a [`NameMap`](names::NameMap) for the names it refuses
+//!   and the arguments it cannot take as declared.
+//! - [`names`] holds the names each provider accepts and that map back.
 //! - [`calls`] parses each provider's response into [`ToolCallRequest`](crate::ToolCallRequest)s
 //!   (names mapped back, ids, raw arguments verbatim); [`stream`] does the same one streamed
 //!   event at a time.
@@ -17,14 +22,9 @@
 pub mod calls;
 pub mod check;
 mod dialect;
-mod export;
+pub mod export;
 pub mod names;
 pub mod results;
 pub mod stream;
 
 pub use dialect::{Dialect, Provider};
-pub use export::{
-    export, export_with, ConversionNote, ConversionReport, ExportError, ExportOptions, ExportProblem, Exported,
-    NameCollisions, NoteAction,
-};
-pub use names::{ArgumentMap, ExecuteAsSent, NameMap};

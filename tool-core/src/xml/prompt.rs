@@ -6,7 +6,8 @@ use serde_json::{Map, Value};
 
 use crate::catalog::ToolCatalog;
 use crate::model::ToolDefinition;
-use crate::providers::{export, Dialect, ExportError};
+use crate::providers::export::{export, ExportError};
+use crate::providers::Dialect;
 
 /// How to call tools, in English: the format, several invokes in one block, exact names,
 /// required parameters, and how values are written.
