@@ -1,8 +1,8 @@
 //! The `#[tool]` attribute. Depend on `tool-core`, which re-exports it with its documentation.
 //!
-//! Three stages: [`parse`] reads the tokens into syntax (function bodies stay tokens),
-//! [`validate`] judges it in one pass that collects every error, and [`expand`] writes the
-//! declaration, or, when there are errors, [`recover`] writes the item, its companion type and
+//! Three stages: `parse` reads the tokens into syntax (function bodies stay tokens),
+//! `validate` judges it in one pass that collects every error, and `expand` writes the
+//! declaration, or, when there are errors, `recover` writes the item, its companion type and
 //! every error. The expansion names only `::tool_core::__private` (or the path given with
 //! `#[tool(crate = "..")]`); all logic beyond parsing and validation lives in the runtime.
 
