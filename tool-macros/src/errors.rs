@@ -23,3 +23,11 @@ impl Errors {
         self.0.as_ref().map(syn::Error::to_compile_error).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+impl Errors {
+    /// The messages, in the order they were collected.
+    pub fn messages(&self) -> Vec<String> {
+        self.0.clone().into_iter().flatten().map(|e| e.to_string()).collect()
+    }
+}

@@ -459,3 +459,102 @@ fn krate(key: &Key) -> syn::Result<Path> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    use super::*;
+    use crate::parse::entries;
+
+    fn read_tool(tokens: TokenStream, target: Target) -> (ToolConfig, Vec<String>) {
+        let mut errors = Errors::default();
+        let list = entries(tokens, &mut errors);
+        let config = tool_config(&list, target, &mut errors);
+        (config, errors.messages())
+    }
+
+    fn read_impl(tokens: TokenStream) -> (ImplConfig, Vec<String>) {
+        let mut errors = Errors::default();
+        let list = entries(tokens, &mut errors);
+        let config = impl_config(&list, &mut errors);
+        (config, errors.messages())
+    }
+
+    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `crate`";
+
+    #[test]
+    fn flags_take_true_and_false() {
+        let (config, errors) = read_tool(quote!(strict = false, blocking, inline = true), Target::Fn);
+        assert_eq!(errors, Vec::<String>::new());
+        assert!(!config.strict);
+        assert!(config.blocking.is_some());
+        assert!(config.inline.is_some());
+        let (config, errors) = read_tool(quote!(strict = true, blocking = false), Target::Fn);
+        assert_eq!(errors, Vec::<String>::new());
+        assert!(config.strict);
+        assert!(config.blocking.is_none());
+        let (config, errors) = read_impl(quote!(new = false));
+        assert_eq!(errors, Vec::<String>::new());
+        assert!(config.new.is_none());
+    }
+
+    #[test]
+    fn every_error_of_a_list_is_collected() {
+        let (config, errors) =
+            read_tool(quote!(strict = 3, creat = "x", name = "a", name = "b", cleanup = "c", tags("t")), Target::Fn);
+        assert_eq!(
+            errors,
+            [
+                "repeated `name` in `#[tool(..)]`: give each key once".to_owned(),
+                "`strict` takes `true` or `false`, or no value at all (`strict` means `strict = true`)".to_owned(),
+                format!("unknown `tool` attribute `creat`; expected one of {FN_LIST}"),
+                "`cleanup` applies to `#[tool]` on an impl block of tool methods, where it sets up the per-conversation instance; remove it here".to_owned(),
+            ]
+        );
+        // The keys without errors are still read.
+        assert_eq!(config.name.map(|n| n.value()).as_deref(), Some("a"));
+        assert_eq!(config.tags.len(), 1);
+    }
+
+    #[test]
+    fn a_method_is_told_where_an_impl_key_goes() {
+        let (_, errors) = read_tool(quote!(new), Target::Method);
+        assert_eq!(
+            errors,
+            ["`new` sets up the per-conversation instance: give it in the impl block's `#[tool(..)]`, not in a method's"]
+        );
+    }
+
+    #[test]
+    fn an_impl_block_has_its_own_keys() {
+        let (config, errors) = read_impl(quote!(max_instance = 3, timeout = 5, name = "x", idle_timeout_ms = 10));
+        assert_eq!(
+            errors,
+            [
+                "unknown `tool` attribute `max_instance` on an impl block (did you mean `max_instances`?); expected one of `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances`, `crate`",
+                "unknown `tool` attribute `timeout` on an impl block; expected one of `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances`, `crate`",
+                "`name` belongs to a tool: on an impl block, `#[tool]` takes `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances` and `crate`; put `name` in the method's `#[tool(..)]`",
+            ]
+        );
+        assert_eq!(config.idle_timeout_ms.map(|l| l.base10_digits().to_owned()).as_deref(), Some("10"));
+    }
+
+    #[test]
+    fn param_bounds_report_each_mistake() {
+        let mut errors = Errors::default();
+        let list = entries(quote!(range(minimum = 1, max = "a"), length(), case_sensitive = false), &mut errors);
+        let config = param_config(&list, &mut errors);
+        assert_eq!(
+            errors.messages(),
+            [
+                "unknown `range` bound `minimum`: write `min` (it becomes the schema's `minimum`)",
+                "`max` takes a number literal, such as `range(max = 10)`",
+                "give at least one bound: `length(min = ..)`",
+            ]
+        );
+        assert!(config.range.is_none());
+        assert!(!config.case_sensitive);
+    }
+}
