@@ -83,25 +83,32 @@ pub use stateful::{ConversationState, Conversations, StateLimits};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Invocation, Tool, ToolResult};
 
-/// Declares a tool: on a free function (sync or async) or on a struct with named fields.
+/// Declares a tool: on a free function (sync or async), on a struct with named fields, or on
+/// an impl block whose `#[tool]` methods keep state per conversation.
 ///
 /// The tool's name defaults to the item's name in snake_case; its description is the doc
 /// comment; each parameter's description is its own doc comment (or the item's rustdoc
 /// `# Arguments` entry). Parameters taken by reference (`&ToolContext`,
 /// `&CancellationToken`, `&State<T>`) are injected by the executor and never reach the schema.
+/// A function tool's companion type, the one the host registers
+/// (`CatalogBuilder::add_declared::<list_files>()`), is a unit struct named like the function.
 ///
-/// Keys of `#[tool(...)]`: `name`, `description`, `tags(..)`, `category`, `version`,
-/// `examples(..)` (JSON object texts), `annotations(read_only, destructive, idempotent,
-/// open_world, title = "..")`, `timeout_ms`, `inline` (run a sync fn on the async worker
-/// instead of the blocking pool, for bodies that never block), `blocking` (the default for a
-/// sync fn, accepted for older code),
-/// `strict` (refuse every repair and conversion of this tool's arguments), `crate` (path to
-/// this crate when renamed).
+/// Keys of `#[tool(...)]` on a function, a method or a struct: `name`, `description`,
+/// `tags(..)`, `category`, `version`, `examples(..)` (JSON object texts),
+/// `annotations(read_only, destructive, idempotent, open_world, title = "..")`, `timeout_ms`,
+/// `inline` (run a sync fn on the async worker instead of the blocking pool, for bodies that
+/// never block), `blocking` (the default for a sync fn, accepted for older code), `strict`
+/// (refuse every repair and conversion of this tool's arguments), `crate` (path to this crate
+/// when renamed).
 ///
 /// Keys of `#[param(...)]` on parameters and fields: `rename`, `description`, `example`,
 /// `default` / `default = expr`, `range(min, max, exclusive_min, exclusive_max)` on numbers,
 /// `length(min, max)` and `pattern` on strings, `case_sensitive` on enums, `strict` (refuse
-/// conversions of this parameter's values). Every key, with examples: `docs/attributes.md`.
+/// conversions of this parameter's values).
+///
+/// A flag (`inline`, `blocking`, `strict`, `case_sensitive`, `new`, the annotation hints) also
+/// takes `= true` or `= false`; `= false` is the same as leaving it out. Every key, with
+/// examples: `docs/attributes.md`.
 ///
 /// ```
 /// use schemars::JsonSchema;
@@ -159,6 +166,67 @@ pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Inv
 /// assert_eq!(list.input_schema["required"], serde_json::json!(["folder"]));
 /// assert_eq!(<RenameFile as DeclaredTool>::definition().name, "rename_file");
 /// ```
+///
+/// # On an impl block
+///
+/// `#[tool]` on an inherent impl block makes each method marked `#[tool]` (taking `&self` or
+/// `&mut self`) a tool that runs on one instance of the type per conversation
+/// ([`ToolCallRequest::in_conversation`]). A method takes the keys of a function above and is
+/// named `type.method` (`counter.add`) unless `name` says otherwise; its companion type is
+/// `Type_method` (`add_declared::<Counter_add>()`). The block's own `#[tool(...)]` takes other
+/// keys, which say how the instance is made, kept and dropped:
+///
+/// - none: the instance is `Default::default()`;
+/// - `new`: the instance is `Self::new()`;
+/// - `create = "connect"`: `async fn connect(ctx: &ToolContext) -> Result<Self, E>`
+///   (`E: Into<ToolError>`) makes it; an error fails that call, and the next call tries again;
+/// - `cleanup = "close"`: `async fn close(&mut self)` runs once before the instance is dropped;
+/// - `idle_timeout_ms = N`: an instance unused for N ms is cleaned up (30 minutes when left
+///   out);
+/// - `max_instances = N`: at most N instances of the type live in one executor (10,000 when
+///   left out);
+/// - `crate`: as on a function; the block's methods use it too.
+///
+/// ```
+/// use tool_core::prelude::*;
+///
+/// #[derive(Default)]
+/// struct Cart {
+///     items: Vec<String>,
+/// }
+///
+/// #[tool(idle_timeout_ms = 600_000)]
+/// impl Cart {
+///     /// Put an item in the cart.
+///     #[tool]
+///     fn add(&mut self, item: String) -> usize {
+///         self.items.push(item);
+///         self.items.len()
+///     }
+///
+///     /// List the cart.
+///     #[tool(name = "cart.list", annotations(read_only = true))]
+///     fn items(&self) -> Vec<String> {
+///         self.items.clone()
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let catalog = ToolCatalog::builder().add_declared::<Cart_add>().add_declared::<Cart_items>().build().unwrap();
+/// let executor = Executor::new(catalog);
+/// let add = ToolCallRequest::new("cart.add", "1", r#"{"item": "tea"}"#).in_conversation("alice");
+/// assert_eq!(executor.execute(add).await.content.text, "1");
+/// let list = ToolCallRequest::new("cart.list", "2", "{}").in_conversation("alice");
+/// assert_eq!(executor.execute(list).await.content.text, r#"["tea"]"#);
+/// # }
+/// ```
+///
+/// # Compile errors
+///
+/// Misuse is a compile error at the offending token, with how to fix it, and every error of
+/// an item is reported at once. The item is still emitted as written, with its companion
+/// type, so the rest of the crate and the IDE keep seeing it and no follow-on errors pile up.
 #[cfg(feature = "macros")]
 #[doc(inline)]
 pub use tool_macros::tool;

@@ -1,0 +1,560 @@
+//! The keys judged: each place `#[tool]` goes has its own set of keys (a function or struct,
+//! an impl block), a key is given once, and each value has the form its key takes.
+
+use proc_macro2::Span;
+use syn::{Expr, ExprLit, Lit, LitInt, LitStr, Path};
+
+use crate::errors::Errors;
+use crate::names::{closest, json_string, literal_json, number_json};
+use crate::parse::{Entry, Key, KeyValue};
+
+/// The keys of `#[tool(..)]` on a function, a method or a struct.
+pub const TOOL_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "tags",
+    "category",
+    "version",
+    "examples",
+    "annotations",
+    "timeout_ms",
+    "blocking",
+    "inline",
+    "strict",
+    "crate",
+];
+
+/// The keys of `#[tool(..)]` on an impl block.
+pub const IMPL_KEYS: &[&str] = &["new", "create", "cleanup", "idle_timeout_ms", "max_instances", "crate"];
+
+pub const PARAM_KEYS: &[&str] =
+    &["rename", "description", "example", "default", "range", "length", "pattern", "case_sensitive", "strict"];
+
+const ANNOTATION_KEYS: &[&str] = &["read_only", "destructive", "idempotent", "open_world", "title"];
+
+/// Where a tool's `#[tool(..)]` stands (an impl block's keys are read by [`impl_config`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Fn,
+    /// A `#[tool]` method of a `#[tool]` impl block.
+    Method,
+    Struct,
+}
+
+/// The keys of a tool (function, method or struct).
+#[derive(Default)]
+pub struct ToolConfig {
+    pub name: Option<LitStr>,
+    pub description: Option<LitStr>,
+    pub tags: Vec<LitStr>,
+    pub category: Option<LitStr>,
+    pub version: Option<LitStr>,
+    pub examples: Vec<LitStr>,
+    pub annotations: Option<Annotations>,
+    pub timeout_ms: Option<LitInt>,
+    /// Set when `blocking` is true; the span is the key's.
+    pub blocking: Option<Span>,
+    /// Set when `inline` is true: a sync fn that stays on the async worker.
+    pub inline: Option<Span>,
+    pub strict: bool,
+    pub krate: Option<Path>,
+}
+
+/// The keys of an impl block: how the per-conversation instance is made, kept and dropped.
+#[derive(Default)]
+pub struct ImplConfig {
+    /// Set when `new` is true: the instance is `Self::new()`.
+    pub new: Option<Span>,
+    /// The async factory's name.
+    pub create: Option<syn::Ident>,
+    /// The async cleanup method's name.
+    pub cleanup: Option<syn::Ident>,
+    pub idle_timeout_ms: Option<LitInt>,
+    pub max_instances: Option<LitInt>,
+    pub krate: Option<Path>,
+}
+
+#[derive(Default)]
+pub struct Annotations {
+    pub title: Option<LitStr>,
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+/// A key's value with the span of the key, for errors that point at it.
+pub struct WithSpan<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+#[derive(Default)]
+pub struct ParamConfig {
+    pub rename: Option<LitStr>,
+    pub description: Option<LitStr>,
+    /// JSON text of the example.
+    pub example: Option<String>,
+    pub default: Option<WithSpan<DefaultValue>>,
+    pub range: Option<WithSpan<Vec<(&'static str, String)>>>,
+    pub length: Option<WithSpan<Vec<(&'static str, String)>>>,
+    pub pattern: Option<WithSpan<LitStr>>,
+    pub case_sensitive: bool,
+    pub strict: bool,
+}
+
+pub enum DefaultValue {
+    /// `default`: `Default::default()`.
+    Trait,
+    /// `default = expr`, with the JSON text when `expr` is a literal.
+    Expr(Box<Expr>, Option<String>),
+}
+
+impl ParamConfig {
+    /// Schema keywords and their JSON texts.
+    pub fn constraints(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if let Some(range) = &self.range {
+            out.extend(range.value.iter().cloned());
+        }
+        if let Some(length) = &self.length {
+            out.extend(length.value.iter().cloned());
+        }
+        if let Some(pattern) = &self.pattern {
+            out.push(("pattern", json_string(&pattern.value.value())));
+        }
+        out
+    }
+}
+
+/// The keys of one list, with bare values and repeated keys reported and left out.
+fn keys<'a>(entries: &'a [Entry], list: &str, example: &str, errors: &mut Errors) -> Vec<&'a Key> {
+    let mut out: Vec<&Key> = Vec::new();
+    for entry in entries {
+        let key = match entry {
+            Entry::Key(key) => key,
+            Entry::Value(value) => {
+                errors.push(syn::Error::new_spanned(
+                    value,
+                    format!("`{list}` takes keys, not a bare value: write `{example}`"),
+                ));
+                continue;
+            }
+        };
+        let name = key.name();
+        if out.iter().any(|k| k.name() == name) {
+            errors.push(syn::Error::new(key.span(), format!("repeated `{name}` in `{list}`: give each key once")));
+            continue;
+        }
+        out.push(key);
+    }
+    out
+}
+
+pub fn tool_config(entries: &[Entry], target: Target, errors: &mut Errors) -> ToolConfig {
+    let mut config = ToolConfig::default();
+    for key in keys(entries, "#[tool(..)]", "#[tool(name = \"..\")]", errors) {
+        if let Err(error) = config.read(key, target, errors) {
+            errors.push(error);
+        }
+    }
+    config
+}
+
+impl ToolConfig {
+    fn read(&mut self, key: &Key, target: Target, errors: &mut Errors) -> syn::Result<()> {
+        let name = key.name();
+        match name.as_str() {
+            "name" => self.name = Some(string(key)?),
+            "description" => self.description = Some(string(key)?),
+            "category" => self.category = Some(string(key)?),
+            "version" => self.version = Some(string(key)?),
+            "tags" => self.tags = strings(key, "`tags` takes string literals: `tags(\"memory\", \"search\")`")?,
+            "examples" => {
+                self.examples =
+                    strings(key, "`examples` takes JSON object texts: `examples(r#\"{\"query\": \"rust\"}\"#)`")?;
+            }
+            "timeout_ms" => {
+                self.timeout_ms =
+                    Some(integer(key, "`timeout_ms` takes an integer literal, in milliseconds: `timeout_ms = 5000`")?);
+            }
+            "blocking" => self.blocking = flag(key)?.then(|| key.span()),
+            "inline" => self.inline = flag(key)?.then(|| key.span()),
+            "strict" => self.strict = flag(key)?,
+            "crate" => self.krate = Some(krate(key)?),
+            "annotations" => self.annotations = Some(Annotations::read(key, errors)?),
+            other if IMPL_KEYS.contains(&other) => {
+                let message = if target == Target::Method {
+                    format!("`{other}` sets up the per-conversation instance: give it in the impl block's `#[tool(..)]`, not in a method's")
+                } else {
+                    format!("`{other}` applies to `#[tool]` on an impl block of tool methods, where it sets up the per-conversation instance; remove it here")
+                };
+                return Err(syn::Error::new(key.span(), message));
+            }
+            _ => return Err(unknown_key(key, "`tool` attribute", "", TOOL_KEYS)),
+        }
+        Ok(())
+    }
+}
+
+pub fn impl_config(entries: &[Entry], errors: &mut Errors) -> ImplConfig {
+    let mut config = ImplConfig::default();
+    for key in keys(entries, "#[tool(..)]", "#[tool(create = \"..\")]", errors) {
+        if let Err(error) = config.read(key) {
+            errors.push(error);
+        }
+    }
+    config
+}
+
+impl ImplConfig {
+    fn read(&mut self, key: &Key) -> syn::Result<()> {
+        let name = key.name();
+        match name.as_str() {
+            "new" => self.new = flag(key)?.then(|| key.span()),
+            "create" => self.create = Some(method_name(key)?),
+            "cleanup" => self.cleanup = Some(method_name(key)?),
+            "idle_timeout_ms" => {
+                self.idle_timeout_ms = Some(integer(
+                    key,
+                    "`idle_timeout_ms` takes an integer literal, in milliseconds: `idle_timeout_ms = 60000`",
+                )?);
+            }
+            "max_instances" => {
+                self.max_instances =
+                    Some(integer(key, "`max_instances` takes an integer literal: `max_instances = 100`")?);
+            }
+            "crate" => self.krate = Some(krate(key)?),
+            other if TOOL_KEYS.contains(&other) => {
+                return Err(syn::Error::new(key.span(), format!("`{other}` belongs to a tool: on an impl block, `#[tool]` takes `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances` and `crate`; put `{other}` in the method's `#[tool(..)]`")));
+            }
+            _ => return Err(unknown_key(key, "`tool` attribute", " on an impl block", IMPL_KEYS)),
+        }
+        Ok(())
+    }
+}
+
+impl Annotations {
+    fn read(key: &Key, errors: &mut Errors) -> syn::Result<Annotations> {
+        let KeyValue::List(entries) = &key.value else {
+            return Err(syn::Error::new(
+                key.span(),
+                "`annotations` takes a list of hints: `annotations(read_only, destructive = false, title = \"..\")`",
+            ));
+        };
+        let mut out = Annotations::default();
+        for key in keys(entries, "annotations(..)", "annotations(read_only)", errors) {
+            if let Err(error) = out.read_key(key) {
+                errors.push(error);
+            }
+        }
+        Ok(out)
+    }
+
+    fn read_key(&mut self, key: &Key) -> syn::Result<()> {
+        match key.name().as_str() {
+            "read_only" => self.read_only = Some(flag(key)?),
+            "destructive" => self.destructive = Some(flag(key)?),
+            "idempotent" => self.idempotent = Some(flag(key)?),
+            "open_world" => self.open_world = Some(flag(key)?),
+            "title" => self.title = Some(string(key)?),
+            _ => return Err(unknown_key(key, "`annotations` attribute", "", ANNOTATION_KEYS)),
+        }
+        Ok(())
+    }
+}
+
+pub fn param_config(entries: &[Entry], errors: &mut Errors) -> ParamConfig {
+    let mut config = ParamConfig::default();
+    for key in keys(entries, "#[param(..)]", "#[param(description = \"..\")]", errors) {
+        if let Err(error) = config.read(key, errors) {
+            errors.push(error);
+        }
+    }
+    config
+}
+
+impl ParamConfig {
+    fn read(&mut self, key: &Key, errors: &mut Errors) -> syn::Result<()> {
+        let span = key.span();
+        match key.name().as_str() {
+            "rename" => self.rename = Some(string(key)?),
+            "description" => self.description = Some(string(key)?),
+            "example" => {
+                let message = "`example` takes a literal: a string, number or boolean";
+                let KeyValue::Assign(expr) = &key.value else { return Err(syn::Error::new(span, message)) };
+                self.example = Some(literal_json(expr).ok_or_else(|| syn::Error::new_spanned(expr, message))?);
+            }
+            "default" => {
+                let value = match &key.value {
+                    KeyValue::Flag => DefaultValue::Trait,
+                    KeyValue::Assign(expr) => DefaultValue::Expr(Box::new(expr.clone()), literal_json(expr)),
+                    KeyValue::List(_) => return Err(syn::Error::new(
+                        span,
+                        "`default` takes no value (absent means `Default::default()`) or an expression: `default = 10`",
+                    )),
+                };
+                self.default = Some(WithSpan { value, span });
+            }
+            "range" => {
+                let keys = [
+                    ("min", "minimum"),
+                    ("max", "maximum"),
+                    ("exclusive_min", "exclusiveMinimum"),
+                    ("exclusive_max", "exclusiveMaximum"),
+                ];
+                self.range = bounds(key, &keys, false, errors).map(|value| WithSpan { value, span });
+            }
+            "length" => {
+                let keys = [("min", "minLength"), ("max", "maxLength")];
+                self.length = bounds(key, &keys, true, errors).map(|value| WithSpan { value, span });
+            }
+            "pattern" => self.pattern = Some(WithSpan { value: string(key)?, span }),
+            "case_sensitive" => self.case_sensitive = flag(key)?,
+            "strict" => self.strict = flag(key)?,
+            _ => return Err(unknown_key(key, "`param` attribute", "", PARAM_KEYS)),
+        }
+        Ok(())
+    }
+}
+
+/// `range(min = 1, max = 50)` into schema keywords with JSON-number texts; `None` when it has
+/// errors, which are in `errors`.
+fn bounds(
+    key: &Key,
+    keys_known: &[(&'static str, &'static str)],
+    whole: bool,
+    errors: &mut Errors,
+) -> Option<Vec<(&'static str, String)>> {
+    let outer = key.name();
+    let names: Vec<&str> = keys_known.iter().map(|(k, _)| *k).collect();
+    let KeyValue::List(entries) = &key.value else {
+        errors.push(syn::Error::new(key.span(), format!("`{outer}` takes bounds: `{outer}({} = ..)`", names[0])));
+        return None;
+    };
+    let mut out: Vec<(&'static str, String)> = Vec::new();
+    let mut failed = false;
+    let example = format!("{outer}({} = ..)", names[0]);
+    let given = keys(entries, &format!("{outer}(..)"), &example, errors);
+    failed |= given.len() < entries.len();
+    for bound in given {
+        match bound_value(bound, &outer, keys_known, &names, whole) {
+            Ok(value) => out.push(value),
+            Err(error) => {
+                errors.push(error);
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        return None;
+    }
+    if out.is_empty() {
+        errors.push(syn::Error::new(key.span(), format!("give at least one bound: `{example}`")));
+        return None;
+    }
+    Some(out)
+}
+
+fn bound_value(
+    bound: &Key,
+    outer: &str,
+    keys_known: &[(&'static str, &'static str)],
+    names: &[&str],
+    whole: bool,
+) -> syn::Result<(&'static str, String)> {
+    let name = bound.name();
+    let Some((_, keyword)) = keys_known.iter().find(|(k, _)| *k == name) else {
+        if let Some((k, keyword)) = keys_known.iter().find(|(_, keyword)| keyword.eq_ignore_ascii_case(&name)) {
+            return Err(syn::Error::new(
+                bound.span(),
+                format!("unknown `{outer}` bound `{name}`: write `{k}` (it becomes the schema's `{keyword}`)"),
+            ));
+        }
+        return Err(unknown_key(bound, &format!("`{outer}` attribute"), "", names));
+    };
+    let what = if whole { "a non-negative integer literal" } else { "a number literal" };
+    let message = format!("`{name}` takes {what}, such as `{outer}({name} = 10)`");
+    let KeyValue::Assign(expr) = &bound.value else { return Err(syn::Error::new(bound.span(), message)) };
+    let json = number_json(expr, whole).ok_or_else(|| syn::Error::new_spanned(expr, message))?;
+    Ok((keyword, json))
+}
+
+/// "unknown `what` `name` `place` (did you mean ..?); expected one of ..".
+fn unknown_key(key: &Key, what: &str, place: &str, known: &[&str]) -> syn::Error {
+    let name = key.name();
+    let expected = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    let hint = match closest(&name, known) {
+        Some(best) => format!(" (did you mean `{best}`?)"),
+        None => String::new(),
+    };
+    syn::Error::new(key.span(), format!("unknown {what} `{name}`{place}{hint}; expected one of {expected}"))
+}
+
+/// `key = "text"`.
+fn string(key: &Key) -> syn::Result<LitStr> {
+    let name = key.name();
+    match &key.value {
+        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Str(lit), .. })) => Ok(lit.clone()),
+        KeyValue::Assign(other) => {
+            Err(syn::Error::new_spanned(other, format!("`{name}` takes a string literal: `{name} = \"..\"`")))
+        }
+        _ => Err(syn::Error::new(key.span(), format!("`{name}` takes a string literal: `{name} = \"..\"`"))),
+    }
+}
+
+/// `key("a", "b")`.
+fn strings(key: &Key, message: &str) -> syn::Result<Vec<LitStr>> {
+    let KeyValue::List(entries) = &key.value else { return Err(syn::Error::new(key.span(), message)) };
+    entries
+        .iter()
+        .map(|entry| match entry {
+            Entry::Value(Expr::Lit(ExprLit { lit: Lit::Str(lit), .. })) => Ok(lit.clone()),
+            Entry::Value(other) => Err(syn::Error::new_spanned(other, message)),
+            Entry::Key(other) => Err(syn::Error::new(other.span(), message)),
+        })
+        .collect()
+}
+
+/// `key`, `key = true` or `key = false`.
+fn flag(key: &Key) -> syn::Result<bool> {
+    let name = key.name();
+    let message = format!("`{name}` takes `true` or `false`, or no value at all (`{name}` means `{name} = true`)");
+    match &key.value {
+        KeyValue::Flag => Ok(true),
+        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Bool(lit), .. })) => Ok(lit.value),
+        KeyValue::Assign(other) => Err(syn::Error::new_spanned(other, message)),
+        KeyValue::List(_) => Err(syn::Error::new(key.span(), message)),
+    }
+}
+
+/// `key = 100`, a whole number that fits in a `u64`.
+fn integer(key: &Key, message: &str) -> syn::Result<LitInt> {
+    match &key.value {
+        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Int(lit), .. })) => {
+            lit.base10_parse::<u64>()?;
+            Ok(lit.clone())
+        }
+        KeyValue::Assign(other) => Err(syn::Error::new_spanned(other, message)),
+        _ => Err(syn::Error::new(key.span(), message)),
+    }
+}
+
+/// `create = "connect"`: a method of the impl block's type.
+fn method_name(key: &Key) -> syn::Result<syn::Ident> {
+    let lit = string(key)?;
+    let name = key.name();
+    lit.parse().map_err(|_| {
+        syn::Error::new(lit.span(), format!("`{name}` names a method of the type: `{name} = \"connect\"`"))
+    })
+}
+
+/// `crate = "::my_reexport::tool_core"`.
+fn krate(key: &Key) -> syn::Result<Path> {
+    let lit = string(key)?;
+    lit.parse().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            "`crate` takes the path of `tool_core` as a string: `crate = \"::my_reexport::tool_core\"`",
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenStream;
+    use quote::quote;
+
+    use super::*;
+    use crate::parse::entries;
+
+    fn read_tool(tokens: TokenStream, target: Target) -> (ToolConfig, Vec<String>) {
+        let mut errors = Errors::default();
+        let list = entries(tokens, &mut errors);
+        let config = tool_config(&list, target, &mut errors);
+        (config, errors.messages())
+    }
+
+    fn read_impl(tokens: TokenStream) -> (ImplConfig, Vec<String>) {
+        let mut errors = Errors::default();
+        let list = entries(tokens, &mut errors);
+        let config = impl_config(&list, &mut errors);
+        (config, errors.messages())
+    }
+
+    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `crate`";
+
+    #[test]
+    fn flags_take_true_and_false() {
+        let (config, errors) = read_tool(quote!(strict = false, blocking, inline = true), Target::Fn);
+        assert_eq!(errors, Vec::<String>::new());
+        assert!(!config.strict);
+        assert!(config.blocking.is_some());
+        assert!(config.inline.is_some());
+        let (config, errors) = read_tool(quote!(strict = true, blocking = false), Target::Fn);
+        assert_eq!(errors, Vec::<String>::new());
+        assert!(config.strict);
+        assert!(config.blocking.is_none());
+        let (config, errors) = read_impl(quote!(new = false));
+        assert_eq!(errors, Vec::<String>::new());
+        assert!(config.new.is_none());
+    }
+
+    #[test]
+    fn every_error_of_a_list_is_collected() {
+        let (config, errors) =
+            read_tool(quote!(strict = 3, creat = "x", name = "a", name = "b", cleanup = "c", tags("t")), Target::Fn);
+        assert_eq!(
+            errors,
+            [
+                "repeated `name` in `#[tool(..)]`: give each key once".to_owned(),
+                "`strict` takes `true` or `false`, or no value at all (`strict` means `strict = true`)".to_owned(),
+                format!("unknown `tool` attribute `creat`; expected one of {FN_LIST}"),
+                "`cleanup` applies to `#[tool]` on an impl block of tool methods, where it sets up the per-conversation instance; remove it here".to_owned(),
+            ]
+        );
+        // The keys without errors are still read.
+        assert_eq!(config.name.map(|n| n.value()).as_deref(), Some("a"));
+        assert_eq!(config.tags.len(), 1);
+    }
+
+    #[test]
+    fn a_method_is_told_where_an_impl_key_goes() {
+        let (_, errors) = read_tool(quote!(new), Target::Method);
+        assert_eq!(
+            errors,
+            ["`new` sets up the per-conversation instance: give it in the impl block's `#[tool(..)]`, not in a method's"]
+        );
+    }
+
+    #[test]
+    fn an_impl_block_has_its_own_keys() {
+        let (config, errors) = read_impl(quote!(max_instance = 3, timeout = 5, name = "x", idle_timeout_ms = 10));
+        assert_eq!(
+            errors,
+            [
+                "unknown `tool` attribute `max_instance` on an impl block (did you mean `max_instances`?); expected one of `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances`, `crate`",
+                "unknown `tool` attribute `timeout` on an impl block; expected one of `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances`, `crate`",
+                "`name` belongs to a tool: on an impl block, `#[tool]` takes `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances` and `crate`; put `name` in the method's `#[tool(..)]`",
+            ]
+        );
+        assert_eq!(config.idle_timeout_ms.map(|l| l.base10_digits().to_owned()).as_deref(), Some("10"));
+    }
+
+    #[test]
+    fn param_bounds_report_each_mistake() {
+        let mut errors = Errors::default();
+        let list = entries(quote!(range(minimum = 1, max = "a"), length(), case_sensitive = false), &mut errors);
+        let config = param_config(&list, &mut errors);
+        assert_eq!(
+            errors.messages(),
+            [
+                "unknown `range` bound `minimum`: write `min` (it becomes the schema's `minimum`)",
+                "`max` takes a number literal, such as `range(max = 10)`",
+                "give at least one bound: `length(min = ..)`",
+            ]
+        );
+        assert!(config.range.is_none());
+        assert!(!config.case_sensitive);
+    }
+}
