@@ -194,7 +194,7 @@ pub mod __private {
         extract_by_single_pass, extract_by_tree, DeclaredTool, Registration, StaticTool, ToolRun,
     };
     pub use crate::declare::{AnnotationsDeclaration, Declaration, ParamDeclaration};
-    pub use crate::extract::convert::closest_key;
+    pub use crate::extract::keys::closest_key;
     pub use crate::extract::scan::Stop;
     pub use crate::extract::single_pass::Pass;
     pub use crate::extract::{ToolParam, Wide, WireArgs};

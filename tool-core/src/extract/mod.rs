@@ -4,7 +4,7 @@
 //! [`WireArgs`], which is implemented here for tuples once, so the `#[tool]` macro generates no
 //! deserializer per tool. The single pass deserializes straight from the raw string, as a
 //! `#[derive(Deserialize)]` struct would, converting values that arrived in the wrong form as
-//! it goes (`single_pass.rs`); the object's frame is read by the object scan (`scan.rs`), and by
+//! it goes (`single_pass/`); the object's frame is read by the object scan (`scan.rs`), and by
 //! serde_json's map reading only where the scan stops. Only when it cannot settle the call
 //! does the tree path build a JSON tree, repair and convert it, and report every problem, per
 //! field, with the value that arrived.
@@ -42,8 +42,7 @@ use crate::extract::single_pass::Pass;
 use crate::model::{truncate, ArgumentErrors, Extraction, Findings, ParseWarning};
 use crate::model::{ToolDefinition, ToolParameter};
 use compiled::CompiledSchema;
-use convert::UNKNOWN_PARAMETER;
-use keys::{Key, KeySeed};
+use keys::{folded_name, Key, KeySeed, UNKNOWN_PARAMETER};
 
 /// The single pass over a deserializer's map: the arguments object read as a derived struct
 /// reads its fields. `Ok(None)` when a required parameter is missing.
@@ -133,9 +132,7 @@ fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter], unknown: usiz
     if !object.keys().any(|key| declared(key)) || object.keys().filter(|key| !declared(key)).count() != unknown {
         return true;
     }
-    object
-        .keys()
-        .any(|key| !declared(key) && convert::folded_name(key, parameters.iter().map(|p| p.name.as_str())).is_some())
+    object.keys().any(|key| !declared(key) && folded_name(key, parameters.iter().map(|p| p.name.as_str())).is_some())
 }
 
 /// The warnings (and the arguments tree, when constraints were checked on it) of the single

@@ -30,6 +30,7 @@ use serde_json::{Number, Value};
 
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::convert::{self, Scalar, Token};
+use crate::extract::keys::{folded_name, unknown_key};
 use crate::model::pointer;
 use crate::model::ParseWarning;
 use crate::model::ToolDefinition;
@@ -245,11 +246,11 @@ impl<'c> Pass<'c> {
         let Some((node, only_indices)) = self.locate(parent, &mut pointer) else { return false };
         let Some(declared) = self.plan().node(node).closed_fields() else { return false };
         let strict = self.flags(parent.root().0, only_indices).0;
-        if strict || declared.contains(&key) || convert::folded_name(key, declared.iter().copied()).is_some() {
+        if strict || declared.contains(&key) || folded_name(key, declared.iter().copied()).is_some() {
             return false;
         }
         PointerSink::push_segment(&mut pointer, key);
-        self.push(convert::unknown_key(&pointer, key, &declared, "fields"));
+        self.push(unknown_key(&pointer, key, &declared, "fields"));
         true
     }
 
