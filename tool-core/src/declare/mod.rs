@@ -2,21 +2,27 @@
 //! [`DeclaredTool`] and [`ToolRun`] traits, the static catalog entry of a declared tool and its
 //! link-time registration, and the building of its definition from what was declared.
 
+mod checks;
 mod definition;
+mod run;
+mod tool_run;
 
-use std::future::Future;
 use std::sync::OnceLock;
 
 use crate::context::ToolContext;
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::{self, ExtractionPolicy, WireArgs};
-use crate::model::{ArgumentErrors, Extraction, IntoToolOutput, ToolCallRequest, ToolDefinition};
+use crate::model::{ArgumentErrors, Extraction, ToolCallRequest, ToolDefinition};
 use crate::schema;
 use crate::stateful::Turn;
 use crate::tool::{parts, settle, BoxFuture, Invocation, Tool, ToolResult};
 
+pub use checks::{assert_numeric, assert_output, assert_param, assert_text, assert_tool_run};
+pub use checks::{Checked, DefaultState, NumericParam, TextParam};
 use definition::TypeFacts;
 pub use definition::{AnnotationsDeclaration, Declaration, ParamDeclaration};
+pub use run::{created, run_blocking, run_struct, struct_output_schema};
+pub use tool_run::ToolRun;
 
 /// A type the `#[tool]` macro turned into a tool: a function's companion type, or the struct.
 ///
@@ -94,39 +100,6 @@ fn extract_declared<'r, T: DeclaredTool, const SCAN: bool>(
 ) -> Extraction<'r, T::Args> {
     let (definition, compiled) = (entry.definition(), entry.compiled());
     extract::extract::<T::Args, SCAN>(raw, definition, compiled, T::declaration().param_names, &T::defaults(), policy)
-}
-
-/// The struct form's body: `#[tool] struct CheckAvailability { .. }` plus this impl.
-///
-/// ```
-/// use tool_core::prelude::*;
-///
-/// /// Check whether a meeting room is free.
-/// #[tool]
-/// struct CheckAvailability {
-///     /// Room name.
-///     room: String,
-/// }
-///
-/// impl ToolRun for CheckAvailability {
-///     type Output = Result<String, ToolError>;
-///
-///     async fn run(self, _ctx: &ToolContext) -> Self::Output {
-///         Ok(format!("{} is free", self.room))
-///     }
-/// }
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is declared with `#[tool]` but has no body",
-    label = "needs `impl ToolRun for {Self}`",
-    note = "add `impl ToolRun for {Self} {{ type Output = Result<String, ToolError>; async fn run(self, ctx: &ToolContext) -> Self::Output {{ .. }} }}`"
-)]
-pub trait ToolRun: Sized + Send + 'static {
-    /// What the tool returns (see [`IntoToolOutput`]).
-    type Output: IntoToolOutput;
-
-    /// Runs the tool with its extracted parameters.
-    fn run(self, ctx: &ToolContext) -> impl Future<Output = Self::Output> + Send;
 }
 
 /// The catalog entry of a declared tool: a static whose definition is built on first use.
