@@ -42,8 +42,8 @@
 // one that uses it back (`tests/tests/layers.rs` checks both from the source).
 mod suggest; // name similarity, for "did you mean" (no dependency)
 mod model; // plain data: definitions, calls, warnings and errors, outputs, JSON pointers
-mod schema; // schemars settings; what a schema says a value is; the conversion plan
-mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
+pub mod schema; // schemars settings; what a schema says a value is; the conversion plan
+pub mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
 mod context; // what the executor hands a running tool
 mod tool; // the `Tool` contract, and tools built at run time
 mod stateful; // tools with state per conversation: instances, turns, the host's handle
@@ -68,15 +68,13 @@ pub use declare::{DeclaredTool, ToolRun};
 pub use executor::{
     CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder, OutputCut, DEFAULT_MAX_OUTPUT_BYTES,
 };
-pub use extract::{extract_untyped, ExtractionPolicy, ToolParam};
+pub use extract::policy::ExtractionPolicy;
 pub use model::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
     ValueKind,
 };
 pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
 pub use model::{IntoToolOutput, Json, ToolError, ToolOutput};
-pub use schema::shape::VALUE_KIND_KEYWORD;
-pub use schema::{schema_generator, schema_settings};
 pub use stateful::{ConversationState, Conversations, StateLimits};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Invocation, Tool, ToolResult};
@@ -201,7 +199,6 @@ pub mod __private {
     pub use crate::extract::scan::Stop;
     pub use crate::extract::single_pass::Pass;
     pub use crate::extract::{ToolParam, Wide, WireArgs};
-    pub use crate::model::Findings;
     pub use crate::model::IntoToolOutput;
     pub use crate::stateful::{reserve, run_exclusive, run_shared, ConversationState, StateLimits, Turn};
     pub use crate::tool::{BoxFuture, Tool, ToolResult};

@@ -28,7 +28,10 @@ pub use tool_run::ToolRun;
 ///
 /// `ToolCatalog::builder().add_declared::<memory_search>()` adds one explicitly.
 pub trait DeclaredTool: Sized + 'static {
-    /// The wire parameters, in declaration order.
+    /// The wire parameters, in declaration order: the tuple of their types
+    /// (`(String, Option<u32>)`), or past 16 parameters a [`Wide`](crate::extract::Wide) of
+    /// such tuples. What [`extract`](DeclaredTool::extract) reads; see
+    /// [`WireArgs`](crate::extract::WireArgs).
     type Args: WireArgs;
 
     /// The tool's static catalog entry (the macro writes it).
@@ -67,7 +70,23 @@ pub trait DeclaredTool: Sized + 'static {
         Self::entry().definition()
     }
 
-    /// Extracts typed arguments from a raw arguments string, leniently, with warnings and errors.
+    /// Extracts typed arguments from a raw arguments string, leniently, with warnings and errors:
+    /// the value is the tuple of the parameters ([`DeclaredTool::Args`]).
+    ///
+    /// ```
+    /// use tool_core::prelude::*;
+    ///
+    /// /// Find books.
+    /// #[tool]
+    /// fn find_books(query: String, limit: Option<u32>) -> Vec<String> {
+    ///     vec![format!("{query} ({limit:?})")]
+    /// }
+    ///
+    /// let extraction: tool_core::Extraction<'_, (String, Option<u32>)> =
+    ///     <find_books as DeclaredTool>::extract(r#"{"query": "rust", "limit": "5"}"#);
+    /// assert_eq!(extraction.value.unwrap(), ("rust".to_owned(), Some(5)));
+    /// assert_eq!(extraction.warnings[0].rule(), "string_to_integer");
+    /// ```
     fn extract(raw: &str) -> Extraction<'_, Self::Args> {
         extract_declared::<Self, true>(raw, Self::entry(), ExtractionPolicy::LENIENT)
     }
@@ -156,10 +175,10 @@ fn build_definition(
     has_default: Vec<bool>,
     output_schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
 ) -> ToolDefinition {
-    let mut generator = schema::schema_generator();
+    let mut generator = schema::generator();
     let schemas = element_schemas(&mut generator);
     let definitions = generator.take_definitions(true);
-    let output_schema = output_schema(&mut schema::schema_generator());
+    let output_schema = output_schema(&mut schema::generator());
     let facts = TypeFacts { schemas, definitions, accepts_missing, has_default, output_schema };
     definition::build_definition(declaration, facts)
 }

@@ -30,7 +30,7 @@ use super::calls::{
 };
 use super::dialect::Provider;
 use super::names::NameMap;
-use crate::extract::extract_untyped;
+use crate::extract;
 use crate::model::{received_text, truncate, ArgumentError, ArgumentErrors, ToolCallRequest};
 
 /// A call still streaming, as far as it has arrived.
@@ -326,7 +326,7 @@ impl StreamAccumulator {
                             "the stream ended before any of the call's arguments arrived",
                         ))
                     } else {
-                        extract_untyped(&request.raw_arguments).value.err()
+                        extract::untyped(&request.raw_arguments).value.err()
                     };
                 }
             }
