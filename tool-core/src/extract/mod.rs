@@ -4,7 +4,7 @@
 //!
 //! Most hosts never call it directly: the [`Executor`](crate::Executor) extracts each call's
 //! arguments, and [`DeclaredTool::extract`](crate::DeclaredTool::extract) does it for one
-//! declared tool, returning an [`Extraction`](crate::Extraction) of
+//! declared tool, returning an [`Extraction`] of
 //! [`DeclaredTool::Args`](crate::DeclaredTool::Args). This module names the parts of that
 //! result: [`WireArgs`], the tuple of a tool's parameter types (with [`Wide`] past 16
 //! parameters), each a [`ToolParam`]; [`Findings`], the lists of warnings and errors; and
