@@ -6,7 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{Map, Value};
-use tool_core::extract_untyped;
+use tool_core::extract;
 
 /// The inputs of a megabyte each, by name: the repairs they need.
 fn inputs() -> Vec<(&'static str, String)> {
@@ -26,13 +26,13 @@ fn repair(c: &mut Criterion) {
     let mut group = c.benchmark_group("repair_1mb");
     group.sample_size(10);
     // The limit: the first input once repaired, read by serde_json.
-    let Ok(repaired) = extract_untyped(&inputs()[0].1).value else { panic!("the first input is repaired") };
+    let Ok(repaired) = extract::untyped(&inputs()[0].1).value else { panic!("the first input is repaired") };
     let clean = serde_json::to_string(&repaired).expect("serialises");
     group.bench_function("limit: serde_json of the repaired text", |b| {
         b.iter(|| serde_json::from_str::<Map<String, Value>>(&clean).is_ok())
     });
     for (name, input) in inputs() {
-        group.bench_function(name, |b| b.iter(|| extract_untyped(&input).value.is_ok()));
+        group.bench_function(name, |b| b.iter(|| extract::untyped(&input).value.is_ok()));
     }
     group.finish();
 }

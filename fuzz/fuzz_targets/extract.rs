@@ -103,7 +103,7 @@ where
         assert!(!warning.rule().is_empty());
         let _ = warning.to_string();
     }
-    let _ = extraction.warning_text();
+    let _ = tool_core::ParseWarning::joined(&extraction.warnings);
     if let Some(arguments) = &extraction.arguments {
         assert!(arguments.is_object(), "the arguments kept are an object: {arguments}");
     }

@@ -64,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
     for call in &whole.calls {
         let json_call = call.parse_warnings.iter().any(|w| w.rule() == "xml_json_tool_call");
         assert!(json_call || text.contains(call.raw_arguments.as_str()), "the raw text of a call is in the answer");
-        let _ = call.parse_warning_text();
+        let _ = tool_core::ParseWarning::joined(&call.parse_warnings);
     }
     let records = runtime.block_on(executor.execute_batch(whole.calls));
     for record in &records {

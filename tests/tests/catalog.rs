@@ -42,7 +42,7 @@ fn echo_tool() -> DynamicTool {
 
 #[test]
 fn builders_add_remove_and_filter() {
-    let only_greek = ToolCatalog::global().unwrap().to_builder().with_tag("greek").remove("zeta").build().unwrap();
+    let only_greek = ToolCatalog::global().unwrap().to_builder().retain_tagged("greek").remove("zeta").build().unwrap();
     assert_eq!(only_greek.names().collect::<Vec<_>>(), vec!["alpha"]);
 
     let dynamic = echo_tool();

@@ -48,7 +48,7 @@ fn unknown_keys_are_dropped_with_a_warning_naming_the_closest_parameter() {
     );
     assert_eq!(warning.expected(), "one of the declared parameters: name, seats, notes, tags");
     assert_eq!(
-        extraction.warning_text().as_deref(),
+        tool_core::ParseWarning::joined(&extraction.warnings).as_deref(),
         Some("unknown_parameter at `seat`: ignored; did you mean `seats`?")
     );
 }

@@ -303,10 +303,10 @@ fn a_conversion_keeps_the_raw_text_and_its_warning_says_what_the_value_became() 
 
 #[test]
 fn arguments_for_a_tool_with_no_definition_are_still_read_leniently() {
-    let e = tool_core::extract_untyped("{'city': 'Oslo', 'days': 3}");
+    let e = tool_core::extract::untyped("{'city': 'Oslo', 'days': 3}");
     assert_eq!(warnings(&e), vec![at("", "tool_definition_missing"), at("", "python_literal")]);
     assert_eq!(serde_json::Value::Object(e.value.unwrap()), json!({"city": "Oslo", "days": 3}));
-    let broken = tool_core::extract_untyped(r#"{"city": "Os"#);
+    let broken = tool_core::extract::untyped(r#"{"city": "Os"#);
     assert_eq!(warnings(&broken), vec![at("", "tool_definition_missing")]);
     assert_eq!(errors(broken), vec![at("", "truncated_json")]);
 }

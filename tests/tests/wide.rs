@@ -4,7 +4,7 @@
 //! over tuples; past 255 a parameter's position no longer fits in a byte.
 
 use serde_json::{json, Value};
-use tool_core::__private::Wide;
+use tool_core::extract::Wide;
 use tool_core::prelude::*;
 use tool_core::CallStatus;
 

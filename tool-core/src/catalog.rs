@@ -80,7 +80,7 @@ impl ToolCatalog {
     /// Every `#[tool]` linked into the binary, collected and validated once.
     pub fn global() -> Result<&'static ToolCatalog, &'static CatalogError> {
         static GLOBAL: OnceLock<Result<ToolCatalog, CatalogError>> = OnceLock::new();
-        GLOBAL.get_or_init(|| CatalogBuilder::new().with_global().build()).as_ref()
+        GLOBAL.get_or_init(|| CatalogBuilder::new().add_all_declared().build()).as_ref()
     }
 
     /// An empty builder.
@@ -209,8 +209,8 @@ impl CatalogBuilder {
         Self::default()
     }
 
-    /// Adds every `#[tool]` linked into the binary.
-    pub fn with_global(mut self) -> Self {
+    /// Adds every `#[tool]` linked into the binary: the tools of [`ToolCatalog::global`].
+    pub fn add_all_declared(mut self) -> Self {
         for registration in inventory::iter::<Registration> {
             self.tools.push(Entry::of(Arc::new(StaticRef(registration.tool()))));
         }
@@ -290,8 +290,8 @@ impl CatalogBuilder {
         self
     }
 
-    /// Keeps the tools carrying `tag`.
-    pub fn with_tag(self, tag: &str) -> Self {
+    /// Keeps only the tools carrying `tag` (a [`retain`](CatalogBuilder::retain) by tag).
+    pub fn retain_tagged(self, tag: &str) -> Self {
         self.retain(|d| d.has_tag(tag))
     }
 

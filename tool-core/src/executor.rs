@@ -83,7 +83,7 @@ pub enum CallFailure {
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
 pub struct ExecutionRecord {
-    /// The request, with the raw arguments, parse warnings and parse errors.
+    /// The request, with the raw arguments, parse warnings and argument errors.
     pub request: Arc<ToolCallRequest>,
     /// How the call ended.
     pub status: CallStatus,
@@ -560,7 +560,7 @@ impl Executor {
     fn prepare(&self, mut request: ToolCallRequest, started: Instant) -> Stage {
         let Some(tool) = self.catalog.get(&request.tool_name) else {
             // Keep what the model sent readable in the record: a generic tolerant parse.
-            let untyped = crate::extract::extract_untyped_with(&request.raw_arguments, self.catalog.policy());
+            let untyped = crate::extract::untyped_with(&request.raw_arguments, self.catalog.policy());
             request.parse_warnings.extend(untyped.warnings);
             request.arguments = untyped.arguments;
             request.parse_error = untyped.value.err();

@@ -43,8 +43,8 @@
 // one that uses it back (`tests/tests/layers.rs` checks both from the source).
 mod suggest; // name similarity, for "did you mean" (no dependency)
 mod model; // plain data: definitions, calls, warnings and errors, outputs, JSON pointers
-mod schema; // schemars settings; what a schema says a value is; the conversion plan
-mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
+pub mod schema; // schemars settings; what a schema says a value is; the conversion plan
+pub mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
 mod wire; // calls as a provider sent them (names, arguments), back in the declared form
 mod context; // what the executor hands a running tool
 mod tool; // the `Tool` contract, and tools built at run time
@@ -70,15 +70,13 @@ pub use declare::{DeclaredTool, ToolRun};
 pub use executor::{
     CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder, OutputCut, DEFAULT_MAX_OUTPUT_BYTES,
 };
-pub use extract::{extract_untyped, ExtractionPolicy, ToolParam};
+pub use extract::policy::ExtractionPolicy;
 pub use model::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
     ValueKind,
 };
 pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
 pub use model::{IntoToolOutput, Json, ToolError, ToolOutput};
-pub use schema::shape::VALUE_KIND_KEYWORD;
-pub use schema::{schema_generator, schema_settings};
 pub use stateful::{ConversationState, Conversations, StateLimits};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Invocation, Tool, ToolResult};
@@ -277,15 +275,17 @@ mod guides {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::context::FromContext;
+    pub use crate::declare::{assert_numeric, assert_output, assert_param, assert_text, assert_tool_run};
+    pub use crate::declare::{created, run_blocking, run_struct, struct_output_schema};
     pub use crate::declare::{
         extract_by_single_pass, extract_by_tree, DeclaredTool, Registration, StaticTool, ToolRun,
     };
     pub use crate::declare::{AnnotationsDeclaration, Declaration, ParamDeclaration};
-    pub use crate::extract::convert::closest_key;
+    pub use crate::declare::{Checked, DefaultState, NumericParam, TextParam};
+    pub use crate::extract::keys::closest_key;
     pub use crate::extract::scan::Stop;
     pub use crate::extract::single_pass::Pass;
     pub use crate::extract::{ToolParam, Wide, WireArgs};
-    pub use crate::model::Findings;
     pub use crate::model::IntoToolOutput;
     pub use crate::stateful::{reserve, run_exclusive, run_shared, ConversationState, StateLimits, Turn};
     pub use crate::tool::{BoxFuture, Tool, ToolResult};
@@ -294,113 +294,4 @@ pub mod __private {
     pub use schemars::{Schema, SchemaGenerator};
     pub use std::boxed::Box;
     pub use std::result::Result::{Err, Ok};
-
-    /// `<[T; N] as Checked>::Param` is `T`, where `N` is one of the `assert_*` calls below. When
-    /// the check fails, the compiler reports it once, at the type, and treats the type as an
-    /// error everywhere else: one clear error instead of one per use.
-    pub trait Checked {
-        /// The checked type.
-        type Param;
-    }
-
-    impl<T> Checked for [T; 0] {
-        type Param = T;
-    }
-
-    /// Checks, at the parameter's type, that it can be a tool parameter.
-    pub const fn assert_param<T: ToolParam>() -> usize {
-        0
-    }
-
-    /// Checks, at the return type, that a tool may return it.
-    pub const fn assert_output<T: IntoToolOutput>() -> usize {
-        0
-    }
-
-    /// How the instance of a type with `#[tool]` methods is made when its impl block names no
-    /// `create`: `Default`.
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` holds the state of tool methods, and there is no way to make one",
-        label = "needs `Default`, or `create = \"..\"` on this impl block's `#[tool]`",
-        note = "derive or implement `Default` for `{Self}`, or name an async factory: `#[tool(create = \"connect\")]` with `async fn connect(ctx: &ToolContext) -> Result<{Self}, ToolError>`"
-    )]
-    pub trait DefaultState: Sized {
-        /// A new instance.
-        fn make() -> Self;
-    }
-
-    #[diagnostic::do_not_recommend]
-    impl<T: Default> DefaultState for T {
-        fn make() -> T {
-            T::default()
-        }
-    }
-
-    /// Makes an instance with its factory's result, converting the factory's error.
-    pub fn created<T, E: Into<ToolError>>(made: Result<T, E>) -> Result<T, ToolError> {
-        made.map_err(Into::into)
-    }
-
-    /// Checks, at the struct's name, that the struct has its `impl ToolRun`.
-    pub const fn assert_tool_run<T: ToolRun>() -> usize {
-        0
-    }
-
-    /// Runs a struct tool (`ToolRun::run`) and converts its output.
-    pub fn run_struct<T: ToolRun>(value: T, ctx: ToolContext) -> BoxFuture<'static, ToolResult> {
-        Box::pin(async move { value.run(&ctx).await.into_output() })
-    }
-
-    /// The output schema of a struct tool.
-    pub fn struct_output_schema<T: ToolRun>(generator: &mut SchemaGenerator) -> Option<Schema> {
-        T::Output::output_schema(generator)
-    }
-
-    /// Checks, at the `range` key, that the parameter is a number.
-    pub const fn assert_numeric<T: NumericParam>() {}
-
-    /// Checks, at the `length`/`pattern` key, that the parameter is a string.
-    pub const fn assert_text<T: TextParam>() {}
-
-    /// Types `range(..)` applies to.
-    #[diagnostic::on_unimplemented(
-        message = "`range(..)` applies to number parameters, and `{Self}` is not a number",
-        label = "`range` on a `{Self}` parameter",
-        note = "use `range` on integers or floats (or `Option`s of them); for strings use `length(min = .., max = ..)`"
-    )]
-    pub trait NumericParam {}
-
-    /// Types `length(..)` and `pattern` apply to.
-    #[diagnostic::on_unimplemented(
-        message = "`length(..)` and `pattern` apply to string parameters, and `{Self}` is not a string",
-        label = "on a `{Self}` parameter",
-        note = "use `length`/`pattern` on `String` (or `Option<String>`); for numbers use `range(min = .., max = ..)`"
-    )]
-    pub trait TextParam {}
-
-    // `do_not_recommend` keeps the list of these impls out of the errors above: their notes
-    // already say which types fit.
-    macro_rules! marker {
-        ($tr:ident: $($t:ty),*) => {$(#[diagnostic::do_not_recommend] impl $tr for $t {})*};
-    }
-    marker!(NumericParam: u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
-    marker!(TextParam: String, Box<str>, std::borrow::Cow<'static, str>);
-    #[diagnostic::do_not_recommend]
-    impl<T: NumericParam> NumericParam for Option<T> {}
-    #[diagnostic::do_not_recommend]
-    impl<T: TextParam> TextParam for Option<T> {}
-
-    /// Runs a sync tool body on the blocking pool (every sync `#[tool]` not marked `inline`),
-    /// inside the call's tracing span. When the call's future is dropped (time limit,
-    /// cancellation) the body goes on until it returns; only its result is dropped.
-    pub async fn run_blocking<R: IntoToolOutput + Send + 'static>(
-        body: impl FnOnce() -> R + Send + 'static,
-    ) -> ToolResult {
-        let span = tracing::Span::current();
-        match tokio::task::spawn_blocking(move || span.in_scope(body)).await {
-            Ok(result) => result.into_output(),
-            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-            Err(error) => Err(ToolError::new(format!("the blocking task did not finish: {error}"))),
-        }
-    }
 }

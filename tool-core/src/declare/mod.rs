@@ -2,27 +2,36 @@
 //! [`DeclaredTool`] and [`ToolRun`] traits, the static catalog entry of a declared tool and its
 //! link-time registration, and the building of its definition from what was declared.
 
+mod checks;
 mod definition;
+mod run;
+mod tool_run;
 
-use std::future::Future;
 use std::sync::OnceLock;
 
 use crate::context::ToolContext;
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::{self, ExtractionPolicy, WireArgs};
-use crate::model::{ArgumentErrors, Extraction, IntoToolOutput, ToolCallRequest, ToolDefinition};
+use crate::model::{ArgumentErrors, Extraction, ToolCallRequest, ToolDefinition};
 use crate::schema;
 use crate::stateful::Turn;
 use crate::tool::{parts, settle, BoxFuture, Invocation, Tool, ToolResult};
 
+pub use checks::{assert_numeric, assert_output, assert_param, assert_text, assert_tool_run};
+pub use checks::{Checked, DefaultState, NumericParam, TextParam};
 use definition::TypeFacts;
 pub use definition::{AnnotationsDeclaration, Declaration, ParamDeclaration};
+pub use run::{created, run_blocking, run_struct, struct_output_schema};
+pub use tool_run::ToolRun;
 
 /// A type the `#[tool]` macro turned into a tool: a function's companion type, or the struct.
 ///
 /// `ToolCatalog::builder().add_declared::<memory_search>()` adds one explicitly.
 pub trait DeclaredTool: Sized + 'static {
-    /// The wire parameters, in declaration order.
+    /// The wire parameters, in declaration order: the tuple of their types
+    /// (`(String, Option<u32>)`), or past 16 parameters a [`Wide`](crate::extract::Wide) of
+    /// such tuples. What [`extract`](DeclaredTool::extract) reads; see
+    /// [`WireArgs`](crate::extract::WireArgs).
     type Args: WireArgs;
 
     /// The tool's static catalog entry (the macro writes it).
@@ -61,7 +70,23 @@ pub trait DeclaredTool: Sized + 'static {
         Self::entry().definition()
     }
 
-    /// Extracts typed arguments from a raw arguments string, leniently, with warnings and errors.
+    /// Extracts typed arguments from a raw arguments string, leniently, with warnings and errors:
+    /// the value is the tuple of the parameters ([`DeclaredTool::Args`]).
+    ///
+    /// ```
+    /// use tool_core::prelude::*;
+    ///
+    /// /// Find books.
+    /// #[tool]
+    /// fn find_books(query: String, limit: Option<u32>) -> Vec<String> {
+    ///     vec![format!("{query} ({limit:?})")]
+    /// }
+    ///
+    /// let extraction: tool_core::Extraction<'_, (String, Option<u32>)> =
+    ///     <find_books as DeclaredTool>::extract(r#"{"query": "rust", "limit": "5"}"#);
+    /// assert_eq!(extraction.value.unwrap(), ("rust".to_owned(), Some(5)));
+    /// assert_eq!(extraction.warnings[0].rule(), "string_to_integer");
+    /// ```
     fn extract(raw: &str) -> Extraction<'_, Self::Args> {
         extract_declared::<Self, true>(raw, Self::entry(), ExtractionPolicy::LENIENT)
     }
@@ -94,39 +119,6 @@ fn extract_declared<'r, T: DeclaredTool, const SCAN: bool>(
 ) -> Extraction<'r, T::Args> {
     let (definition, compiled) = (entry.definition(), entry.compiled());
     extract::extract::<T::Args, SCAN>(raw, definition, compiled, T::declaration().param_names, &T::defaults(), policy)
-}
-
-/// The struct form's body: `#[tool] struct CheckAvailability { .. }` plus this impl.
-///
-/// ```
-/// use tool_core::prelude::*;
-///
-/// /// Check whether a meeting room is free.
-/// #[tool]
-/// struct CheckAvailability {
-///     /// Room name.
-///     room: String,
-/// }
-///
-/// impl ToolRun for CheckAvailability {
-///     type Output = Result<String, ToolError>;
-///
-///     async fn run(self, _ctx: &ToolContext) -> Self::Output {
-///         Ok(format!("{} is free", self.room))
-///     }
-/// }
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is declared with `#[tool]` but has no body",
-    label = "needs `impl ToolRun for {Self}`",
-    note = "add `impl ToolRun for {Self} {{ type Output = Result<String, ToolError>; async fn run(self, ctx: &ToolContext) -> Self::Output {{ .. }} }}`"
-)]
-pub trait ToolRun: Sized + Send + 'static {
-    /// What the tool returns (see [`IntoToolOutput`]).
-    type Output: IntoToolOutput;
-
-    /// Runs the tool with its extracted parameters.
-    fn run(self, ctx: &ToolContext) -> impl Future<Output = Self::Output> + Send;
 }
 
 /// The catalog entry of a declared tool: a static whose definition is built on first use.
@@ -183,10 +175,10 @@ fn build_definition(
     has_default: Vec<bool>,
     output_schema: fn(&mut schemars::SchemaGenerator) -> Option<schemars::Schema>,
 ) -> ToolDefinition {
-    let mut generator = schema::schema_generator();
+    let mut generator = schema::generator();
     let schemas = element_schemas(&mut generator);
     let definitions = generator.take_definitions(true);
-    let output_schema = output_schema(&mut schema::schema_generator());
+    let output_schema = output_schema(&mut schema::generator());
     let facts = TypeFacts { schemas, definitions, accepts_missing, has_default, output_schema };
     definition::build_definition(declaration, facts)
 }

@@ -95,3 +95,59 @@ impl<'de> serde::de::Visitor<'de> for KeyWalk<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::duplicate_key_warnings;
+    use crate::extract::repair::repair_arguments;
+
+    #[test]
+    fn duplicate_keys_are_reported_at_any_depth() {
+        let warnings = duplicate_key_warnings(
+            r#"{"limit": 2, "limit": "3", "origin": {"x": 1, "x": 2, "y": 0}, "list": [{"a": 1, "a": 1}]}"#,
+        );
+        let found: Vec<(&str, &str)> = warnings.iter().map(|w| (w.pointer(), w.rule())).collect();
+        assert_eq!(
+            found,
+            vec![("/limit", "duplicate_parameter"), ("/origin/x", "duplicate_key"), ("/list/0/a", "duplicate_key")]
+        );
+        assert!(duplicate_key_warnings(r#"{"a": {"a": 1}, "b": [1, 2]}"#).is_empty());
+    }
+
+    #[test]
+    fn a_long_key_above_duplicates_is_cut_in_their_pointers() {
+        let key = "k".repeat(5_000);
+        let cut = format!("/{}…", "k".repeat(1_023));
+        for raw in [format!(r#"{{"{key}": {{"a": 1, "a": 2}}}}"#), format!(r#"{{'{key}': {{'a': 1, 'a': 2}}}}"#)] {
+            let Ok(repaired) = repair_arguments(&raw) else { panic!("not repaired") };
+            let duplicate = repaired.warnings.iter().find(|w| w.rule() == "duplicate_key").expect("a duplicate");
+            assert_eq!(duplicate.pointer(), cut);
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_in_text_only_the_tolerant_parser_reads() {
+        let found = |raw: &str| -> Vec<(String, String)> {
+            let Ok(repaired) = repair_arguments(raw) else { panic!("not repaired: {raw}") };
+            repaired.warnings.iter().map(|w| (w.pointer().to_owned(), w.rule().to_owned())).collect()
+        };
+        assert_eq!(
+            found("{'limit': 2, 'limit': 3, 'origin': {'x': 1, 'x': 2}, 'list': [{'a': True, 'a': False}]}"),
+            vec![
+                ("/limit".to_owned(), "duplicate_parameter".to_owned()),
+                ("/origin/x".to_owned(), "duplicate_key".to_owned()),
+                ("/list/0/a".to_owned(), "duplicate_key".to_owned()),
+                (String::new(), "python_literal".to_owned()),
+            ]
+        );
+        // Identical objects sent twice: the first copy's duplicates, once.
+        assert_eq!(
+            found("{'a': 1, 'a': 1}{'a': 1, 'a': 1}"),
+            vec![
+                (String::new(), "identical_objects_merged".to_owned()),
+                ("/a".to_owned(), "duplicate_parameter".to_owned()),
+                (String::new(), "python_literal".to_owned()),
+            ]
+        );
+    }
+}

@@ -1,15 +1,25 @@
-//! Typed argument extraction: raw arguments text → the tool's typed parameters.
+//! Argument extraction: a model's raw arguments text read as a tool's typed parameters, with a
+//! warning for everything repaired or converted and an error for everything that cannot be
+//! used.
 //!
-//! A tool's wire parameters are a tuple of types (`(String, Option<u32>)`), read by
-//! [`WireArgs`], which is implemented here for tuples once, so the `#[tool]` macro generates no
-//! deserializer per tool. The single pass deserializes straight from the raw string, as a
-//! `#[derive(Deserialize)]` struct would, converting values that arrived in the wrong form as
-//! it goes (`single_pass.rs`); the object's frame is read by the object scan (`scan.rs`), and by
-//! serde_json's map reading only where the scan stops. Only when it cannot settle the call
-//! does the tree path build a JSON tree, repair and convert it, and report every problem, per
-//! field, with the value that arrived.
-//!
-//! This module must not execute anything or know about providers.
+//! Most hosts never call it directly: the [`Executor`](crate::Executor) extracts each call's
+//! arguments, and [`DeclaredTool::extract`](crate::DeclaredTool::extract) does it for one
+//! declared tool, returning an [`Extraction`] of
+//! [`DeclaredTool::Args`](crate::DeclaredTool::Args). This module names the parts of that
+//! result: [`WireArgs`], the tuple of a tool's parameter types (with [`Wide`] past 16
+//! parameters), each a [`ToolParam`]; [`Findings`], the lists of warnings and errors; and
+//! [`untyped`] reads arguments for a tool with no definition.
+
+// How: a tool's wire parameters are a tuple of types (`(String, Option<u32>)`), read by
+// [`WireArgs`], which is implemented here for tuples once, so the `#[tool]` macro generates no
+// deserializer per tool. The single pass deserializes straight from the raw string, as a
+// `#[derive(Deserialize)]` struct would, converting values that arrived in the wrong form as
+// it goes (`single_pass/`); the object's frame is read by the object scan (`scan.rs`), and by
+// serde_json's map reading only where the scan stops. Only when it cannot settle the call
+// does the tree path build a JSON tree, repair and convert it, and report every problem, per
+// field, with the value that arrived.
+
+// This module must not execute anything or know about providers.
 
 pub(crate) mod args;
 pub(crate) mod compiled;
@@ -18,17 +28,18 @@ pub(crate) mod convert;
 mod duplicates;
 pub(crate) mod keys;
 pub(crate) mod param;
-mod policy;
+pub(crate) mod policy;
 pub(crate) mod repair;
 pub(crate) mod scan;
 pub(crate) mod single_pass;
 pub(crate) mod tree;
 
+pub use crate::model::Findings;
 pub use args::{Wide, WireArgs};
 pub(crate) use convert::refusal;
 pub use param::ToolParam;
 use policy::refused_before_reading;
-pub use policy::ExtractionPolicy;
+pub(crate) use policy::ExtractionPolicy;
 pub(crate) use tree::{read_by_tree, tree_path};
 
 use std::fmt;
@@ -39,11 +50,10 @@ use serde_json::{Map, Value};
 use crate::extract::repair::{repair_arguments, Repaired};
 use crate::extract::scan::{ObjectScan, Stop};
 use crate::extract::single_pass::Pass;
-use crate::model::{truncate, ArgumentErrors, Extraction, Findings, ParseWarning};
+use crate::model::{truncate, ArgumentErrors, Extraction, ParseWarning};
 use crate::model::{ToolDefinition, ToolParameter};
 use compiled::CompiledSchema;
-use convert::UNKNOWN_PARAMETER;
-use keys::{Key, KeySeed};
+use keys::{folded_name, Key, KeySeed, UNKNOWN_PARAMETER};
 
 /// The single pass over a deserializer's map: the arguments object read as a derived struct
 /// reads its fields. `Ok(None)` when a required parameter is missing.
@@ -133,9 +143,7 @@ fn unknown_keys_need_tree(raw: &str, parameters: &[ToolParameter], unknown: usiz
     if !object.keys().any(|key| declared(key)) || object.keys().filter(|key| !declared(key)).count() != unknown {
         return true;
     }
-    object
-        .keys()
-        .any(|key| !declared(key) && convert::folded_name(key, parameters.iter().map(|p| p.name.as_str())).is_some())
+    object.keys().any(|key| !declared(key) && folded_name(key, parameters.iter().map(|p| p.name.as_str())).is_some())
 }
 
 /// The warnings (and the arguments tree, when constraints were checked on it) of the single
@@ -183,12 +191,19 @@ fn single_pass_noted(
 /// Reads arguments for a tool with no definition: the raw text is repaired as for any tool
 /// (no conversions, there are no declared types), with the warning `tool_definition_missing`
 /// first. Arguments over the default limits ([`ExtractionPolicy::LENIENT`]) are refused.
-pub fn extract_untyped(raw: &str) -> Extraction<'_, Map<String, Value>> {
-    extract_untyped_with(raw, ExtractionPolicy::LENIENT)
+///
+/// ```
+/// let read = tool_core::extract::untyped("{'city': 'Oslo'}");
+/// assert_eq!(read.value.unwrap()["city"], "Oslo");
+/// let rules: Vec<&str> = read.warnings.iter().map(|w| w.rule()).collect();
+/// assert_eq!(rules, ["tool_definition_missing", "python_literal"]);
+/// ```
+pub fn untyped(raw: &str) -> Extraction<'_, Map<String, Value>> {
+    untyped_with(raw, ExtractionPolicy::LENIENT)
 }
 
-/// [`extract_untyped`] under the limits of `policy`.
-pub(crate) fn extract_untyped_with(raw: &str, policy: ExtractionPolicy) -> Extraction<'_, Map<String, Value>> {
+/// [`untyped`] under the limits of `policy`.
+pub(crate) fn untyped_with(raw: &str, policy: ExtractionPolicy) -> Extraction<'_, Map<String, Value>> {
     let action = "read the arguments without a definition: repairs only, no conversions";
     let missing = ParseWarning::new("", "tool_definition_missing", "a declared tool", &truncate(raw), action);
     let repaired = policy.check(raw).and_then(|()| repair_arguments(raw));

@@ -230,7 +230,7 @@ fn quoted(names: &[String]) -> String {
 impl McpServer {
     /// Serves every tool of `executor`'s catalog, exported in the MCP dialect. To serve a
     /// subset, build the executor over a catalog narrowed with
-    /// [`CatalogBuilder::with_tag`](crate::CatalogBuilder::with_tag) or
+    /// [`CatalogBuilder::retain_tagged`](crate::CatalogBuilder::retain_tagged) or
     /// [`CatalogBuilder::retain`](crate::CatalogBuilder::retain).
     pub fn new(executor: Executor) -> Result<McpServer, McpServerError> {
         let served = Served::new(executor)?;

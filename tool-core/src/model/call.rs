@@ -70,23 +70,6 @@ impl ToolCallRequest {
         self.conversation_id = Some(conversation.into());
         self
     }
-
-    /// The warnings as one `"; "`-separated text.
-    pub fn parse_warning_text(&self) -> Option<String> {
-        joined_warnings(&self.parse_warnings)
-    }
-}
-
-impl<T> Extraction<'_, T> {
-    /// The warnings as one `"; "`-separated text.
-    pub fn warning_text(&self) -> Option<String> {
-        joined_warnings(&self.warnings)
-    }
-}
-
-/// Joins warnings into one `"; "`-separated text.
-fn joined_warnings(warnings: &[ParseWarning]) -> Option<String> {
-    (!warnings.is_empty()).then(|| warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
 }
 
 /// Something extraction noticed or changed, that did not stop the call.
@@ -157,6 +140,25 @@ impl ParseWarning {
     /// What extraction did about it.
     pub fn action(&self) -> &str {
         &self.texts[self.splits[1]..]
+    }
+
+    /// `warnings` as one `"; "`-separated text (each as its `Display` writes it); `None` when
+    /// there are none. For a request's `parse_warnings` or an extraction's `warnings` alike.
+    ///
+    /// ```
+    /// use tool_core::{ParseWarning, ToolCallRequest};
+    ///
+    /// let mut request = ToolCallRequest::new("search", "call_1", r#"{"limit": "5", "q": 1}"#);
+    /// assert_eq!(ParseWarning::joined(&request.parse_warnings), None);
+    /// request.parse_warnings.push(ParseWarning::new("/limit", "string_to_integer", "an integer", "\"5\"", "converted to 5"));
+    /// request.parse_warnings.push(ParseWarning::new("/q", "literal_to_string", "a string", "1", "kept as the text \"1\""));
+    /// assert_eq!(
+    ///     ParseWarning::joined(&request.parse_warnings).as_deref(),
+    ///     Some(r#"string_to_integer at `limit`: converted to 5; literal_to_string at `q`: kept as the text "1""#)
+    /// );
+    /// ```
+    pub fn joined(warnings: &[ParseWarning]) -> Option<String> {
+        (!warnings.is_empty()).then(|| warnings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
     }
 }
 
@@ -311,7 +313,7 @@ pub struct Extraction<'r, T> {
 /// function of its own.
 ///
 /// ```
-/// use tool_core::__private::Findings;
+/// use tool_core::extract::Findings;
 /// use tool_core::ParseWarning;
 ///
 /// let mut warnings: Findings<ParseWarning> = Findings::new();
@@ -565,13 +567,13 @@ mod tests {
 
     #[test]
     fn model_message_says_where_unreadable_arguments_go_wrong() {
-        let errors = crate::extract::extract_untyped(r#"{"a":"b",c":"d"}"#).value.unwrap_err();
+        let errors = crate::extract::untyped(r#"{"a":"b",c":"d"}"#).value.unwrap_err();
         assert_eq!(
             errors.model_message("t"),
             "The arguments for `t` were not accepted:\n- arguments: expected a JSON object; got {\"a\":\"b\",c\":\"d\"} (expected a quoted key, found `c` at line 1 column 10).\nSend the corrected arguments to `t` again."
         );
         // Valid JSON of the wrong kind: what arrived says it all.
-        let errors = crate::extract::extract_untyped("[1]").value.unwrap_err();
+        let errors = crate::extract::untyped("[1]").value.unwrap_err();
         assert_eq!(
             errors.model_message("t"),
             "The arguments for `t` were not accepted:\n- arguments: expected a JSON object; got [1].\nSend the corrected arguments to `t` again."

@@ -115,7 +115,7 @@ pub fn results_turn(provider: Provider, records: &[ExecutionRecord], names: &Nam
 /// extraction read the values from) when it has them and they are in the form the provider saw
 /// (not a tool whose arguments `names` restored to the declared form), else the raw text
 /// parsed, else the raw
-/// text repaired as [`extract_untyped`](crate::extract_untyped) repairs it. Raw text that not
+/// text repaired as [`extract::untyped`](crate::extract::untyped) repairs it. Raw text that not
 /// even the repair reads as an object becomes `{}`, because these providers refuse anything
 /// but an object; the text itself is still in the call's record. No calls, no turn.
 pub fn assistant_turn<C: Borrow<ToolCallRequest>>(provider: Provider, calls: &[C], names: &NameMap) -> Vec<Value> {
@@ -206,7 +206,7 @@ fn arguments_object(request: &ToolCallRequest, names: &NameMap) -> Map<String, V
     if let Ok(Value::Object(parsed)) = serde_json::from_str::<Value>(&request.raw_arguments) {
         return parsed;
     }
-    crate::extract::extract_untyped(&request.raw_arguments).value.unwrap_or_default()
+    crate::extract::untyped(&request.raw_arguments).value.unwrap_or_default()
 }
 
 /// The MCP `tools/call` result of `record`, for a tool whose exported output schema is

@@ -29,7 +29,7 @@ const MAX_BODY_BYTES: usize = 1 << 20;
 /// use tool_core::rest::RestTools;
 ///
 /// let tools = RestTools::new().load_file("tools.toml")?;
-/// let mut catalog = ToolCatalog::builder().with_global();
+/// let mut catalog = ToolCatalog::builder().add_all_declared();
 /// for tool in tools {
 ///     catalog = catalog.add_tool(tool);
 /// }

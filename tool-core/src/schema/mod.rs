@@ -1,11 +1,16 @@
-//! Layer 2, schemas: how tool schemas are generated (schemars settings), what a schema says a
-//! value is (its shape: kind, cardinality, allowed values), and the conversion plan compiled
-//! from an input schema that extraction follows.
-//!
-//! Uses only the model.
+//! Tool schemas: the settings every parameter schema is generated with ([`settings`],
+//! [`generator`]), for a host that writes schemas of its own to match, and the keyword a custom
+//! `JsonSchema` impl sets to pick a parameter's [`ValueKind`](crate::ValueKind)
+//! ([`VALUE_KIND_KEYWORD`]).
+
+// Layer 2: also what a schema says a value is (its shape: kind, cardinality, allowed values),
+// and the conversion plan compiled from an input schema that extraction follows. Uses only the
+// model.
 
 pub(crate) mod plan;
 pub(crate) mod shape;
+
+pub use shape::VALUE_KIND_KEYWORD;
 
 use schemars::generate::SchemaSettings;
 use schemars::SchemaGenerator;
@@ -16,13 +21,13 @@ use shape::shape_of;
 
 /// The settings every tool schema is generated with: JSON Schema 2020-12, the deserialize
 /// contract (what the tool accepts), no `$schema` keyword.
-pub fn schema_settings() -> SchemaSettings {
+pub fn settings() -> SchemaSettings {
     SchemaSettings::draft2020_12().for_deserialize().with(|s| s.meta_schema = None)
 }
 
-/// A generator with [`schema_settings`].
-pub fn schema_generator() -> SchemaGenerator {
-    schema_settings().into_generator()
+/// A generator with [`settings`].
+pub fn generator() -> SchemaGenerator {
+    settings().into_generator()
 }
 
 /// Reads the parameter list off an object schema.

@@ -1,5 +1,5 @@
 use tool_core::prelude::*;
-use tool_core::__private::Wide;
+use tool_core::extract::Wide;
 
 /// Sum seventeen numbers.
 #[tool]

@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 use super::calls::{mcp_call, ParsedCalls, Path, Reader, ResponseError};
 use super::dialect::Provider;
 use super::names::NameMap;
-use crate::extract::extract_untyped;
+use crate::extract;
 use crate::model::{truncate, ArgumentError, ArgumentErrors, ToolCallRequest};
 
 /// A call still streaming, as far as it has arrived.
@@ -333,7 +333,7 @@ impl StreamAccumulator {
                             "the stream ended before any of the call's arguments arrived",
                         ))
                     } else {
-                        extract_untyped(&request.raw_arguments).value.err()
+                        extract::untyped(&request.raw_arguments).value.err()
                     };
                 }
             }
