@@ -162,12 +162,14 @@ pub use tool_macros::tool;
 
 /// Everything a host crate needs to declare and run tools.
 pub mod prelude {
-    #[cfg(feature = "macros")]
-    pub use crate::tool;
+    // From the macro crate, not `crate::tool`: that path also names the private module `tool`,
+    // which rustdoc's JSON then shows as `prelude::tool` with the module's items.
     pub use crate::{
         CallStatus, CancellationToken, DeclaredTool, DynamicTool, ExecutionRecord, Executor, Json, State, Tool,
         ToolCallRequest, ToolCatalog, ToolContext, ToolDefinition, ToolError, ToolOutput, ToolRun,
     };
+    #[cfg(feature = "macros")]
+    pub use tool_macros::tool;
 }
 
 /// The README's examples, compiled and run as doc tests.
