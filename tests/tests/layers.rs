@@ -25,6 +25,7 @@ const LAYERS: &[&str] = &[
     "catalog",
     "executor",
     "providers",
+    "listen",
     "mcp",
     "rest",
     "xml",

@@ -2,7 +2,7 @@
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
-#[cfg(feature = "mcp")]
+#[cfg(any(feature = "mcp", feature = "playground"))]
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -262,7 +262,7 @@ impl ToolsCli {
                     Ok(token) => token,
                     Err(message) => return usage(err, message),
                 };
-                if token.is_none() && !allow_unauthenticated_remote && crate::mcp::beyond_loopback(address) {
+                if token.is_none() && !allow_unauthenticated_remote && crate::listen::beyond_loopback(address) {
                     return usage(
                         err,
                         format!(
@@ -276,7 +276,7 @@ impl ToolsCli {
             }
             #[cfg(feature = "playground")]
             Command::Playground { addr, allow_unauthenticated_remote, json } => {
-                if !allow_unauthenticated_remote && crate::mcp::beyond_loopback(addr) {
+                if !allow_unauthenticated_remote && crate::listen::beyond_loopback(addr) {
                     return usage(
                         err,
                         format!(
