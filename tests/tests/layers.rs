@@ -26,6 +26,7 @@ const LAYERS: &[&str] = &[
     "catalog",
     "executor",
     "providers",
+    "listen",
     "mcp",
     "rest",
     "xml",

@@ -53,13 +53,14 @@ mod declare; // what `#[tool]` expands to: declared tools, their registration an
 mod catalog; // the set of tools a host offers
 mod executor; // running calls: timeouts, cancellation, parallelism, records
 pub mod providers; // provider dialects: definitions out, calls in, results back
+#[cfg(any(feature = "mcp", feature = "playground"))]
+mod listen; // an HTTP server's accept loop: connections capped, slow headers cut off
 #[cfg(feature = "mcp")]
 pub mod mcp; // MCP with rmcp: serve a catalog
 #[cfg(feature = "rest")]
 pub mod rest; // REST tools: endpoints from a registry file or code, sent with reqwest
 #[cfg(feature = "xml")]
 pub mod xml; // the XML call protocol: `<functions>` out, `<function_calls>` in
-#[cfg(feature = "xml")]
 pub mod document; // the catalog written out: JSON, Markdown, every dialect, sizes
 #[cfg(feature = "cli")]
 pub mod cli; // the `tools` command line, and the playground page
@@ -231,12 +232,14 @@ pub use tool_macros::tool;
 
 /// Everything a host crate needs to declare and run tools.
 pub mod prelude {
-    #[cfg(feature = "macros")]
-    pub use crate::tool;
+    // From the macro crate, not `crate::tool`: that path also names the private module `tool`,
+    // which rustdoc's JSON then shows as `prelude::tool` with the module's items.
     pub use crate::{
         CallStatus, CancellationToken, DeclaredTool, DynamicTool, ExecutionRecord, Executor, Json, State, Tool,
         ToolCallRequest, ToolCatalog, ToolContext, ToolDefinition, ToolError, ToolOutput, ToolRun,
     };
+    #[cfg(feature = "macros")]
+    pub use tool_macros::tool;
 }
 
 /// The guides' examples (`docs/*.md`), compiled and run as doc tests. The README's code is

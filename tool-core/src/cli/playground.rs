@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 use super::commands::{call, Out};
 use crate::document::definition_json;
 use crate::executor::Executor;
-use crate::mcp::{serve_guarded, Limits};
+use crate::listen::{self, MAX_CONNECTIONS, READ_TIMEOUT};
 
 const INDEX: &str = include_str!("playground/index.html");
 const SCRIPT: &str = include_str!("playground/app.js");
@@ -53,7 +53,7 @@ pub(super) async fn serve(executor: Executor, address: SocketAddr, json: bool, o
         let _ = tokio::signal::ctrl_c().await;
         on_signal.cancel();
     });
-    serve_guarded(listener, app, Limits::default(), stop).await;
+    listen::serve(listener, app, MAX_CONNECTIONS, READ_TIMEOUT, stop).await;
     Ok(0)
 }
 

@@ -2,10 +2,12 @@
 
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read, Write};
+#[cfg(any(feature = "mcp", feature = "playground"))]
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use super::commands::{self, find, Out};
@@ -97,6 +99,7 @@ enum Command {
         json: bool,
     },
     /// Serve the tools over MCP: on standard input and output, or streamable HTTP with --http.
+    #[cfg(feature = "mcp")]
     ServeMcp {
         /// Serve streamable HTTP on this address (127.0.0.1:PORT) instead of stdio.
         #[arg(long)]
@@ -182,6 +185,10 @@ impl ToolsCli {
         let args = match Args::try_parse_from(args) {
             Ok(args) => args,
             Err(error) => {
+                if let Some(feature) = left_out(&error) {
+                    let _ = writeln!(stderr, "error: {feature}");
+                    return 2;
+                }
                 let text = if terminal { error.render().ansi().to_string() } else { error.render().to_string() };
                 let _ = if error.use_stderr() { write!(stderr, "{text}") } else { write!(stdout, "{text}") };
                 return error.exit_code();
@@ -246,6 +253,7 @@ impl ToolsCli {
             Command::Size { max_description_tokens, json } => {
                 commands::size(catalog, max_description_tokens, json, style, out, err)
             }
+            #[cfg(feature = "mcp")]
             Command::ServeMcp { http, token, token_env, token_file, allow_unauthenticated_remote, json } => {
                 let Some(address) = http else {
                     return runtime()?.block_on(self.serve_stdio());
@@ -254,7 +262,7 @@ impl ToolsCli {
                     Ok(token) => token,
                     Err(message) => return usage(err, message),
                 };
-                if token.is_none() && !allow_unauthenticated_remote && crate::mcp::beyond_loopback(address) {
+                if token.is_none() && !allow_unauthenticated_remote && crate::listen::beyond_loopback(address) {
                     return usage(
                         err,
                         format!(
@@ -268,7 +276,7 @@ impl ToolsCli {
             }
             #[cfg(feature = "playground")]
             Command::Playground { addr, allow_unauthenticated_remote, json } => {
-                if !allow_unauthenticated_remote && crate::mcp::beyond_loopback(addr) {
+                if !allow_unauthenticated_remote && crate::listen::beyond_loopback(addr) {
                     return usage(
                         err,
                         format!(
@@ -283,6 +291,7 @@ impl ToolsCli {
         }
     }
 
+    #[cfg(feature = "mcp")]
     async fn serve_stdio(&self) -> std::io::Result<i32> {
         let server = crate::mcp::McpServer::new(self.executor.clone()).map_err(std::io::Error::other)?;
         server.serve_stdio().await.map_err(std::io::Error::other)?;
@@ -290,6 +299,7 @@ impl ToolsCli {
     }
 
     /// Serves streamable HTTP on `address`; without a token only when the caller allowed it.
+    #[cfg(feature = "mcp")]
     async fn serve_mcp(
         &self,
         address: SocketAddr,
@@ -318,6 +328,7 @@ impl ToolsCli {
 
 /// The bearer token from whichever of `--token`, `--token-env` and `--token-file` was given
 /// (clap lets through at most one), or a message saying why it cannot be read.
+#[cfg(feature = "mcp")]
 fn bearer_token(
     token: Option<String>,
     variable: Option<String>,
@@ -340,6 +351,30 @@ fn bearer_token(
     Ok(Some(token))
 }
 
+/// The subcommands this build leaves out, each with the feature of tool-core that brings it.
+const LEFT_OUT: &[(&str, &str)] = &[
+    #[cfg(not(feature = "mcp"))]
+    ("serve-mcp", "mcp"),
+    #[cfg(not(feature = "playground"))]
+    ("playground", "playground"),
+];
+
+/// For a subcommand this build leaves out, what to add to get it: clap alone would only call
+/// it unknown, and the user would not learn that a feature brings it.
+fn left_out(error: &clap::Error) -> Option<String> {
+    if error.kind() != ErrorKind::InvalidSubcommand {
+        return None;
+    }
+    let Some(ContextValue::String(name)) = error.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    let (name, feature) = LEFT_OUT.iter().find(|(command, _)| command == name)?;
+    Some(format!(
+        "`tools {name}` is not in this build: it needs the `{feature}` feature of tool-core \
+         (features = [\"cli\", \"{feature}\"] in the Cargo.toml of the program that runs `tools`)"
+    ))
+}
+
 fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build()
 }
@@ -352,5 +387,61 @@ pub fn main() -> ExitCode {
             eprintln!("error: the tools linked into this program do not make a catalog: {error}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `tools` with `args` on an empty catalog; returns the exit status, standard output
+    /// and standard error.
+    fn run(args: &[&str]) -> (i32, String, String) {
+        let cli = ToolsCli::new(Executor::new(ToolCatalog::builder().build().unwrap()));
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = cli.run_with(
+            std::iter::once("tools").chain(args.iter().copied()),
+            &mut std::io::empty(),
+            &mut out,
+            &mut err,
+            false,
+        );
+        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    }
+
+    #[test]
+    fn a_subcommand_left_out_of_the_build_names_the_feature_that_brings_it() {
+        for (command, feature) in LEFT_OUT {
+            assert_eq!(
+                run(&[command, "--json"]),
+                (
+                    2,
+                    String::new(),
+                    format!(
+                        "error: `tools {command}` is not in this build: it needs the `{feature}` feature of \
+                         tool-core (features = [\"cli\", \"{feature}\"] in the Cargo.toml of the program that runs \
+                         `tools`)\n"
+                    )
+                )
+            );
+        }
+        let (code, _, err) = run(&["serve"]);
+        assert_eq!(code, 2);
+        assert!(err.starts_with("error: unrecognized subcommand 'serve'"), "{err}");
+    }
+
+    #[test]
+    fn the_subcommands_of_this_build_are_those_its_features_bring() {
+        let names: Vec<String> =
+            <Args as clap::CommandFactory>::command().get_subcommands().map(|c| c.get_name().to_owned()).collect();
+        let mut expected = vec!["list", "show", "export", "call", "check", "size"];
+        if cfg!(feature = "mcp") {
+            expected.push("serve-mcp");
+        }
+        if cfg!(feature = "playground") {
+            expected.push("playground");
+        }
+        assert_eq!(names, expected);
+        assert_eq!(LEFT_OUT.len(), 8 - expected.len());
     }
 }

@@ -12,7 +12,11 @@ use crate::providers::export::{export, ExportError};
 use crate::providers::Dialect;
 
 /// A format a catalog can be written in.
+///
+/// Non-exhaustive: `Format::Xml` exists only with the `xml` feature, and a crate that matches
+/// on formats must still compile when another crate in the build turns that feature on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Format {
     /// One JSON document: every tool's definition (parameter list, schema, metadata, examples,
     /// output schema).
@@ -21,12 +25,13 @@ pub enum Format {
     Markdown,
     /// A provider dialect's tool list (its request fragment).
     Dialect(Dialect),
-    /// The XML protocol's `<functions>` block.
+    /// The XML protocol's `<functions>` block (feature `xml`).
+    #[cfg(feature = "xml")]
     Xml,
 }
 
-/// Every format, by the name the command line and file names use.
-pub const FORMATS: [(&str, Format); 12] = [
+/// Every format, by the name the command line and file names use; `xml` with the `xml` feature.
+pub const FORMATS: &[(&str, Format)] = &[
     ("json", Format::Json),
     ("markdown", Format::Markdown),
     ("openai", Format::Dialect(Dialect::OpenAiChat { strict: false })),
@@ -38,6 +43,7 @@ pub const FORMATS: [(&str, Format); 12] = [
     ("gemini", Format::Dialect(Dialect::Gemini)),
     ("gemini-json-schema", Format::Dialect(Dialect::GeminiJsonSchema)),
     ("mcp", Format::Dialect(Dialect::Mcp)),
+    #[cfg(feature = "xml")]
     ("xml", Format::Xml),
 ];
 
@@ -52,6 +58,7 @@ impl Format {
         match self {
             Format::Json => "tools.json".to_owned(),
             Format::Markdown => "tools.md".to_owned(),
+            #[cfg(feature = "xml")]
             Format::Xml => "functions.xml".to_owned(),
             Format::Dialect(_) => format!("{}.json", self.name()),
         }
@@ -83,6 +90,7 @@ pub fn render<'a>(format: Format, tools: impl IntoIterator<Item = &'a ToolDefini
         Format::Json => pretty(&json!({ "tools": tools.iter().map(|t| definition_json(t)).collect::<Vec<_>>() })),
         Format::Markdown => markdown(tools.iter().copied()),
         Format::Dialect(dialect) => pretty(&export(dialect, tools.iter().copied())?.request_fragment()),
+        #[cfg(feature = "xml")]
         Format::Xml => crate::xml::functions_block(tools.iter().copied())?,
     };
     if !text.ends_with('\n') {

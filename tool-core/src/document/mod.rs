@@ -1,6 +1,7 @@
 //! The catalog written out for people and tools: one JSON document, every provider dialect, the
-//! XML `<functions>` block, Markdown documentation, and what each costs in characters and
-//! tokens. Everything is deterministic, so a host can commit the output and review its diffs.
+//! XML `<functions>` block (feature `xml`), Markdown documentation, and what each costs in
+//! characters and tokens (feature `tokens`). Everything is deterministic, so a host can commit
+//! the output and review its diffs.
 
 mod kind; // where a tool comes from
 mod format; // the formats, and a catalog rendered in one

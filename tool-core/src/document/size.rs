@@ -90,12 +90,13 @@ fn size(name: &str, text: &str) -> ToolSize {
 /// listed as refused there, and left out of its total.
 pub fn size_report(tools: &[ToolDefinition]) -> Result<SizeReport, ExportError> {
     let mut formats = Vec::new();
-    for (name, format) in FORMATS {
+    for &(name, format) in FORMATS {
         let (mut sizes, mut refused, mut kept) = (Vec::new(), Vec::new(), Vec::new());
         for tool in tools {
             let text = match format {
                 Format::Json | Format::Markdown => break,
                 Format::Dialect(dialect) => export(dialect, [tool]).map(|e| e.tools[0].to_string()),
+                #[cfg(feature = "xml")]
                 Format::Xml => crate::xml::functions_block([tool]).map(|b| b.lines().nth(1).unwrap_or("").to_owned()),
             };
             match text {
@@ -109,6 +110,7 @@ pub fn size_report(tools: &[ToolDefinition]) -> Result<SizeReport, ExportError> 
         let total = match format {
             Format::Json | Format::Markdown => continue,
             Format::Dialect(dialect) => export(dialect, kept)?.request_fragment().to_string(),
+            #[cfg(feature = "xml")]
             Format::Xml => crate::xml::functions_block(kept)?,
         };
         let exact = matches!(format, Format::Dialect(Dialect::OpenAiChat { .. } | Dialect::OpenAiResponses { .. }));

@@ -15,9 +15,11 @@ use crate::model::{ArgumentError, ToolParameter};
 ///
 /// Implemented for tuples of up to 16 [`ToolParam`]s and for [`Wide`], which joins two of
 /// them: `#[tool]` declares a tool of more parameters as a tree of `Wide`s over tuples of 16.
-/// Its methods are the macro's contract with the runtime, not meant to be called directly.
+/// Its items, but for [`WIDTH`](WireArgs::WIDTH), are the macro's contract with the runtime:
+/// hidden, and not meant to be used directly.
 pub trait WireArgs: Sized + Send + 'static {
     /// Per parameter, the function producing its declared default, if any.
+    #[doc(hidden)]
     type Defaults: Copy + Send + Sync + 'static;
 
     /// How many parameters.
@@ -28,12 +30,15 @@ pub trait WireArgs: Sized + Send + 'static {
     type Slots;
 
     /// The JSON Schema of each parameter, in order (references land in `generator`).
+    #[doc(hidden)]
     fn element_schemas(generator: &mut SchemaGenerator) -> Vec<Schema>;
 
     /// Per parameter, whether its type accepts being absent (`Option<T>`).
+    #[doc(hidden)]
     fn accepts_missing() -> Vec<bool>;
 
     /// Per parameter, whether a default is declared.
+    #[doc(hidden)]
     fn has_default(defaults: &Self::Defaults) -> Vec<bool>;
 
     /// No parameter read yet.

@@ -1,12 +1,11 @@
-//! What keeps an HTTP server standing when its clients misbehave: a cap on open connections
-//! and a time limit for a request's header (the accept loop), a cap on requests served at
-//! once and a time limit for a request's body (a middleware), and a cap on MCP sessions, idle
-//! ones expiring (a session manager around rmcp's). Each refusal is immediate and names the
-//! limit; nothing waits in a queue that grows.
+//! What keeps the MCP HTTP server standing when its clients misbehave, beside the accept loop's
+//! bounds (`crate::listen`): a cap on requests served at once and a time limit for a request's
+//! body (a middleware), and a cap on MCP sessions, idle ones expiring (a session manager around
+//! rmcp's). Each refusal is immediate and names the limit; nothing waits in a queue that grows.
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::pin::{pin, Pin};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -16,16 +15,13 @@ use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Router;
 use futures_core::Stream;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, LocalSessionManagerError};
 use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId, SessionManager};
-use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tokio_util::sync::CancellationToken;
+
+use crate::listen::{self, permits};
 
 /// The bounds of a server, each set by a builder method.
 #[derive(Debug, Clone, Copy)]
@@ -46,8 +42,8 @@ impl Limits {
     pub const MAX_SESSIONS: usize = 1000;
     pub const SESSION_IDLE: Duration = Duration::from_secs(300);
     pub const MAX_REQUESTS: usize = 64;
-    pub const MAX_CONNECTIONS: usize = 1024;
-    pub const READ_TIMEOUT: Duration = Duration::from_secs(10);
+    pub const MAX_CONNECTIONS: usize = listen::MAX_CONNECTIONS;
+    pub const READ_TIMEOUT: Duration = listen::READ_TIMEOUT;
 }
 
 impl Default for Limits {
@@ -60,66 +56,6 @@ impl Default for Limits {
             read_timeout: Limits::READ_TIMEOUT,
         }
     }
-}
-
-/// A count a semaphore can hold: at least one, at most what tokio allows.
-pub(crate) fn permits(count: usize) -> usize {
-    count.clamp(1, Semaphore::MAX_PERMITS)
-}
-
-/// Serves `router` on `listener` until `stop`: at most `max_connections` open at once (the
-/// others wait in the listener's queue, holding no descriptor of ours), each closed when a
-/// request's header has not arrived within `read_timeout`. Returns when every connection has
-/// ended.
-pub(crate) async fn serve(listener: TcpListener, router: Router, limits: Limits, stop: CancellationToken) {
-    let max = permits(limits.max_connections);
-    let slots = Arc::new(Semaphore::new(max));
-    let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new()).header_read_timeout(limits.read_timeout);
-    loop {
-        let permit = tokio::select! {
-            permit = Arc::clone(&slots).acquire_owned() => permit,
-            () = stop.cancelled() => break,
-        };
-        let Ok(permit) = permit else { break };
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(error) => {
-                    // The peer gave up before being accepted: nothing to wait for. Anything
-                    // else (no descriptors left) passes with time.
-                    if !matches!(
-                        error.kind(),
-                        std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
-                    ) {
-                        tracing::warn!(target: "tools", %error, "accepting a connection failed; retrying in a second");
-                        tokio::select! {
-                            () = tokio::time::sleep(Duration::from_secs(1)) => {}
-                            () = stop.cancelled() => break,
-                        }
-                    }
-                    continue;
-                }
-            },
-            () = stop.cancelled() => break,
-        };
-        let connection = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(router.clone()));
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            let _slot = permit;
-            let mut connection = pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => {}
-                () = stop.cancelled() => {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = connection.await;
-                }
-            }
-        });
-    }
-    drop(listener);
-    // Every slot back: every connection has ended.
-    let _ = slots.acquire_many(u32::try_from(max).unwrap_or(u32::MAX)).await;
 }
 
 tokio::task_local! {

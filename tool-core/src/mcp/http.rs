@@ -13,8 +13,9 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::guard::{self, guard_requests, BoundedSessions, Limits, RequestGuard};
+use super::guard::{guard_requests, BoundedSessions, Limits, RequestGuard};
 use super::serve::{McpServer, McpServerError};
+use crate::listen::{self, beyond_loopback};
 
 /// Configures serving an [`McpServer`] over streamable HTTP; made by [`McpServer::http`].
 ///
@@ -237,15 +238,10 @@ impl McpHttpBuilder {
         if let Some(token) = self.bearer {
             router = router.layer(middleware::from_fn_with_state(token, require_bearer));
         }
-        let task = tokio::spawn(guard::serve(listener, router, limits, stop.clone()));
+        let task =
+            tokio::spawn(listen::serve(listener, router, limits.max_connections, limits.read_timeout, stop.clone()));
         Ok(McpHttpServer { address, path: self.path, stop, task, sessions })
     }
-}
-
-/// Whether a server listening on `address` can be reached from other machines (an
-/// unspecified address, 0.0.0.0 or ::, listens on every interface).
-pub(crate) fn beyond_loopback(address: SocketAddr) -> bool {
-    !address.ip().to_canonical().is_loopback()
 }
 
 impl McpHttpServer {
