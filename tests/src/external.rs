@@ -50,20 +50,29 @@ pub fn python(test: &str, target_tmp: &Path) -> Option<PathBuf> {
     )
 }
 
-/// A program at `$variable`, else at `default`, when it exists.
-fn program(variable: &str, default: &str) -> Result<String, String> {
-    let path = std::env::var(variable).unwrap_or_else(|_| default.to_owned());
-    if Path::new(&path).is_file() {
-        Ok(path)
-    } else {
-        Err(format!("{path} not found (set {variable} to another path)"))
+/// A program at `$variable`, else the first of `names` found on `PATH`.
+fn program(variable: &str, names: &[&str]) -> Result<String, String> {
+    if let Some(path) = std::env::var_os(variable) {
+        let path = PathBuf::from(path);
+        return if path.is_file() {
+            Ok(path.display().to_string())
+        } else {
+            Err(format!("{} not found (set {variable} to another path)", path.display()))
+        };
     }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
+        .find(|candidate| candidate.is_file())
+        .map(|found| found.display().to_string())
+        .ok_or_else(|| format!("no {} on PATH (or set {variable} to its path)", names.join(" or ")))
 }
 
-/// Chromium and chromedriver: `TOOL_CHROMIUM` and `TOOL_CHROMEDRIVER`, else Debian's paths.
+/// Chromium and chromedriver: `TOOL_CHROMIUM` and `TOOL_CHROMEDRIVER`, else found on `PATH`
+/// under the names distributions give them.
 pub fn chromium(test: &str) -> Option<(String, String)> {
-    let found = program("TOOL_CHROMIUM", "/usr/bin/chromium")
-        .and_then(|chromium| program("TOOL_CHROMEDRIVER", "/usr/bin/chromedriver").map(|driver| (chromium, driver)));
+    let found = program("TOOL_CHROMIUM", &["chromium", "chromium-browser", "google-chrome"])
+        .and_then(|chromium| program("TOOL_CHROMEDRIVER", &["chromedriver"]).map(|driver| (chromium, driver)));
     or_skip(
         test,
         found.map_err(|e| {

@@ -4,8 +4,8 @@
 //! typed into the raw arguments shows its warnings at their fields; a refused call shows the
 //! message for the model. A screenshot of each state is kept in `target/playground/`.
 //!
-//! `.ci/run` installs `chromium` and `chromium-driver`; elsewhere set `TOOL_CHROMIUM` and
-//! `TOOL_CHROMEDRIVER` to other paths.
+//! `.ci/run` installs `chromium` and `chromium-driver`. They are found on `PATH` (also as
+//! `chromium-browser` or `google-chrome`), or at `TOOL_CHROMIUM` and `TOOL_CHROMEDRIVER`.
 
 use std::io::BufRead;
 use std::net::TcpListener;
