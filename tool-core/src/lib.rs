@@ -35,9 +35,11 @@
 //! `README.md` lists them) cover every form of `#[tool]`, the executor, the records, the
 //! providers, MCP, REST tools and the XML protocol.
 //!
-//! The crate's modules are layers that read top-down, from plain data to providers and
-//! protocols: `model`, `schema`, `extract`, `context`, `tool`, `stateful`, `declare`, `catalog`,
-//! `executor`, `providers`, `mcp`, `rest`, `xml`. Each uses only the layers below it.
+//! What a host uses most is at the crate root and in the [`prelude`]. The modules hold the rest:
+//! [`extract`] (reading arguments without a declared tool, the parameter traits), [`schema`]
+//! (the schemars settings every schema is made with), [`providers`] (each provider's dialect),
+//! [`document`] (the catalog written out), and, behind their features, `mcp`, `rest`, `xml`
+//! and `cli`.
 
 // The modules are layers, bottom first: each uses only the ones above it in this list, never
 // one that uses it back (`tests/tests/layers.rs` checks both from the source).
