@@ -248,6 +248,36 @@ async fn a_browser_origin_is_refused_unless_allowed() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_of_this_machine_are_served_and_pages_of_other_sites_refused() {
+    let (_server, running) = serve(notes()).await;
+    let url = running.url();
+    // The MCP Inspector's web UI, a local web app, on any port and either scheme.
+    for origin in ["http://localhost:6274", "http://127.0.0.1:3000", "http://[::1]:8080", "https://localhost"] {
+        assert_eq!(post_initialize(&url, &[("origin", origin)]).await.0, 200, "{origin}");
+    }
+    let refused = (403, "Forbidden: Origin header is not allowed".to_owned());
+    for origin in ["http://evil.example", "http://localhost.evil.example", "http://127.0.0.1.nip.io:3000", "null"] {
+        assert_eq!(post_initialize(&url, &[("origin", origin)]).await, refused, "{origin}");
+    }
+    // A loopback Origin does not open the Host check: a rebound name is still refused.
+    let rebound = [("origin", "http://localhost:6274"), ("host", "attacker.example")];
+    assert_eq!(post_initialize(&url, &rebound).await.0, 403);
+    running.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_can_refuse_loopback_origins_and_still_allow_its_own() {
+    let server = McpServer::new(Executor::new(notes())).unwrap();
+    let running = server.http().refuse_loopback_origins().allow_origin("http://localhost:6274").start().await.unwrap();
+    let url = running.url();
+    assert_eq!(post_initialize(&url, &[("origin", "http://localhost:3000")]).await.0, 403);
+    assert_eq!(post_initialize(&url, &[("origin", "http://127.0.0.1:6274")]).await.0, 403);
+    assert_eq!(post_initialize(&url, &[("origin", "http://localhost:6274")]).await.0, 200);
+    assert_eq!(post_initialize(&url, &[]).await.0, 200);
+    running.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_server_answers_requests_with_structured_json() {
     let (_server, running) = serve(notes()).await;
     let (status, body) = post_initialize(&running.url(), &[]).await;

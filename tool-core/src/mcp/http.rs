@@ -17,12 +17,26 @@ use super::guard::{guard_requests, BoundedSessions, Limits, RequestGuard};
 use super::serve::{McpServer, McpServerError};
 use crate::listen::{self, beyond_loopback};
 
+/// Origins of pages served from this machine, on any port: what a browser sends for the MCP
+/// Inspector or a local web app. A page of another site cannot send them.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
+
 /// Configures serving an [`McpServer`] over streamable HTTP; made by [`McpServer::http`].
 ///
 /// By default it listens on 127.0.0.1 (a free port unless told), at `/mcp`; it accepts only
-/// loopback `Host` names and refuses every request that carries an `Origin` header that was
-/// not allowed (the MCP specification's defence against DNS rebinding: a web page cannot call
-/// a local server). Clients that are not browsers send no `Origin` and are served.
+/// loopback `Host` names, and refuses every request whose `Origin` header names neither a
+/// loopback origin (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`, or their
+/// `https` forms) nor one the host allowed: the MCP specification's defence against DNS
+/// rebinding, where a web page of another site calls a local server. Pages served from this
+/// machine (the MCP Inspector, a local web app) are served; clients that are not browsers
+/// send no `Origin` and are served.
 ///
 /// It holds under abuse with bounds the host can change: at most 1,000 MCP sessions (each
 /// closed after 5 minutes without a request), 64 requests served at once, 1,024 open
@@ -34,6 +48,7 @@ pub struct McpHttpBuilder {
     address: SocketAddr,
     path: String,
     origins: Vec<String>,
+    loopback_origins: bool,
     hosts: Vec<String>,
     bearer: Option<Arc<str>>,
     stateless: bool,
@@ -61,6 +76,7 @@ impl McpServer {
             address: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
             path: "/mcp".to_owned(),
             origins: Vec::new(),
+            loopback_origins: true,
             hosts: Vec::new(),
             bearer: None,
             stateless: false,
@@ -92,6 +108,14 @@ impl McpHttpBuilder {
     /// for any port).
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.origins.push(origin.into());
+        self
+    }
+
+    /// Refuses browser pages of loopback origins too (`http://localhost:*` and the like),
+    /// which are served by default: for a machine where local web pages are not trusted to
+    /// call the tools. Origins given to [`allow_origin`](Self::allow_origin) are still served.
+    pub fn refuse_loopback_origins(mut self) -> Self {
+        self.loopback_origins = false;
         self
     }
 
@@ -213,9 +237,13 @@ impl McpHttpBuilder {
             hosts.push(address.ip().to_string());
         }
         hosts.extend(self.hosts);
+        let mut origins = self.origins;
+        if self.loopback_origins {
+            origins.extend(LOOPBACK_ORIGINS.iter().map(|origin| (*origin).to_owned()));
+        }
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(hosts)
-            .with_allowed_origins(self.origins)
+            .with_allowed_origins(origins)
             .enforce_origin_validation()
             .with_legacy_session_mode(!self.stateless)
             .with_cancellation_token(stop.child_token());
