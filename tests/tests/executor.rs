@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use tool_core::prelude::*;
-use tool_core::{CallFailure, CatalogBuilder};
+use tool_core::{CallFailure, CallScope, CatalogBuilder, LogMessage};
 
 /// Add two integers.
 #[tool]
@@ -516,4 +516,35 @@ async fn an_error_over_the_limit_is_cut_for_the_model_and_in_the_record() {
         format!("{}\n[cut at 1024 bytes of 5000]\n[details dropped: over 1024 bytes]", "x".repeat(1024))
     );
     assert_eq!(error.details(), None);
+}
+
+/// Logs one line and says whether anybody received it.
+#[tool]
+async fn log_once(ctx: &ToolContext) -> String {
+    match ctx.log(LogLevel::Info, "started") {
+        Ok(()) => "logged".to_owned(),
+        Err(error) => format!("{}: {}", error.code().unwrap_or_default(), error.message()),
+    }
+}
+
+#[tokio::test]
+async fn a_tools_log_goes_to_the_scopes_sink_and_without_one_the_tool_is_told() {
+    let catalog = CatalogBuilder::new().add_declared::<log_once>().build().unwrap();
+    let executor = Executor::new(catalog);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&seen);
+    let scope = CallScope::new().on_log(move |message| sink.lock().unwrap().push(message));
+    let record = executor.execute_in(ToolCallRequest::new("log_once", "c1", "{}"), scope).await;
+    assert_eq!(record.content.text, "logged");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [LogMessage { level: LogLevel::Info, logger: "log_once".to_owned(), data: json!("started") }]
+    );
+
+    let record = executor.execute(ToolCallRequest::new("log_once", "c2", "{}")).await;
+    assert_eq!(
+        record.content.text,
+        "no_log_receiver: `log_once` has nobody to send its log to: a call gets one over MCP, or from the host's \
+         `CallScope::on_log`"
+    );
 }

@@ -224,3 +224,62 @@ async fn an_mcp_client_reads_no_panic_message_and_no_more_than_the_output_limit(
     );
     client.cancel().await.unwrap();
 }
+
+/// Reports what it does through the client's log, at two levels.
+#[tool(name = "notes.reindex")]
+async fn reindex(ctx: &ToolContext) -> Result<String, ToolError> {
+    ctx.log(LogLevel::Debug, "reading the index")?;
+    ctx.log(LogLevel::Warning, serde_json::json!({"skipped": 2, "why": "unreadable"}))?;
+    Ok("reindexed".to_owned())
+}
+
+/// An MCP client that keeps the log messages it receives.
+#[derive(Clone, Default)]
+struct LogKeeper(std::sync::Arc<std::sync::Mutex<Vec<Value>>>);
+
+impl rmcp::ClientHandler for LogKeeper {
+    #[allow(deprecated)] // MCP logging: deprecated from protocol 2026-07-28, served until removed
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push(serde_json::to_value(params).unwrap());
+    }
+}
+
+#[tokio::test]
+#[allow(deprecated)] // MCP logging: deprecated from protocol 2026-07-28, served until removed
+async fn a_tools_log_reaches_the_client_at_the_level_it_set_before_the_result() {
+    let catalog = ToolCatalog::builder().add_declared::<reindex>().build().unwrap();
+    let server = McpServer::new(Executor::new(catalog)).unwrap();
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let running = server.serve(ours).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    let keeper = LogKeeper::default();
+    let client = keeper.clone().serve(theirs).await.unwrap();
+    let info = serde_json::to_value(client.peer_info().unwrap()).unwrap();
+    assert_eq!(info["capabilities"]["logging"], json!({}), "{info}");
+
+    // Before the client sets a level, every level comes, in the order the tool logged.
+    let result = client.call_tool(CallToolRequestParams::new("notes.reindex")).await.unwrap();
+    assert_eq!(serde_json::to_value(&result).unwrap()["content"][0]["text"], "reindexed");
+    assert_eq!(
+        *keeper.0.lock().unwrap(),
+        [
+            json!({"level": "debug", "logger": "notes.reindex", "data": "reading the index"}),
+            json!({"level": "warning", "logger": "notes.reindex", "data": {"skipped": 2, "why": "unreadable"}}),
+        ]
+    );
+
+    keeper.0.lock().unwrap().clear();
+    client.set_level(rmcp::model::SetLevelRequestParams::new(rmcp::model::LoggingLevel::Info)).await.unwrap();
+    client.call_tool(CallToolRequestParams::new("notes.reindex")).await.unwrap();
+    assert_eq!(
+        *keeper.0.lock().unwrap(),
+        [json!({"level": "warning", "logger": "notes.reindex", "data": {"skipped": 2, "why": "unreadable"}})]
+    );
+    client.cancel().await.unwrap();
+}

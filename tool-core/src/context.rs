@@ -96,6 +96,43 @@ pub struct Progress {
 /// Where a call's progress reports go (an MCP client's progress notifications, a UI).
 pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 
+/// How severe a tool's log message is: the syslog levels, as MCP's `logging/setLevel` and
+/// `notifications/message` name them, least severe first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// Details for whoever debugs the tool.
+    Debug,
+    /// What the tool is doing.
+    Info,
+    /// Normal but significant.
+    Notice,
+    /// Something to look at; the tool goes on.
+    Warning,
+    /// An operation failed.
+    Error,
+    /// A part of the system failed.
+    Critical,
+    /// Someone must act at once.
+    Alert,
+    /// The system cannot be used.
+    Emergency,
+}
+
+/// One log message of a running tool, as [`ToolContext::log`] sends it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogMessage {
+    /// How severe it is.
+    pub level: LogLevel,
+    /// The name of the tool that sent it.
+    pub logger: String,
+    /// What the tool logged: text, or any JSON value.
+    pub data: Value,
+}
+
+/// Where a call's log messages go (an MCP client's `notifications/message`, a host's log).
+pub type LogSink = Arc<dyn Fn(LogMessage) + Send + Sync>;
+
 /// Everything a running tool may look at: the request that started it and the environment.
 #[derive(Clone)]
 pub struct ToolContext {
@@ -103,6 +140,7 @@ pub struct ToolContext {
     environment: Arc<Environment>,
     cancellation: CancellationToken,
     progress: Option<ProgressSink>,
+    log: Option<LogSink>,
 }
 
 impl fmt::Debug for ToolContext {
@@ -112,6 +150,7 @@ impl fmt::Debug for ToolContext {
             .field("environment", &self.environment)
             .field("cancellation", &self.cancellation)
             .field("progress", &self.progress.is_some())
+            .field("log", &self.log.is_some())
             .finish()
     }
 }
@@ -119,7 +158,34 @@ impl fmt::Debug for ToolContext {
 impl ToolContext {
     /// A context for `request`; the executor builds these, tests may too.
     pub fn new(request: Arc<ToolCallRequest>, environment: Arc<Environment>, cancellation: CancellationToken) -> Self {
-        ToolContext { request, environment, cancellation, progress: None }
+        ToolContext { request, environment, cancellation, progress: None, log: None }
+    }
+
+    /// Sends the tool's log messages to `sink`.
+    pub fn with_log(mut self, sink: LogSink) -> Self {
+        self.log = Some(sink);
+        self
+    }
+
+    /// Sends a log message to whoever receives the call's logs: the MCP client that made the
+    /// call (as `notifications/message`, when its level is at least the one the client set with
+    /// `logging/setLevel`), or the host's sink (`CallScope::on_log`). `data` is text or any
+    /// JSON value.
+    ///
+    /// # Errors
+    /// When nobody receives this call's logs, an error (code `no_log_receiver`) the tool may
+    /// return or ignore.
+    pub fn log(&self, level: LogLevel, data: impl Into<Value>) -> Result<(), ToolError> {
+        let Some(sink) = &self.log else {
+            return Err(ToolError::new(format!(
+                "`{}` has nobody to send its log to: a call gets one over MCP, or from the host's \
+                 `CallScope::on_log`",
+                self.request.tool_name
+            ))
+            .with_code("no_log_receiver"));
+        };
+        sink(LogMessage { level, logger: self.request.tool_name.clone(), data: data.into() });
+        Ok(())
     }
 
     /// Sends the tool's progress reports to `sink`.

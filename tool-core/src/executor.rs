@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::catalog::ToolCatalog;
-use crate::context::{Environment, Progress, ProgressSink, ToolContext};
+use crate::context::{Environment, LogMessage, LogSink, Progress, ProgressSink, ToolContext};
 use crate::model::ToolCallRequest;
 use crate::model::{serialized_over, Cut, ToolError, ToolOutput};
 use crate::stateful::Conversations;
@@ -240,16 +240,17 @@ impl ExecutorBuilder {
     }
 }
 
-/// What a caller attaches to one call beyond its request: a cancellation token and a place for
-/// the tool's progress reports.
+/// What a caller attaches to one call beyond its request: a cancellation token and places for
+/// the tool's progress reports and log messages.
 #[derive(Clone, Default)]
 pub struct CallScope {
     cancel: Option<CancellationToken>,
     progress: Option<ProgressSink>,
+    log: Option<LogSink>,
 }
 
 impl CallScope {
-    /// No cancellation, progress reports dropped.
+    /// No cancellation, progress reports dropped, no log receiver.
     pub fn new() -> Self {
         Self::default()
     }
@@ -265,11 +266,22 @@ impl CallScope {
         self.progress = Some(Arc::new(sink));
         self
     }
+
+    /// The tool's log messages ([`ToolContext::log`]) go to `sink`, in the order the tool sent
+    /// them; without one, `log` tells the tool nobody receives them.
+    pub fn on_log(mut self, sink: impl Fn(LogMessage) + Send + Sync + 'static) -> Self {
+        self.log = Some(Arc::new(sink));
+        self
+    }
 }
 
 impl std::fmt::Debug for CallScope {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CallScope").field("cancel", &self.cancel).field("progress", &self.progress.is_some()).finish()
+        f.debug_struct("CallScope")
+            .field("cancel", &self.cancel)
+            .field("progress", &self.progress.is_some())
+            .field("log", &self.log.is_some())
+            .finish()
     }
 }
 
@@ -352,9 +364,7 @@ impl Executor {
             Stage::Done(record) => *record,
             Stage::Ready(prepared) => {
                 let environment = Arc::clone(&self.environment);
-                Box::pin(run(prepared, environment, watched, scope.progress, started, self.reply))
-                    .instrument(span.clone())
-                    .await
+                Box::pin(run(prepared, environment, watched, scope, started, self.reply)).instrument(span.clone()).await
             }
         };
         span.in_scope(|| log_record(&record));
@@ -465,7 +475,15 @@ impl Executor {
                 let record = match stage {
                     Stage::Done(record) => *record,
                     Stage::Ready(prepared) => {
-                        run(prepared, Arc::clone(&executor.environment), watched, None, started, executor.reply).await
+                        run(
+                            prepared,
+                            Arc::clone(&executor.environment),
+                            watched,
+                            CallScope::new(),
+                            started,
+                            executor.reply,
+                        )
+                        .await
                     }
                 };
                 log_record(&record);
@@ -685,15 +703,18 @@ async fn run(
     prepared: Prepared,
     environment: Arc<Environment>,
     watched: Option<CancellationToken>,
-    progress: Option<ProgressSink>,
+    scope: CallScope,
     started: Instant,
     reply: Reply,
 ) -> ExecutionRecord {
     let Prepared { request, invocation, timeout } = prepared;
     let token = watched.clone().unwrap_or_default();
     let mut ctx = ToolContext::new(Arc::clone(&request), environment, token.clone());
-    if let Some(sink) = progress {
+    if let Some(sink) = scope.progress {
         ctx = ctx.with_progress(sink);
+    }
+    if let Some(sink) = scope.log {
+        ctx = ctx.with_log(sink);
     }
     let body = CatchUnwind::new(invocation, ctx);
     let limited = async {

@@ -68,7 +68,9 @@ pub mod document; // the catalog written out: JSON, Markdown, every dialect, siz
 pub mod cli; // the `tools` command line, and the playground page
 
 pub use catalog::{CatalogBuilder, CatalogError, CatalogProblem, ToolCatalog};
-pub use context::{Environment, FromContext, Progress, ProgressSink, State, ToolContext};
+pub use context::{
+    Environment, FromContext, LogLevel, LogMessage, LogSink, Progress, ProgressSink, State, ToolContext,
+};
 pub use declare::{DeclaredTool, ToolRun};
 pub use executor::{
     CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder, OutputCut, DEFAULT_MAX_OUTPUT_BYTES,
@@ -237,8 +239,8 @@ pub mod prelude {
     // From the macro crate, not `crate::tool`: that path also names the private module `tool`,
     // which rustdoc's JSON then shows as `prelude::tool` with the module's items.
     pub use crate::{
-        CallStatus, CancellationToken, DeclaredTool, DynamicTool, ExecutionRecord, Executor, Json, State, Tool,
-        ToolCallRequest, ToolCatalog, ToolContext, ToolDefinition, ToolError, ToolOutput, ToolRun,
+        CallStatus, CancellationToken, DeclaredTool, DynamicTool, ExecutionRecord, Executor, Json, LogLevel, State,
+        Tool, ToolCallRequest, ToolCatalog, ToolContext, ToolDefinition, ToolError, ToolOutput, ToolRun,
     };
     #[cfg(feature = "macros")]
     pub use tool_macros::tool;

@@ -3,10 +3,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
+// MCP's logging (`logging/setLevel`, `notifications/message`) is deprecated from protocol
+// 2026-07-28 on (SEP-2577) but still part of it, and clients of earlier versions use it: served
+// until the protocol removes it.
+#[allow(deprecated)]
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, Tool as McpTool,
+    ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscriptionFilter, Tool as McpTool,
 };
 use rmcp::service::SubscriptionContext;
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, RunningService, ServiceExt};
@@ -15,7 +19,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
-use crate::context::Progress;
+use crate::context::{LogLevel, LogMessage, Progress};
 use crate::executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor};
 use crate::model::{ToolCallRequest, ToolError, ToolOutput};
 use crate::providers::export::{export, ExportError};
@@ -24,7 +28,7 @@ use crate::providers::results::mcp_result;
 use crate::providers::Dialect;
 use crate::stateful::Conversations;
 
-/// How long a result waits for the call's progress reports to go out before it.
+/// How long a result waits for the call's progress reports and log messages to go out before it.
 const PROGRESS_FLUSH: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How many tools a `tools/list` page holds unless told otherwise.
@@ -101,6 +105,9 @@ struct Session {
     conversation: String,
     stores: Mutex<Vec<Conversations>>,
     open: Weak<OpenSessions>,
+    /// The least severe log level the client wants (`logging/setLevel`); every level until it
+    /// sets one.
+    log_level: Mutex<Option<LogLevel>>,
 }
 
 impl Session {
@@ -287,6 +294,7 @@ impl McpServer {
             conversation: format!("mcp-session-{number}"),
             stores: Mutex::default(),
             open: Arc::downgrade(&self.open),
+            log_level: Mutex::new(None),
         });
         self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(number, Arc::downgrade(&session));
         McpServer { session: Some(session), ..self.clone() }
@@ -372,29 +380,90 @@ impl McpServer {
     }
 }
 
-/// Forwards a call's progress reports to the client as `notifications/progress`, in order.
-/// The task ends when the call's context, holding the sender, is dropped; the result is sent
-/// after it, so no report arrives after the result it belongs to.
-fn progress_forwarder(
+/// What a running call sends its client before the result.
+enum Note {
+    Progress(Progress),
+    Log(LogMessage),
+}
+
+/// MCP's name of a log level.
+#[allow(deprecated)] // see the import of `LoggingLevel`
+fn mcp_level(level: LogLevel) -> LoggingLevel {
+    match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+        LogLevel::Critical => LoggingLevel::Critical,
+        LogLevel::Alert => LoggingLevel::Alert,
+        LogLevel::Emergency => LoggingLevel::Emergency,
+    }
+}
+
+/// Our name of an MCP log level.
+#[allow(deprecated)] // see the import of `LoggingLevel`
+fn our_level(level: LoggingLevel) -> LogLevel {
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        LoggingLevel::Emergency => LogLevel::Emergency,
+    }
+}
+
+/// Forwards a call's progress reports (when the client sent a progress token) and its log
+/// messages at or above `least` to the client, as `notifications/progress` and
+/// `notifications/message`, in the order the tool made them. The task ends when the call's
+/// context, holding the senders, is dropped; the result is sent after it, so nothing arrives
+/// after the result it belongs to.
+#[allow(deprecated)] // see the import of `LoggingLevel`
+fn scope_for_client(
     context: &RequestContext<RoleServer>,
-) -> Option<(impl Fn(Progress) + Send + Sync + 'static, JoinHandle<()>)> {
-    let token = context.meta.get_progress_token()?;
-    let (sender, mut reports) = mpsc::unbounded_channel::<Progress>();
+    least: Option<LogLevel>,
+    scope: CallScope,
+) -> (CallScope, JoinHandle<()>) {
+    let token = context.meta.get_progress_token();
+    let (sender, mut notes) = mpsc::unbounded_channel::<Note>();
     let peer = context.peer.clone();
     let forwarding = tokio::spawn(async move {
-        while let Some(report) = reports.recv().await {
-            let mut param = ProgressNotificationParam::new(token.clone(), report.progress);
-            param.total = report.total;
-            param.message = report.message;
-            if peer.notify_progress(param).await.is_err() {
+        while let Some(note) = notes.recv().await {
+            let sent = match note {
+                Note::Progress(report) => {
+                    let Some(token) = &token else { continue };
+                    let mut param = ProgressNotificationParam::new(token.clone(), report.progress);
+                    param.total = report.total;
+                    param.message = report.message;
+                    peer.notify_progress(param).await
+                }
+                Note::Log(message) => {
+                    let mut param = LoggingMessageNotificationParam::new(mcp_level(message.level), message.data);
+                    param.logger = Some(message.logger);
+                    peer.notify_logging_message(param).await
+                }
+            };
+            if sent.is_err() {
                 break;
             }
         }
     });
-    let sink = move |report: Progress| {
-        let _ = sender.send(report);
-    };
-    Some((sink, forwarding))
+    let mut scope = scope;
+    if context.meta.get_progress_token().is_some() {
+        let progress = sender.clone();
+        scope = scope.on_progress(move |report| {
+            let _ = progress.send(Note::Progress(report));
+        });
+    }
+    scope = scope.on_log(move |message| {
+        if least.is_none_or(|least| message.level >= least) {
+            let _ = sender.send(Note::Log(message));
+        }
+    });
+    (scope, forwarding)
 }
 
 impl McpServer {
@@ -421,11 +490,28 @@ impl McpServer {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // the logging capability: see the import of `LoggingLevel`
     fn get_info(&self) -> ServerConfig {
-        let mut info =
-            ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build());
+        let mut info = ServerConfig::new(
+            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging().build(),
+        );
         info.server_info = Implementation::new("tool-core", env!("CARGO_PKG_VERSION"));
         info
+    }
+
+    /// The least severe level of the log messages the client wants from this session's calls.
+    /// Without a session (stateless HTTP) each request stands alone, so there is nothing to
+    /// keep it in, and calls send every level.
+    #[allow(deprecated)] // see the import of `LoggingLevel`
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(session) = &self.session {
+            *session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(our_level(request.level));
+        }
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -517,16 +603,12 @@ impl ServerHandler for McpServer {
             CallConversation::None(why) if stateful => return self.refused(call, &why),
             CallConversation::None(_) => {}
         }
-        let mut scope = CallScope::new().cancel_on(&context.ct);
-        let forwarding = progress_forwarder(&context).map(|(sink, forwarding)| {
-            scope = scope.clone().on_progress(sink);
-            forwarding
-        });
+        let least =
+            self.session.as_ref().and_then(|session| *session.log_level.lock().unwrap_or_else(|e| e.into_inner()));
+        let (scope, forwarding) = scope_for_client(&context, least, CallScope::new().cancel_on(&context.ct));
         let record = served.executor.execute_in(call, scope).await;
-        if let Some(forwarding) = forwarding {
-            // A tool that handed its context to a task still running could hold the sender.
-            let _ = tokio::time::timeout(PROGRESS_FLUSH, forwarding).await;
-        }
+        // A tool that handed its context to a task still running could hold the sender.
+        let _ = tokio::time::timeout(PROGRESS_FLUSH, forwarding).await;
         if let Some(observer) = &self.observer {
             observer(&record);
         }
