@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
-use crate::context::{LogLevel, LogMessage, Progress};
+use crate::context::LogLevel;
 use crate::executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor};
 use crate::model::{ToolCallRequest, ToolError, ToolOutput};
 use crate::providers::export::{export, ExportError};
@@ -380,10 +380,11 @@ impl McpServer {
     }
 }
 
-/// What a running call sends its client before the result.
+/// What a running call sends its client before the result, in the order the tool made it.
+#[allow(deprecated)] // see the import of `LoggingLevel`
 enum Note {
-    Progress(Progress),
-    Log(LogMessage),
+    Progress(ProgressNotificationParam),
+    Log(LoggingMessageNotificationParam),
 }
 
 /// MCP's name of a log level.
@@ -425,42 +426,35 @@ fn our_level(level: LoggingLevel) -> LogLevel {
 fn scope_for_client(
     context: &RequestContext<RoleServer>,
     least: Option<LogLevel>,
-    scope: CallScope,
+    mut scope: CallScope,
 ) -> (CallScope, JoinHandle<()>) {
-    let token = context.meta.get_progress_token();
     let (sender, mut notes) = mpsc::unbounded_channel::<Note>();
     let peer = context.peer.clone();
     let forwarding = tokio::spawn(async move {
         while let Some(note) = notes.recv().await {
             let sent = match note {
-                Note::Progress(report) => {
-                    let Some(token) = &token else { continue };
-                    let mut param = ProgressNotificationParam::new(token.clone(), report.progress);
-                    param.total = report.total;
-                    param.message = report.message;
-                    peer.notify_progress(param).await
-                }
-                Note::Log(message) => {
-                    let mut param = LoggingMessageNotificationParam::new(mcp_level(message.level), message.data);
-                    param.logger = Some(message.logger);
-                    peer.notify_logging_message(param).await
-                }
+                Note::Progress(param) => peer.notify_progress(param).await,
+                Note::Log(param) => peer.notify_logging_message(param).await,
             };
             if sent.is_err() {
                 break;
             }
         }
     });
-    let mut scope = scope;
-    if context.meta.get_progress_token().is_some() {
+    if let Some(token) = context.meta.get_progress_token() {
         let progress = sender.clone();
         scope = scope.on_progress(move |report| {
-            let _ = progress.send(Note::Progress(report));
+            let mut param = ProgressNotificationParam::new(token.clone(), report.progress);
+            param.total = report.total;
+            param.message = report.message;
+            let _ = progress.send(Note::Progress(param));
         });
     }
     scope = scope.on_log(move |message| {
         if least.is_none_or(|least| message.level >= least) {
-            let _ = sender.send(Note::Log(message));
+            let mut param = LoggingMessageNotificationParam::new(mcp_level(message.level), message.data);
+            param.logger = Some(message.logger);
+            let _ = sender.send(Note::Log(param));
         }
     });
     (scope, forwarding)
