@@ -1,0 +1,28 @@
+//! The tools, and the other MCP primitives, that the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`) calls by name, served over streamable HTTP. Each is an
+//! ordinary `#[tool]` fn, written as a host would write it.
+//!
+//! ```text
+//! cargo run -p tool-examples --bin mcp_conformance -- 127.0.0.1:8765
+//! npx @modelcontextprotocol/conformance server --url http://127.0.0.1:8765/mcp
+//! ```
+//!
+//! The modules group the tools by what they exercise: `basics` (text, errors, logging,
+//! progress).
+
+use tool_core::mcp::McpServer;
+use tool_core::prelude::*;
+
+mod basics;
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let address = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:8765".to_owned());
+    let executor = Executor::new(ToolCatalog::global()?.clone());
+    let server = McpServer::new(executor)?;
+    let running = server.http().bind(address.parse()?).start().await?;
+    eprintln!("serving the conformance suite's tools at {}", running.url());
+    tokio::signal::ctrl_c().await?;
+    running.shutdown().await;
+    Ok(())
+}
