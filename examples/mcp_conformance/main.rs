@@ -8,12 +8,13 @@
 //! ```
 //!
 //! The modules group the tools by what they exercise: `basics` (text, errors, logging,
-//! progress).
+//! progress), `content` (images, audio, embedded resources, mixed results).
 
 use tool_core::mcp::McpServer;
 use tool_core::prelude::*;
 
 mod basics;
+mod content;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -115,6 +115,10 @@ pub struct OutputCut {
     pub structured_dropped: bool,
     /// The host-facing metadata was over the limit and was dropped.
     pub metadata_dropped: bool,
+    /// How many content blocks ([`ToolOutput::blocks`]) were dropped: the text and the blocks
+    /// together are held to the limit, in order, and a block that does not fit in what is left
+    /// is dropped whole.
+    pub blocks_dropped: usize,
 }
 
 fn serialize_micros<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -186,10 +190,13 @@ impl ExecutorBuilder {
         self
     }
 
-    /// The most a call hands on, in bytes: the text of its output (or error), and its
-    /// structured result and metadata serialised. Text over it is cut at a character boundary
-    /// and the cut said at its end (`[output cut at N bytes of M]`); a structured result or
-    /// metadata over it is dropped, said likewise. The record says what was cut
+    /// The most a call hands on, in bytes: the text of its output (or error) and its content
+    /// blocks together (an image counts its base64 data), and its structured result and
+    /// metadata serialised. Text over it is cut at a character boundary and the cut said at its
+    /// end (`[output cut at N bytes of M]`); a block that does not fit in what the text and
+    /// the blocks before it left is dropped whole, and a structured result or metadata over
+    /// the limit is dropped, each said likewise (`[1 block dropped (image/png, 2 MB): over
+    /// 1048576 bytes]`). The record says what was cut
     /// ([`ExecutionRecord::output_cut`]). Default: [`DEFAULT_MAX_OUTPUT_BYTES`] (1 MiB); at
     /// least 1,024.
     pub fn max_output_bytes(mut self, bytes: usize) -> Self {
@@ -783,6 +790,10 @@ async fn run(
         }
         Some(Ok(Ok(Ok(mut output)))) => {
             let output_cut = bound_output(&mut output, reply.max_output_bytes);
+            if let Some(error) = broken_block(&output) {
+                let message = error.message().to_owned();
+                return failed(request, started, CallStatus::Failed, CallFailure::ToolError { error }, message);
+            }
             ExecutionRecord {
                 request,
                 status: CallStatus::Success,
@@ -813,19 +824,49 @@ fn failed(
     }
 }
 
-/// Cuts `output` to `limit`: the text cut, a structured result or metadata over the limit
-/// dropped, and what was done said at the text's end.
+/// The error a result with a broken content block becomes: no provider or client is sent a
+/// block it would refuse or misread.
+fn broken_block(output: &ToolOutput) -> Option<ToolError> {
+    output.blocks.iter().enumerate().find_map(|(index, block)| {
+        let problem = block.problem()?;
+        let message =
+            format!("The tool's result could not be sent: its content block {index} ({}) {problem}.", block.kind());
+        Some(ToolError::new(message).with_code("invalid_content"))
+    })
+}
+
+/// Cuts `output` to `limit`: the text cut, the blocks that do not fit after it dropped, a
+/// structured result or metadata over the limit dropped, and what was done said at the text's
+/// end.
 fn bound_output(output: &mut ToolOutput, limit: usize) -> Option<OutputCut> {
     let text_bytes = output.text.len();
     let structured_dropped = output.structured.as_ref().is_some_and(|value| serialized_over(value, limit));
     let metadata_dropped = !output.metadata.is_empty() && serialized_over(&output.metadata, limit);
     let text_cut = crate::model::cut_at(&mut output.text, limit);
-    if !(text_cut || structured_dropped || metadata_dropped) {
+    let mut left = limit - output.text.len();
+    let mut dropped = Vec::new();
+    output.blocks.retain(|block| {
+        let size = block.size();
+        let fits = size <= left;
+        match fits {
+            true => left -= size,
+            false => dropped.push(dropped_block(block, size)),
+        }
+        fits
+    });
+    if !(text_cut || structured_dropped || metadata_dropped || !dropped.is_empty()) {
         return None;
     }
     let mut said = Vec::new();
     if text_cut {
         said.push(format!("output cut at {limit} bytes of {text_bytes}"));
+    }
+    if !dropped.is_empty() {
+        let count = match dropped.len() {
+            1 => "1 block".to_owned(),
+            n => format!("{n} blocks"),
+        };
+        said.push(format!("{count} dropped ({}): over {limit} bytes", dropped.join("; ")));
     }
     if structured_dropped {
         output.structured = None;
@@ -837,7 +878,13 @@ fn bound_output(output: &mut ToolOutput, limit: usize) -> Option<OutputCut> {
     if !said.is_empty() {
         output.text.push_str(&format!("\n[{}]", said.join("; ")));
     }
-    Some(OutputCut { limit, text_bytes, structured_dropped, metadata_dropped })
+    Some(OutputCut { limit, text_bytes, structured_dropped, metadata_dropped, blocks_dropped: dropped.len() })
+}
+
+/// A dropped block in a few words: `image/png, 2 MB`.
+fn dropped_block(block: &crate::model::ContentBlock, size: usize) -> String {
+    let what = block.mime_type().unwrap_or(block.kind());
+    format!("{what}, {}", crate::model::human_bytes(block.decoded_len().unwrap_or(size)))
 }
 
 fn unknown_tool_message(name: &str, suggestions: &[String], no_tools: bool) -> String {

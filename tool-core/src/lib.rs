@@ -81,6 +81,7 @@ pub use model::{
     ValueKind,
 };
 pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
+pub use model::{Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink};
 pub use model::{IntoToolOutput, Json, ToolError, ToolOutput};
 pub use stateful::{ConversationState, Conversations, StateLimits};
 pub use tokio_util::sync::CancellationToken;

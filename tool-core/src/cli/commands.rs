@@ -272,6 +272,13 @@ pub(super) fn call_output(record: &ExecutionRecord, json: bool, style: Style, ou
     // The output of a tool, perhaps a remote one: printed inert.
     let label = if record.is_error() { "message for the model:" } else { "result:" };
     writeln!(out, "{}\n{}", style.bold(label), printable(&record.content.text))?;
+    for block in &record.content.blocks {
+        let line = match block {
+            crate::ContentBlock::Text { text } => text.clone(),
+            other => crate::providers::results::summary(other),
+        };
+        writeln!(out, "{}", printable(&line))?;
+    }
     Ok(code)
 }
 

@@ -1,16 +1,19 @@
 //! Layer 1, the model: plain data every other layer shares. What a tool is (its definition and
 //! parameters), a call as the model sent it and what extraction made of it (warnings,
-//! errors), what a tool hands back, and the JSON pointers that say where in the arguments.
+//! errors), what a tool hands back (text, structured JSON, content blocks), and the JSON pointers that say where in the arguments.
 //!
 //! Nothing here depends on another module of the crate.
 
 mod call;
+mod content;
 mod definition;
 mod output;
 pub(crate) mod pointer;
 
 pub(crate) use call::{received_text, truncate, Cut, RECEIVED_MAX_CHARS};
 pub use call::{ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning, ToolCallRequest};
+pub(crate) use content::human_bytes;
+pub use content::{Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink};
 pub use definition::{
     is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
     ValueKind,

@@ -1,7 +1,8 @@
 //! What a tool hands back: its output, or an error for the model to read.
 //!
-//! [`IntoToolOutput`] turns whatever a tool function returns into a [`ToolOutput`] (text and
-//! structured JSON), and says whether the return type carries an output schema ([`Json<T>`]).
+//! [`IntoToolOutput`] turns whatever a tool function returns into a [`ToolOutput`] (text,
+//! structured JSON, content blocks), and says whether the return type carries an output schema
+//! ([`Json<T>`]).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -10,14 +11,34 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::content::{Audio, ContentBlock, Image};
+
 /// The result of a successful call.
+///
+/// A result is its text, then its content blocks (images, audio, resources, more text) in
+/// order. A result of text alone goes out as it always has; see
+/// [`ContentBlock`] for what each provider makes of the blocks.
+///
+/// ```
+/// use tool_core::{ContentBlock, EmbeddedResource, Image, ToolOutput};
+///
+/// let png = [0x89, b'P', b'N', b'G'];
+/// let output = ToolOutput::text("The chart:")
+///     .with_image(png, "image/png")
+///     .with_block(EmbeddedResource::text("file:///data.csv", "text/csv", "x,y\n1,2"));
+/// assert_eq!(output.blocks.len(), 2);
+/// assert_eq!(output.blocks[0], ContentBlock::Image(Image::png(png)));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ToolOutput {
-    /// The text the model reads.
+    /// The text the model reads first.
     pub text: String,
     /// The structured result, when the tool returned one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub structured: Option<Value>,
+    /// The blocks after the text, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<ContentBlock>,
     /// Host-facing metadata, not shown to the model.
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub metadata: Map<String, Value>,
@@ -31,7 +52,38 @@ impl ToolOutput {
 
     /// A structured output; its text is the compact JSON.
     pub fn structured(value: Value) -> Self {
-        ToolOutput { text: value.to_string(), structured: Some(value), metadata: Map::new() }
+        ToolOutput { text: value.to_string(), structured: Some(value), ..Default::default() }
+    }
+
+    /// An output made of `blocks`, in order; a text block at the start becomes its text.
+    pub fn blocks(blocks: impl IntoIterator<Item = ContentBlock>) -> Self {
+        let mut blocks: Vec<ContentBlock> = blocks.into_iter().collect();
+        let text = match blocks.first() {
+            Some(ContentBlock::Text { .. }) => match blocks.remove(0) {
+                ContentBlock::Text { text } => text,
+                _ => String::new(),
+            },
+            _ => String::new(),
+        };
+        ToolOutput { text, blocks, ..Default::default() }
+    }
+
+    /// Adds a block after the others: an [`Image`], an [`Audio`], an
+    /// [`EmbeddedResource`](super::EmbeddedResource), a [`ResourceLink`](super::ResourceLink) or
+    /// a [`ContentBlock`].
+    pub fn with_block(mut self, block: impl Into<ContentBlock>) -> Self {
+        self.blocks.push(block.into());
+        self
+    }
+
+    /// Adds an image from its raw bytes (base64-encoded here), of `mime_type` (`image/png`).
+    pub fn with_image(self, bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
+        self.with_block(Image::new(bytes, mime_type))
+    }
+
+    /// Adds a sound from its raw bytes (base64-encoded here), of `mime_type` (`audio/wav`).
+    pub fn with_audio(self, bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
+        self.with_block(Audio::new(bytes, mime_type))
     }
 
     /// Adds a metadata entry.
@@ -189,7 +241,7 @@ pub struct Json<T>(pub T);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "not a tool result type",
-    note = "return `String`, `()`, `serde_json::Value`, `Vec<T>` (T: Serialize), `Json<T>` (T: Serialize + JsonSchema, for structured results with an output schema), `ToolOutput`, or a `Result` of one of these whose error converts into `ToolError`",
+    note = "return `String`, `()`, `serde_json::Value`, `Vec<T>` (T: Serialize), `Json<T>` (T: Serialize + JsonSchema, for structured results with an output schema), `ToolOutput`, a content block (`Image`, `Audio`, `EmbeddedResource`, `ResourceLink`, `ContentBlock`), or a `Result` of one of these whose error converts into `ToolError`",
     note = "to return your own type, derive `serde::Serialize` and `schemars::JsonSchema` on it and return `Json(value)`"
 )]
 pub trait IntoToolOutput {
@@ -258,11 +310,23 @@ impl<T: Serialize + JsonSchema> IntoToolOutput for Json<T> {
     }
 }
 
+macro_rules! block_output {
+    ($($t:ty),*) => {$(
+        impl IntoToolOutput for $t {
+            fn into_output(self) -> Result<ToolOutput, ToolError> {
+                Ok(ToolOutput::blocks([ContentBlock::from(self)]))
+            }
+        }
+    )*};
+}
+
+block_output!(ContentBlock, Image, Audio, super::EmbeddedResource, super::ResourceLink);
+
 macro_rules! display_output {
     ($($t:ty),*) => {$(
         impl IntoToolOutput for $t {
             fn into_output(self) -> Result<ToolOutput, ToolError> {
-                Ok(ToolOutput { text: self.to_string(), structured: Some(Value::from(self)), metadata: Map::new() })
+                Ok(ToolOutput { text: self.to_string(), structured: Some(Value::from(self)), ..Default::default() })
             }
         }
     )*};

@@ -62,7 +62,7 @@ pub fn tool_result_event(records: &[ExecutionRecord], at: SystemTime) -> Value {
         .map(|record| {
             let result = match (&record.content.structured, record.is_error()) {
                 (Some(structured), false) => structured.clone(),
-                _ => Value::String(record.content.text.clone()),
+                _ => Value::String(crate::providers::results::text_with_blocks(&record.content)),
             };
             json!({ "tool_name": record.request.tool_name, "success": !record.is_error(), "result": result })
         })
@@ -76,7 +76,10 @@ pub fn tool_result_event(records: &[ExecutionRecord], at: SystemTime) -> Value {
 
 /// The records as a `<function_results>` block, one `<result>` (or `<error>`) per call:
 /// `<tool_name>` and `<stdout>` holding the text the model reads. Text with `<` or `&` in it
-/// goes in a CDATA section, so the model reads it as written.
+/// goes in a CDATA section, so the model reads it as written. The protocol carries text
+/// alone: a result's content blocks follow its text, one a line, a resource's text under a
+/// line naming it and an image or a sound as a placeholder (`[image: image/png, 12 KB, not
+/// shown: the XML call protocol carries text only]`).
 ///
 /// ```
 /// use tool_core::prelude::*;
@@ -106,7 +109,7 @@ pub fn function_results(records: &[ExecutionRecord]) -> String {
         block.push_str(&format!(
             "<{tag}>\n<tool_name>{}</tool_name>\n<stdout>{}</stdout>\n</{tag}>\n",
             quick_xml::escape::escape(record.request.tool_name.as_str()),
-            as_xml_text(&record.content.text)
+            as_xml_text(&crate::providers::results::text_with_blocks(&record.content))
         ));
     }
     block.push_str("</function_results>");
