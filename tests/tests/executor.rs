@@ -464,7 +464,13 @@ async fn text_over_the_output_limit_is_cut_at_a_character_with_the_cut_said() {
     let json = serde_json::to_value(&record).unwrap();
     assert_eq!(
         json["output_cut"],
-        json!({"limit": 4097, "text_bytes": 10000, "structured_dropped": false, "metadata_dropped": false})
+        json!({
+            "limit": 4097,
+            "text_bytes": 10000,
+            "structured_dropped": false,
+            "metadata_dropped": false,
+            "blocks_dropped": 0,
+        })
     );
 
     // Under the limit nothing changes, and the record says nothing.

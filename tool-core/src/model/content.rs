@@ -291,10 +291,10 @@ fn base64_problem(field: &str, data: &str) -> Option<String> {
     if data.is_empty() {
         return Some(format!("has no {field}"));
     }
-    base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .err()
-        .map(|error| format!("has {field} that is not base64 (standard alphabet, padded): {error}"))
+    base64::engine::general_purpose::STANDARD.decode(data).err().map(|error| {
+        let error = error.to_string();
+        format!("has {field} that is not base64 (standard alphabet, padded): {}", error.trim_end_matches('.'))
+    })
 }
 
 /// Why `uri` is not a URI with a scheme, if it is not.
@@ -329,7 +329,7 @@ mod tests {
         );
         assert_eq!(
             ContentBlock::from(Audio::from_base64("not base64!", "audio/wav")).problem().unwrap(),
-            "has data that is not base64 (standard alphabet, padded): Invalid symbol 32, offset 3."
+            "has data that is not base64 (standard alphabet, padded): Invalid symbol 32, offset 3"
         );
         assert_eq!(ContentBlock::from(Audio::from_base64("", "audio/wav")).problem().unwrap(), "has no data");
         assert_eq!(ContentBlock::from(Image::from_base64("AA==", "text/plain; charset=utf-8")).problem(), None);
