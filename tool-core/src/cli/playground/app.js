@@ -345,10 +345,33 @@ function renderRecord(record) {
   if (status === "success") {
     const result = content.structured !== undefined ? JSON.stringify(content.structured, null, 2) : content.text;
     parts.push(el("div", {}, "Result"), el("pre", { id: "result" }, result));
+    // Images, audio and resources after the text, one line each, as text.
+    const blocks = Array.isArray(content.blocks) ? content.blocks : [];
+    if (blocks.length) {
+      const list = el("ul", { id: "blocks" });
+      for (const block of blocks) list.append(el("li", {}, blockLine(block)));
+      parts.push(el("div", {}, "Content blocks"), list);
+    }
   } else {
     parts.push(el("div", {}, "Message for the model"), el("div", { class: "message", id: "message" }, content.text || ""));
   }
   section.replaceChildren(...parts);
+}
+
+/** One content block of a result in words: `image: image/png, 67 bytes`. */
+function blockLine(block) {
+  const bytes = (base64) => Math.floor((base64 || "").replace(/=+$/, "").length * 3 / 4) + " bytes";
+  switch (block.type) {
+    case "text": return block.text;
+    case "image":
+    case "audio": return block.type + ": " + block.mime_type + ", " + bytes(block.data);
+    case "resource": {
+      const head = "resource: " + block.uri + (block.mime_type ? ", " + block.mime_type : "");
+      return block.text !== undefined ? head + "\n" + block.text : head + ", " + bytes(block.blob);
+    }
+    case "resource_link": return "resource link: " + block.name + " <" + block.uri + ">" + (block.description ? ": " + block.description : "");
+    default: return block.type;
+  }
 }
 
 load();
