@@ -49,12 +49,8 @@ fn bad_recording() -> ToolOutput {
 
 /// A caption, then a large image, then a small one.
 #[tool]
-fn album() -> ToolOutput {
-    ToolOutput::blocks([
-        ContentBlock::text("Two pictures:"),
-        Image::png(vec![0u8; 3000]).into(),
-        Image::png(PNG).into(),
-    ])
+fn album() -> Vec<ContentBlock> {
+    vec![ContentBlock::text("Two pictures:"), Image::png(vec![0u8; 3000]).into(), Image::png(PNG).into()]
 }
 
 async fn run(executor: &Executor, tool: &str) -> ExecutionRecord {
@@ -256,9 +252,12 @@ async fn blocks_count_toward_the_output_limit_and_those_that_do_not_fit_are_drop
     assert_eq!((cut.blocks_dropped, cut.text_bytes, cut.structured_dropped), (1, 13, false));
     assert_eq!(serde_json::to_value(&record).unwrap()["output_cut"]["blocks_dropped"], 1);
 
-    // Under the limit every block passes.
+    // Under the limit every block passes; the leading text block is the text.
     let record = run(&tool_core::Executor::new(ToolCatalog::global().unwrap().clone()), "album").await;
-    assert_eq!((record.content.blocks.len(), record.output_cut), (2, None));
+    assert_eq!(
+        (record.content.text.as_str(), record.content.blocks.len(), record.output_cut),
+        ("Two pictures:", 2, None)
+    );
 }
 
 #[tokio::test]

@@ -11,8 +11,11 @@ use base64::Engine as _;
 use serde::Serialize;
 
 /// One block of a tool's result, after its text ([`ToolOutput::text`](super::ToolOutput)).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+///
+/// A record serialises a block as `{"type": "image", "mime_type", "data"}` and likewise for the
+/// others (`text`, `audio`, `resource`, `resource_link`). The block itself is not `Serialize`,
+/// so that a tool returning `Vec<ContentBlock>` returns the blocks, not their JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ContentBlock {
     /// More text, after the blocks before it.
@@ -109,6 +112,31 @@ impl ContentBlock {
         let padding = base64.bytes().rev().take_while(|&b| b == b'=').count();
         Some((base64.len() / 4 * 3).saturating_sub(padding))
     }
+}
+
+/// A block as a record writes it.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum BlockRecord<'a> {
+    Text { text: &'a str },
+    Image(&'a Image),
+    Audio(&'a Audio),
+    Resource(&'a EmbeddedResource),
+    ResourceLink(&'a ResourceLink),
+}
+
+/// Serialises `blocks` as a record writes them (see [`ContentBlock`]).
+pub(crate) fn serialize_blocks<S: serde::Serializer>(
+    blocks: &[ContentBlock],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(blocks.iter().map(|block| match block {
+        ContentBlock::Text { text } => BlockRecord::Text { text },
+        ContentBlock::Image(image) => BlockRecord::Image(image),
+        ContentBlock::Audio(audio) => BlockRecord::Audio(audio),
+        ContentBlock::Resource(resource) => BlockRecord::Resource(resource),
+        ContentBlock::ResourceLink(link) => BlockRecord::ResourceLink(link),
+    }))
 }
 
 macro_rules! media {
@@ -342,14 +370,17 @@ mod tests {
 
     #[test]
     fn blocks_serialise_for_records() {
+        let record = |block: &ContentBlock| {
+            serde_json::to_value(super::super::ToolOutput::blocks([block.clone()])).unwrap()["blocks"][0].clone()
+        };
         let resource = ContentBlock::from(EmbeddedResource::text("test://r", "text/plain", "hi"));
         assert_eq!(
-            serde_json::to_value(&resource).unwrap(),
+            record(&resource),
             serde_json::json!({"type": "resource", "uri": "test://r", "mime_type": "text/plain", "text": "hi"})
         );
         let link = ContentBlock::from(ResourceLink::new("file:///a.txt", "a").with_mime_type("text/plain"));
         assert_eq!(
-            serde_json::to_value(&link).unwrap(),
+            record(&link),
             serde_json::json!({"type": "resource_link", "uri": "file:///a.txt", "name": "a", "mime_type": "text/plain"})
         );
         assert_eq!(link.size(), "file:///a.txt".len() + 1 + "text/plain".len());

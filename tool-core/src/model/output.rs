@@ -37,7 +37,7 @@ pub struct ToolOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub structured: Option<Value>,
     /// The blocks after the text, in order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "super::content::serialize_blocks")]
     pub blocks: Vec<ContentBlock>,
     /// Host-facing metadata, not shown to the model.
     #[serde(skip_serializing_if = "Map::is_empty")]
@@ -241,7 +241,7 @@ pub struct Json<T>(pub T);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a tool",
     label = "not a tool result type",
-    note = "return `String`, `()`, `serde_json::Value`, `Vec<T>` (T: Serialize), `Json<T>` (T: Serialize + JsonSchema, for structured results with an output schema), `ToolOutput`, a content block (`Image`, `Audio`, `EmbeddedResource`, `ResourceLink`, `ContentBlock`), or a `Result` of one of these whose error converts into `ToolError`",
+    note = "return `String`, `()`, `serde_json::Value`, `Vec<T>` (T: Serialize), `Json<T>` (T: Serialize + JsonSchema, for structured results with an output schema), `ToolOutput`, a content block (`Image`, `Audio`, `EmbeddedResource`, `ResourceLink`, `ContentBlock`) or `Vec<ContentBlock>`, or a `Result` of one of these whose error converts into `ToolError`",
     note = "to return your own type, derive `serde::Serialize` and `schemars::JsonSchema` on it and return `Json(value)`"
 )]
 pub trait IntoToolOutput {
@@ -321,6 +321,12 @@ macro_rules! block_output {
 }
 
 block_output!(ContentBlock, Image, Audio, super::EmbeddedResource, super::ResourceLink);
+
+impl IntoToolOutput for Vec<ContentBlock> {
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput::blocks(self))
+    }
+}
 
 macro_rules! display_output {
     ($($t:ty),*) => {$(
