@@ -371,7 +371,7 @@ mod tests {
     #[test]
     fn blocks_serialise_for_records() {
         let record = |block: &ContentBlock| {
-            serde_json::to_value(super::super::ToolOutput::blocks([block.clone()])).unwrap()["blocks"][0].clone()
+            serde_json::to_value(super::super::ToolOutput::from_blocks([block.clone()])).unwrap()["blocks"][0].clone()
         };
         let resource = ContentBlock::from(EmbeddedResource::text("test://r", "text/plain", "hi"));
         assert_eq!(

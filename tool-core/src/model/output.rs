@@ -56,7 +56,7 @@ impl ToolOutput {
     }
 
     /// An output made of `blocks`, in order; a text block at the start becomes its text.
-    pub fn blocks(blocks: impl IntoIterator<Item = ContentBlock>) -> Self {
+    pub fn from_blocks(blocks: impl IntoIterator<Item = ContentBlock>) -> Self {
         let mut blocks: Vec<ContentBlock> = blocks.into_iter().collect();
         let text = match blocks.first() {
             Some(ContentBlock::Text { .. }) => match blocks.remove(0) {
@@ -314,7 +314,7 @@ macro_rules! block_output {
     ($($t:ty),*) => {$(
         impl IntoToolOutput for $t {
             fn into_output(self) -> Result<ToolOutput, ToolError> {
-                Ok(ToolOutput::blocks([ContentBlock::from(self)]))
+                Ok(ToolOutput::from_blocks([ContentBlock::from(self)]))
             }
         }
     )*};
@@ -324,7 +324,7 @@ block_output!(ContentBlock, Image, Audio, super::EmbeddedResource, super::Resour
 
 impl IntoToolOutput for Vec<ContentBlock> {
     fn into_output(self) -> Result<ToolOutput, ToolError> {
-        Ok(ToolOutput::blocks(self))
+        Ok(ToolOutput::from_blocks(self))
     }
 }
 
