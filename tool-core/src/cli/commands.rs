@@ -417,3 +417,32 @@ pub(super) async fn call(
     request.conversation_id = conversation;
     executor.execute(request).await
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{CallStatus, ContentBlock, ToolCallRequest, ToolOutput};
+
+    #[test]
+    fn a_results_blocks_are_printed_after_its_text_one_a_line() {
+        let content = ToolOutput::text("The week:")
+            .with_image(b"\x89PNG", "image/png")
+            .with_block(ContentBlock::text("More.\u{1b}[31m"));
+        let record = ExecutionRecord {
+            request: Arc::new(ToolCallRequest::new("chart", "c1", "{}")),
+            status: CallStatus::Success,
+            content,
+            failure: None,
+            duration: Duration::ZERO,
+            output_cut: None,
+        };
+        let mut out = Vec::new();
+        call_output(&record, false, Style { colour: false }, &mut out).unwrap();
+        let printed = String::from_utf8(out).unwrap();
+        // A text block from a tool is printed inert, as the text is.
+        assert!(printed.ends_with("result:\nThe week:\n[image: image/png, 4 bytes]\nMore.\\u{1b}[31m\n"), "{printed}");
+    }
+}
