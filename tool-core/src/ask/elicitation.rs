@@ -86,7 +86,8 @@ impl<T> Elicitation<T> {
 ///
 /// [`CallScope::on_elicit`]: crate::CallScope::on_elicit
 /// [`ExecutorBuilder::on_elicit`]: crate::ExecutorBuilder::on_elicit
-pub type ElicitationHandler = Arc<dyn Fn(ElicitationRequest) -> super::AskFuture<ElicitationAnswer> + Send + Sync>;
+pub type ElicitationHandler =
+    Arc<dyn Fn(ElicitationRequest) -> super::future::AskFuture<ElicitationAnswer> + Send + Sync>;
 
 /// Makes an [`ElicitationHandler`] of an async function.
 pub(crate) fn elicitation_handler<F, Fut>(handler: F) -> ElicitationHandler
@@ -133,30 +134,54 @@ fn read_answer<T: DeserializeOwned>(
     let raw = Value::Object(content).to_string();
     let parameters = &form.definition.parameters;
     let extraction = read_by_tree(&raw, &form.definition, &form.compiled, ExtractionPolicy::LENIENT, |object| {
-        serde_path_to_error::deserialize::<_, T>(Value::Object(object.clone())).map_err(|error| {
-            let mut place = String::new();
-            for segment in error.path().iter() {
-                match segment {
-                    serde_path_to_error::Segment::Map { key } => pointer::push(&mut place, key),
-                    serde_path_to_error::Segment::Seq { index } => place.push_str(&format!("/{index}")),
-                    _ => {}
-                }
+        // Every required field missing, not only the first serde meets.
+        let mut errors: Vec<ArgumentError> = parameters
+            .iter()
+            .filter(|p| p.required && !object.contains_key(&p.name))
+            .map(|p| ArgumentError {
+                pointer: pointer::child("", &p.name),
+                rule: "missing_required".into(),
+                expected: p.expected(),
+                received: None,
+                detail: format!("missing field `{}`", p.name),
+            })
+            .collect();
+        let error = match serde_path_to_error::deserialize::<_, T>(Value::Object(object.clone())) {
+            Ok(value) if errors.is_empty() => return Ok(value),
+            Ok(_) => return Err(errors),
+            Err(error) => error,
+        };
+        let mut place = String::new();
+        for segment in error.path().iter() {
+            match segment {
+                serde_path_to_error::Segment::Map { key } => pointer::push(&mut place, key),
+                serde_path_to_error::Segment::Seq { index } => place.push_str(&format!("/{index}")),
+                _ => {}
             }
-            let detail = error.into_inner().to_string();
-            let missing = detail.strip_prefix("missing field `").and_then(|rest| rest.split_once('`'));
-            if let Some((field, _)) = missing {
-                pointer::push(&mut place, field);
-            }
-            let field = pointer::segments(&place).next().map(|s| s.into_owned()).unwrap_or_default();
-            let expected = parameters
-                .iter()
-                .find(|p| p.name == field)
-                .map(|p| p.expected())
-                .unwrap_or_else(|| "a value the form declares".to_owned());
-            let received = missing.is_none().then(|| object_at(object, &place).map(received_text)).flatten();
-            let rule = if missing.is_some() { "missing_required" } else { "invalid_value" };
-            vec![ArgumentError { pointer: place, rule: rule.into(), expected, received, detail }]
-        })
+        }
+        let detail = error.into_inner().to_string();
+        let missing = detail.strip_prefix("missing field `").and_then(|rest| rest.split_once('`'));
+        if let Some((field, _)) = missing {
+            pointer::push(&mut place, field);
+        }
+        let field = pointer::segments(&place).next().map(|s| s.into_owned()).unwrap_or_default();
+        let expected = parameters
+            .iter()
+            .find(|p| p.name == field)
+            .map(|p| p.expected())
+            .unwrap_or_else(|| "a value the form declares".to_owned());
+        let received = missing.is_none().then(|| object_at(object, &place).map(received_text)).flatten();
+        let rule = if missing.is_some() { "missing_required" } else { "invalid_value" };
+        if !errors.iter().any(|e| e.pointer == place) {
+            errors.push(ArgumentError { pointer: place, rule: rule.into(), expected, received, detail });
+        }
+        // In the order of the form's fields.
+        let position = |e: &ArgumentError| {
+            let first = pointer::segments(&e.pointer).next().map(|s| s.into_owned()).unwrap_or_default();
+            parameters.iter().position(|p| p.name == first).unwrap_or(usize::MAX)
+        };
+        errors.sort_by_key(position);
+        Err(errors)
     });
     let warnings = extraction.warnings.into_iter().collect();
     match extraction.value {

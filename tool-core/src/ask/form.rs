@@ -47,6 +47,13 @@ impl Form {
     }
 }
 
+/// The form MCP's `elicitation/create` takes for the type `T`: a flat object of text, number,
+/// integer, boolean and choice fields, as [`ToolContext::elicit`](crate::ToolContext::elicit)
+/// sends it. An error (code `invalid_form`) names the field no MCP form can ask for.
+pub fn form_schema<T: JsonSchema>() -> Result<Value, ToolError> {
+    Form::of::<T>().map(|form| form.requested)
+}
+
 /// The name of `T` without its module path (`Profile`, `Vec<Choice>`).
 fn short_type_name<T>() -> &'static str {
     let full = type_name::<T>();
@@ -235,7 +242,8 @@ fn field_schema(property: &Value, defs: &Map<String, Value>) -> Result<Value, St
         Some("array") => {
             let items = schema.get("items").map(|items| flattened(items, defs)).unwrap_or_default();
             let Some((options, titled)) = choices(&items, defs)? else {
-                return Err(format!("a list of {}; {FIELD_KINDS}", kind_of(&Value::Object(items))));
+                let items = kind_of(&Value::Object(items));
+                return Err(format!("a list whose items are not choices (each is {items}); {FIELD_KINDS}"));
             };
             field.insert("type".into(), "array".into());
             copy(&mut field, &["title", "description", "minItems", "maxItems"]);

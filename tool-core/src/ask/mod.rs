@@ -12,25 +12,15 @@
 
 mod elicitation;
 mod form;
+mod future;
 mod sampling;
-
-use std::future::Future;
-use std::pin::Pin;
 
 pub(crate) use elicitation::{elicit, elicitation_handler};
 pub use elicitation::{Elicitation, ElicitationAnswer, ElicitationHandler, ElicitationRequest};
+pub use form::form_schema;
+pub use future::AskFuture;
 pub(crate) use sampling::sampling_handler;
 pub use sampling::{
     ModelPreferences, SamplingContent, SamplingHandler, SamplingMessage, SamplingRequest, SamplingResponse,
     SamplingRole,
 };
-
-/// What an asking handler returns: the answer, later.
-pub type AskFuture<T> = Pin<Box<dyn Future<Output = Result<T, crate::model::ToolError>> + Send + 'static>>;
-
-/// The form MCP's `elicitation/create` takes for the type `T`: a flat object of text, number,
-/// integer, boolean and choice fields, as [`ToolContext::elicit`](crate::ToolContext::elicit)
-/// sends it. An error (code `invalid_form`) names the field no MCP form can ask for.
-pub fn form_schema<T: schemars::JsonSchema>() -> Result<serde_json::Value, crate::model::ToolError> {
-    form::Form::of::<T>().map(|form| form.requested)
-}

@@ -204,7 +204,7 @@ impl SamplingResponse {
 ///
 /// [`CallScope::on_sample`]: crate::CallScope::on_sample
 /// [`ExecutorBuilder::on_sample`]: crate::ExecutorBuilder::on_sample
-pub type SamplingHandler = Arc<dyn Fn(SamplingRequest) -> crate::ask::AskFuture<SamplingResponse> + Send + Sync>;
+pub type SamplingHandler = Arc<dyn Fn(SamplingRequest) -> super::future::AskFuture<SamplingResponse> + Send + Sync>;
 
 /// Makes a [`SamplingHandler`] of an async function.
 pub(crate) fn sampling_handler<F, Fut>(handler: F) -> SamplingHandler
