@@ -10,7 +10,8 @@
 
 use rmcp::model::{
     ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ServerRequest,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ProtocolVersion,
+    ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, Peer, RequestContext, RoleServer, ServiceError};
 use rmcp::ErrorData;
@@ -27,6 +28,11 @@ use crate::model::ToolError;
 /// requests, each when the client declared the capability at initialize. The requests go out
 /// as part of the call (on its stream, over streamable HTTP).
 pub(super) fn scope_asking_client(context: &RequestContext<RoleServer>, mut scope: CallScope) -> CallScope {
+    // Protocol 2026-07-28 has no server-to-client requests: its calls are answered, like those
+    // of clients without the capability, by the host's handlers or not at all.
+    if context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28) {
+        return scope;
+    }
     let capabilities = context.client_capabilities().unwrap_or_default();
     if capabilities.sampling.is_some() {
         let (peer, origin) = (context.peer.clone(), context.id.clone());
@@ -325,4 +331,63 @@ pub(super) async fn answer_elicitation(
         ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
         ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{elicitation_params, sampling_params, sampling_request};
+    use crate::ask::{ElicitationRequest, ModelPreferences, SamplingContent, SamplingMessage, SamplingRequest};
+
+    #[test]
+    fn a_form_rmcp_would_carry_changed_is_refused_naming_the_field() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}},
+            "required": ["code"]
+        });
+        let error = elicitation_params(&ElicitationRequest::new("Code?", schema)).unwrap_err();
+        assert_eq!(
+            error.message(),
+            r#"The form cannot be sent over MCP: rmcp cannot carry the field `code` as it is ({"type":"string","pattern":"^[A-Z]{3}$"})."#
+        );
+        assert_eq!(error.code(), Some("invalid_form"));
+    }
+
+    #[test]
+    fn a_sampling_request_goes_out_and_comes_back_in_mcps_words() {
+        let request = SamplingRequest::conversation(
+            vec![
+                SamplingMessage::user("What is this?"),
+                SamplingMessage {
+                    role: crate::ask::SamplingRole::User,
+                    content: SamplingContent::image("aGk=", "image/png"),
+                },
+            ],
+            50,
+        )
+        .stop_sequence("END")
+        .model_preferences(ModelPreferences {
+            hints: vec!["claude".into()],
+            intelligence_priority: Some(0.5),
+            ..Default::default()
+        });
+        let params = sampling_params(&request);
+        assert_eq!(
+            params,
+            json!({
+                "messages": [
+                    {"role": "user", "content": {"type": "text", "text": "What is this?"}},
+                    {"role": "user", "content": {"type": "image", "data": "aGk=", "mimeType": "image/png"}}
+                ],
+                "maxTokens": 50,
+                "stopSequences": ["END"],
+                "modelPreferences": {"hints": [{"name": "claude"}], "intelligencePriority": 0.5}
+            })
+        );
+        #[allow(deprecated)] // sampling: see the module's note
+        let read = sampling_request(&serde_json::from_value(params).unwrap());
+        assert_eq!(read, request);
+    }
 }
