@@ -158,18 +158,19 @@ fn strip_null(object: &mut Map<String, Value>, defs: &Map<String, Value>) -> Opt
     None
 }
 
-/// The choices of a single-choice schema, each `(value, title)`, when it is one: `enum` of
-/// texts, a lone `const`, or `oneOf`/`anyOf` of such (schemars writes a unit variant with a
+/// The values a choice offers, each with its title when it has one.
+type Options = Vec<(String, Option<String>)>;
+
+/// The choices of a single-choice schema, and whether any has a title, when it is one: `enum`
+/// of texts, a lone `const`, or `oneOf`/`anyOf` of such (schemars writes a unit variant with a
 /// doc comment as `{const, description}`, one with `#[schemars(title = ..)]` as
-/// `{const, title}`). `Err` when it is a choice of values not all texts.
-#[allow(clippy::type_complexity)]
-fn choices(
-    schema: &Map<String, Value>,
-    defs: &Map<String, Value>,
-) -> Result<Option<(Vec<(String, Option<String>)>, bool)>, String> {
-    let texts = |values: &[Value]| -> Result<Vec<(String, Option<String>)>, String> {
+/// `{const, title}`). `Err` when it is a choice of values not all texts; `null` (an `Option`'s)
+/// is no choice of its own.
+fn choices(schema: &Map<String, Value>, defs: &Map<String, Value>) -> Result<Option<(Options, bool)>, String> {
+    let texts = |values: &[Value]| -> Result<Options, String> {
         values
             .iter()
+            .filter(|v| !v.is_null())
             .map(|v| match v {
                 Value::String(s) => Ok((s.clone(), None)),
                 other => Err(format!("a choice among values that are not all texts ({other}); MCP choices are texts")),
@@ -263,7 +264,7 @@ fn field_schema(property: &Value, defs: &Map<String, Value>) -> Result<Value, St
 /// Writes choices as MCP has them: `enum` when none has a title, else `key` (`oneOf` for a
 /// single choice, `anyOf` for the items of several) of `{const, title}`, a choice without a
 /// title titled by its value.
-fn put_choices(field: &mut Map<String, Value>, options: Vec<(String, Option<String>)>, titled: bool, key: &str) {
+fn put_choices(field: &mut Map<String, Value>, options: Options, titled: bool, key: &str) {
     if titled {
         let options = options
             .into_iter()
