@@ -13,6 +13,7 @@
 use tool_core::mcp::McpServer;
 use tool_core::prelude::*;
 
+mod ask;
 mod basics;
 mod content;
 

@@ -19,6 +19,7 @@ const LAYERS: &[&str] = &[
     "schema",
     "extract",
     "wire",
+    "ask",
     "context",
     "tool",
     "stateful",

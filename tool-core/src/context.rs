@@ -13,6 +13,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::ask::{Elicitation, ElicitationHandler, SamplingHandler, SamplingRequest, SamplingResponse};
 use crate::model::ToolCallRequest;
 use crate::model::ToolError;
 
@@ -141,6 +142,8 @@ pub struct ToolContext {
     cancellation: CancellationToken,
     progress: Option<ProgressSink>,
     log: Option<LogSink>,
+    sampling: Option<SamplingHandler>,
+    elicitation: Option<ElicitationHandler>,
 }
 
 impl fmt::Debug for ToolContext {
@@ -151,6 +154,8 @@ impl fmt::Debug for ToolContext {
             .field("cancellation", &self.cancellation)
             .field("progress", &self.progress.is_some())
             .field("log", &self.log.is_some())
+            .field("sampling", &self.sampling.is_some())
+            .field("elicitation", &self.elicitation.is_some())
             .finish()
     }
 }
@@ -158,7 +163,61 @@ impl fmt::Debug for ToolContext {
 impl ToolContext {
     /// A context for `request`; the executor builds these, tests may too.
     pub fn new(request: Arc<ToolCallRequest>, environment: Arc<Environment>, cancellation: CancellationToken) -> Self {
-        ToolContext { request, environment, cancellation, progress: None, log: None }
+        ToolContext { request, environment, cancellation, progress: None, log: None, sampling: None, elicitation: None }
+    }
+
+    /// Sends the tool's [`sample`](Self::sample) requests to `handler`.
+    pub fn with_sampling(mut self, handler: SamplingHandler) -> Self {
+        self.sampling = Some(handler);
+        self
+    }
+
+    /// Sends the tool's [`elicit`](Self::elicit) requests to `handler`.
+    pub fn with_elicitation(mut self, handler: ElicitationHandler) -> Self {
+        self.elicitation = Some(handler);
+        self
+    }
+
+    /// Asks the model of whoever made the call for a message: the MCP client that made the
+    /// call (`sampling/createMessage`, when it declared the `sampling` capability), else the
+    /// host's handler ([`CallScope::on_sample`](crate::CallScope::on_sample), or
+    /// [`ExecutorBuilder::on_sample`](crate::ExecutorBuilder::on_sample) for every call). The
+    /// wait ends with the call: its time limit and cancellation stop it.
+    ///
+    /// # Errors
+    /// Nobody to ask (code `no_sampling`), an error the tool may handle; or the error of
+    /// whoever answered (over MCP: `sampling_failed`, saying what the client said).
+    pub async fn sample(&self, request: SamplingRequest) -> Result<SamplingResponse, ToolError> {
+        let Some(handler) = &self.sampling else {
+            return Err(ToolError::new(format!(
+                "`{}` has no model to ask: over MCP the client that made the call must declare the \
+                 `sampling` capability; otherwise the host answers with `CallScope::on_sample` or \
+                 `ExecutorBuilder::on_sample`",
+                self.request.tool_name
+            ))
+            .with_code("no_sampling"));
+        };
+        handler(request).await
+    }
+
+    /// Asks the user of whoever made the call to fill in a form made from `T` (its fields, with
+    /// their doc comments as descriptions and their `#[serde(default)]`s as defaults), showing
+    /// `message`: the MCP client that made the call (`elicitation/create`, when it declared the
+    /// `elicitation` capability), else the host's handler
+    /// ([`CallScope::on_elicit`](crate::CallScope::on_elicit), or
+    /// [`ExecutorBuilder::on_elicit`](crate::ExecutorBuilder::on_elicit) for every call). The
+    /// answer is read as arguments are: a value in another form is converted, with a warning.
+    /// The wait ends with the call: its time limit and cancellation stop it.
+    ///
+    /// # Errors
+    /// `T` is not a flat form (code `invalid_form`, naming the field); nobody to ask (code
+    /// `no_elicitation`); an answer that does not fit `T` (code `invalid_elicitation_answer`,
+    /// naming each field, what it expects and what arrived); or the error of whoever answered.
+    pub async fn elicit<T: schemars::JsonSchema + serde::de::DeserializeOwned>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, ToolError> {
+        crate::ask::elicit(self.elicitation.as_ref(), &self.request.tool_name, message.into()).await
     }
 
     /// Sends the tool's log messages to `sink`.

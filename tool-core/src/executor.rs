@@ -21,6 +21,10 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::ask::{
+    elicitation_handler, sampling_handler, ElicitationAnswer, ElicitationHandler, ElicitationRequest, SamplingHandler,
+    SamplingRequest, SamplingResponse,
+};
 use crate::catalog::ToolCatalog;
 use crate::context::{Environment, LogMessage, LogSink, Progress, ProgressSink, ToolContext};
 use crate::model::ToolCallRequest;
@@ -156,6 +160,23 @@ pub struct Executor {
     concurrency: usize,
     reply: Reply,
     conversations: Conversations,
+    asking: Asking,
+}
+
+/// The host's answers to what tools ask, for calls whose scope gives none.
+#[derive(Clone, Default)]
+struct Asking {
+    sampling: Option<SamplingHandler>,
+    elicitation: Option<ElicitationHandler>,
+}
+
+impl std::fmt::Debug for Asking {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Asking")
+            .field("sampling", &self.sampling.is_some())
+            .field("elicitation", &self.elicitation.is_some())
+            .finish()
+    }
 }
 
 /// What a finished call may hand on: how much output, and whether the text meant for the
@@ -175,6 +196,7 @@ pub struct ExecutorBuilder {
     concurrency: usize,
     reply: Reply,
     conversations: Conversations,
+    asking: Asking,
 }
 
 impl ExecutorBuilder {
@@ -234,6 +256,30 @@ impl ExecutorBuilder {
         self
     }
 
+    /// Answers the [`ToolContext::sample`] requests of calls whose scope gives no handler
+    /// (see [`CallScope::on_sample`]): over MCP, those of clients without the `sampling`
+    /// capability.
+    pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<SamplingResponse, ToolError>> + Send + 'static,
+    {
+        self.asking.sampling = Some(sampling_handler(handler));
+        self
+    }
+
+    /// Answers the [`ToolContext::elicit`] requests of calls whose scope gives no handler (see
+    /// [`CallScope::on_elicit`]): over MCP, those of clients without the `elicitation`
+    /// capability.
+    pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitationAnswer, ToolError>> + Send + 'static,
+    {
+        self.asking.elicitation = Some(elicitation_handler(handler));
+        self
+    }
+
     /// Builds the executor.
     pub fn build(self) -> Executor {
         Executor {
@@ -243,6 +289,7 @@ impl ExecutorBuilder {
             concurrency: self.concurrency,
             reply: self.reply,
             conversations: self.conversations,
+            asking: self.asking,
         }
     }
 }
@@ -254,6 +301,7 @@ pub struct CallScope {
     cancel: Option<CancellationToken>,
     progress: Option<ProgressSink>,
     log: Option<LogSink>,
+    asking: Asking,
 }
 
 impl CallScope {
@@ -280,6 +328,31 @@ impl CallScope {
         self.log = Some(Arc::new(sink));
         self
     }
+
+    /// The tool's [`ToolContext::sample`] requests go to `handler` (the host's model), which
+    /// answers with the model's message or an error the tool gets. Without one, the executor's
+    /// ([`ExecutorBuilder::on_sample`]) answers, else `sample` tells the tool nobody can.
+    pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<SamplingResponse, ToolError>> + Send + 'static,
+    {
+        self.asking.sampling = Some(sampling_handler(handler));
+        self
+    }
+
+    /// The tool's [`ToolContext::elicit`] requests go to `handler` (the host's user
+    /// interface), which shows the message and the form and answers with what the user did.
+    /// Without one, the executor's ([`ExecutorBuilder::on_elicit`]) answers, else `elicit`
+    /// tells the tool nobody can.
+    pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitationAnswer, ToolError>> + Send + 'static,
+    {
+        self.asking.elicitation = Some(elicitation_handler(handler));
+        self
+    }
 }
 
 impl std::fmt::Debug for CallScope {
@@ -288,6 +361,8 @@ impl std::fmt::Debug for CallScope {
             .field("cancel", &self.cancel)
             .field("progress", &self.progress.is_some())
             .field("log", &self.log.is_some())
+            .field("sampling", &self.asking.sampling.is_some())
+            .field("elicitation", &self.asking.elicitation.is_some())
             .finish()
     }
 }
@@ -333,6 +408,7 @@ impl Executor {
             concurrency: 8,
             reply: Reply { max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES, expose_error_details: false },
             conversations: Conversations::new(),
+            asking: Asking::default(),
         }
     }
 
@@ -371,6 +447,9 @@ impl Executor {
             Stage::Done(record) => *record,
             Stage::Ready(prepared) => {
                 let environment = Arc::clone(&self.environment);
+                let mut scope = scope;
+                scope.asking.sampling = scope.asking.sampling.or_else(|| self.asking.sampling.clone());
+                scope.asking.elicitation = scope.asking.elicitation.or_else(|| self.asking.elicitation.clone());
                 Box::pin(run(prepared, environment, watched, scope, started, self.reply)).instrument(span.clone()).await
             }
         };
@@ -722,6 +801,12 @@ async fn run(
     }
     if let Some(sink) = scope.log {
         ctx = ctx.with_log(sink);
+    }
+    if let Some(handler) = scope.asking.sampling {
+        ctx = ctx.with_sampling(handler);
+    }
+    if let Some(handler) = scope.asking.elicitation {
+        ctx = ctx.with_elicitation(handler);
     }
     let body = CatchUnwind::new(invocation, ctx);
     let limited = async {

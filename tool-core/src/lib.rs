@@ -48,6 +48,7 @@ mod model; // plain data: definitions, calls, warnings and errors, outputs, JSON
 pub mod schema; // schemars settings; what a schema says a value is; the conversion plan
 pub mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
 mod wire; // calls as a provider sent them (names, arguments), back in the declared form
+pub mod ask; // what a running tool asks whoever made its call: their model, their user
 mod context; // what the executor hands a running tool
 mod tool; // the `Tool` contract, and tools built at run time
 mod stateful; // tools with state per conversation: instances, turns, the host's handle

@@ -3,23 +3,34 @@
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt;
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant};
 
+// MCP's sampling is deprecated from protocol 2026-07-28 on (SEP-2577) but still part of the
+// versions servers speak today: answered until the protocol removes it.
+#[allow(deprecated)]
 use rmcp::model::{
-    CallToolRequestParams, ClientConfig, NumberOrString, PaginatedRequestParams, PingRequest,
-    ProgressNotificationParam, ProgressToken, RequestMetaObject, Tool as McpTool,
+    CallToolRequestParams, ClientConfig, CreateMessageRequestMethod, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability,
+    NumberOrString, PaginatedRequestParams, PingRequest, ProgressNotificationParam, ProgressToken, RequestMetaObject,
+    Tool as McpTool,
 };
-use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceError, ServiceExt};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService, ServiceError, ServiceExt};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ClientHandler;
+use rmcp::ErrorData;
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::ask::{
+    elicitation_handler, sampling_handler, ElicitationAnswer, ElicitationHandler, ElicitationRequest, SamplingHandler,
+    SamplingRequest, SamplingResponse,
+};
 use crate::catalog::{CatalogBuilder, Yielding};
 use crate::context::{Progress, ProgressSink, ToolContext};
 use crate::model::{
@@ -69,6 +80,15 @@ pub struct McpImportBuilder {
     prefix: String,
     heartbeat: Duration,
     limits: Limits,
+    answers: Answers,
+}
+
+/// The host's answers to the server's requests: its model for `sampling/createMessage`, its
+/// user for `elicitation/create`; each capability is declared only with its handler.
+#[derive(Clone, Default)]
+struct Answers {
+    sampling: Option<SamplingHandler>,
+    elicitation: Option<ElicitationHandler>,
 }
 
 /// What a server may make the import do.
@@ -106,6 +126,8 @@ impl fmt::Debug for McpImportBuilder {
             .field("prefix", &self.prefix)
             .field("heartbeat", &self.heartbeat)
             .field("limits", &self.limits)
+            .field("sampling", &self.answers.sampling.is_some())
+            .field("elicitation", &self.answers.elicitation.is_some())
             .finish()
     }
 }
@@ -186,6 +208,7 @@ struct Shared {
     changes: watch::Sender<u64>,
     progress: Mutex<HashMap<i64, ProgressSink>>,
     next_token: AtomicU64,
+    answers: Answers,
 }
 
 /// Whether a refresh is running, and whether another was asked for meanwhile.
@@ -207,13 +230,44 @@ struct Failures {
 #[derive(Clone)]
 struct ImportHandler {
     shared: Weak<Shared>,
+    answers: Answers,
 }
 
 impl ClientHandler for ImportHandler {
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::default();
         info.client_info = rmcp::model::Implementation::new("tool-core", env!("CARGO_PKG_VERSION"));
+        if self.answers.sampling.is_some() {
+            info.capabilities.sampling = Some(Default::default());
+        }
+        if self.answers.elicitation.is_some() {
+            info.capabilities.elicitation =
+                Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        }
         info
+    }
+
+    #[allow(deprecated)] // sampling: see the import of `CreateMessageRequestParams`
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        match &self.answers.sampling {
+            Some(handler) => super::ask::answer_sampling(handler, params).await,
+            None => Err(ErrorData::method_not_found::<CreateMessageRequestMethod>()),
+        }
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        match &self.answers.elicitation {
+            Some(handler) => super::ask::answer_elicitation(handler, params).await,
+            None => Ok(ElicitResult::new(ElicitationAction::Decline)),
+        }
     }
 
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
@@ -396,7 +450,39 @@ impl fmt::Debug for McpImport {
 
 impl McpImportBuilder {
     fn new(endpoint: Endpoint) -> McpImportBuilder {
-        McpImportBuilder { endpoint, prefix: String::new(), heartbeat: HEARTBEAT, limits: Limits::default() }
+        McpImportBuilder {
+            endpoint,
+            prefix: String::new(),
+            heartbeat: HEARTBEAT,
+            limits: Limits::default(),
+            answers: Answers::default(),
+        }
+    }
+
+    /// Answers the server's `sampling/createMessage` requests (a remote tool asking for a
+    /// message from the host's model) with `handler`, and declares the `sampling` capability
+    /// at initialize; without it the capability is not declared.
+    pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<SamplingResponse, ToolError>> + Send + 'static,
+    {
+        self.answers.sampling = Some(sampling_handler(handler));
+        self
+    }
+
+    /// Answers the server's `elicitation/create` requests (a remote tool asking the host's
+    /// user to fill in a form) with `handler`, and declares the `elicitation` capability (form
+    /// mode) at initialize; without it the capability is not declared. When `handler` accepts,
+    /// the defaults the form declares are added for the fields it left out, as MCP asks of
+    /// clients ([`ElicitationRequest::with_defaults`]).
+    pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitationAnswer, ToolError>> + Send + 'static,
+    {
+        self.answers.elicitation = Some(elicitation_handler(handler));
+        self
     }
 
     /// An argument for the child process.
@@ -526,6 +612,7 @@ impl McpImportBuilder {
             changes: watch::Sender::new(0),
             progress: Mutex::new(HashMap::new()),
             next_token: AtomicU64::new(1),
+            answers: self.answers,
         });
         let live = shared.connected().await?;
         list(&shared, &live.peer).await?;
@@ -658,7 +745,7 @@ impl Shared {
 
     /// Starts or reaches the server and runs the `initialize` handshake, within the time allowed.
     async fn handshake(self: &Arc<Self>) -> Result<RunningService<RoleClient, ImportHandler>, McpImportError> {
-        let handler = ImportHandler { shared: Arc::downgrade(self) };
+        let handler = ImportHandler { shared: Arc::downgrade(self), answers: self.answers.clone() };
         let server = self.endpoint.label();
         let connect_error = |reason: String| McpImportError::Connect { server: server.clone(), reason };
         let limit = self.limits.handshake_timeout;

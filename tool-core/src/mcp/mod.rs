@@ -10,6 +10,7 @@
 //! Importing: a server's tools (a child process over stdio, a streamable HTTP URL) become
 //! tools of a catalog, called through the executor like local ones.
 
+mod ask;
 mod guard;
 mod http;
 mod import;

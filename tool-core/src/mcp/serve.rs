@@ -599,7 +599,8 @@ impl ServerHandler for McpServer {
         }
         let least =
             self.session.as_ref().and_then(|session| *session.log_level.lock().unwrap_or_else(|e| e.into_inner()));
-        let (scope, forwarding) = scope_for_client(&context, least, CallScope::new().cancel_on(&context.ct));
+        let scope = super::ask::scope_asking_client(&context, CallScope::new().cancel_on(&context.ct));
+        let (scope, forwarding) = scope_for_client(&context, least, scope);
         let record = served.executor.execute_in(call, scope).await;
         // A tool that handed its context to a task still running could hold the sender.
         let _ = tokio::time::timeout(PROGRESS_FLUSH, forwarding).await;
