@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, NumberOrString, PaginatedRequestParams, PingRequest,
-    ProgressNotificationParam, ProgressToken, RequestMetaObject, Tool as McpTool,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, RequestMetaObject, Tool as McpTool,
 };
 use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceError, ServiceExt};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -210,6 +210,11 @@ impl ClientHandler for ImportHandler {
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::default();
         info.client_info = rmcp::model::Implementation::new("tool-core", env!("CARGO_PKG_VERSION"));
+        // The session starts with `initialize`, so it offers the newest version that has one
+        // (rmcp's default is the newest of all, whose lifecycle has no `initialize`; servers
+        // answer it with an older version anyway, and the official conformance suite refuses
+        // the offer).
+        info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
         info
     }
 
