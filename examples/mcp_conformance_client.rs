@@ -5,7 +5,9 @@
 //!
 //! ```text
 //! cargo build -p tool-examples --bin mcp_conformance_client
-//! npx @modelcontextprotocol/conformance client --command target/debug/mcp_conformance_client --suite core
+//! npx -y -p node@22 -p @modelcontextprotocol/conformance@0.1.16 \
+//!     conformance client --command target/debug/mcp_conformance_client --suite all \
+//!     --expected-failures tests/mcp-conformance/client-baseline.yml
 //! ```
 //!
 //! Each scenario is what a host does: import the server's tools (`initialize`, then
