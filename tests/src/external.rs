@@ -1,7 +1,8 @@
 //! Tests that need a program outside cargo: Python with the official SDKs, Chromium and
-//! chromedriver. Where one is missing, such a test skips with one line on the terminal that
-//! says what was skipped and how to get it; with `TOOL_TESTS_REQUIRE_EXTERNAL=1` (CI) a
-//! missing program fails the test instead, so CI runs them all.
+//! chromedriver, Node with the official MCP conformance suite and the MCP Inspector. Where one
+//! is missing, such a test skips with one line on the terminal that says what was skipped and
+//! how to get it; with `TOOL_TESTS_REQUIRE_EXTERNAL=1` (CI) a missing program fails the test
+//! instead, so CI runs them all.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -60,12 +61,17 @@ fn program(variable: &str, names: &[&str]) -> Result<String, String> {
             Err(format!("{} not found (set {variable} to another path)", path.display()))
         };
     }
+    on_path(names)
+        .map(|found| found.display().to_string())
+        .ok_or_else(|| format!("no {} on PATH (or set {variable} to its path)", names.join(" or ")))
+}
+
+/// The first of `names` found on `PATH`.
+fn on_path(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
         .find(|candidate| candidate.is_file())
-        .map(|found| found.display().to_string())
-        .ok_or_else(|| format!("no {} on PATH (or set {variable} to its path)", names.join(" or ")))
 }
 
 /// Chromium and chromedriver: `TOOL_CHROMIUM` and `TOOL_CHROMEDRIVER`, else found on `PATH`
@@ -79,4 +85,95 @@ pub fn chromium(test: &str) -> Option<(String, String)> {
             format!("{e}; install Debian's chromium and chromium-driver (`apt-get install chromium chromium-driver`)")
         }),
     )
+}
+
+/// The official MCP conformance suite and the MCP Inspector's CLI, as `npm ci` installs
+/// `tests/mcp-conformance/package.json`, and a Node 22 or newer to run them.
+#[derive(Clone, Debug)]
+pub struct McpNodeTools {
+    /// The suite's `conformance` command.
+    pub conformance: PathBuf,
+    /// The Inspector's `mcp-inspector-cli` command.
+    pub inspector: PathBuf,
+    /// The directory of the `node` that runs them.
+    node_dir: PathBuf,
+}
+
+impl McpNodeTools {
+    /// A command running `program` (one of the npm commands above, whose first line asks for
+    /// `node` on `PATH`) with this Node first on `PATH`, for it and what it starts.
+    pub fn command(&self, program: &Path) -> Command {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path = std::env::join_paths(std::iter::once(self.node_dir.clone()).chain(std::env::split_paths(&path)))
+            .expect("PATH entries join");
+        let mut command = Command::new(program);
+        command.env("PATH", path);
+        command
+    }
+}
+
+/// The prefix `tests/mcp-conformance/package.json` is installed in by CI.
+const MCP_NODE_PREFIX: &str = "target/mcp-conformance";
+
+/// The conformance suite, the Inspector's CLI and Node 22+ (see [`McpNodeTools`]):
+/// `TOOL_MCP_CONFORMANCE` names the `conformance` command or the npm prefix they are installed
+/// in, else `target/mcp-conformance` (`target_tmp` is the test's `CARGO_TARGET_TMPDIR`). Missing,
+/// the first test to ask writes one `SKIPPED` line for all of them (they share the reason) and
+/// each gets `None`; under `TOOL_TESTS_REQUIRE_EXTERNAL=1` each fails.
+pub fn mcp_node_tools(test: &str, target_tmp: &Path) -> Option<McpNodeTools> {
+    static FOUND: std::sync::OnceLock<Result<McpNodeTools, String>> = std::sync::OnceLock::new();
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let found = FOUND.get_or_init(|| find_mcp_node_tools(target_tmp)).clone();
+    match found {
+        Err(_) if !required() && SAID.swap(true, std::sync::atomic::Ordering::SeqCst) => None,
+        found => or_skip(test, found),
+    }
+}
+
+fn find_mcp_node_tools(target_tmp: &Path) -> Result<McpNodeTools, String> {
+    let install = format!(
+        "copy tests/mcp-conformance/package.json and package-lock.json into {MCP_NODE_PREFIX} and run \
+         `npm ci --prefix {MCP_NODE_PREFIX}` (as .ci/run does; the pinned `node` package brings Node 22), or set \
+         TOOL_MCP_CONFORMANCE to the npm prefix they are installed in"
+    );
+    let conformance = match std::env::var_os("TOOL_MCP_CONFORMANCE") {
+        Some(named) => {
+            let named = PathBuf::from(named);
+            if named.is_dir() {
+                named.join("node_modules/.bin/conformance")
+            } else {
+                named
+            }
+        }
+        None => target_tmp
+            .parent()
+            .expect("CARGO_TARGET_TMPDIR is target/tmp")
+            .join("mcp-conformance/node_modules/.bin/conformance"),
+    };
+    if !conformance.is_file() {
+        return Err(format!("no MCP conformance suite at {}; {install}", conformance.display()));
+    }
+    let bin = conformance.parent().expect("a file has a directory");
+    let inspector = bin.join("mcp-inspector-cli");
+    if !inspector.is_file() {
+        return Err(format!("no MCP Inspector CLI at {} beside the conformance suite; {install}", inspector.display()));
+    }
+    // npm's `node` package puts a Node beside the commands; else the system's must do.
+    let node = match bin.join("node") {
+        beside if beside.is_file() => beside,
+        _ => on_path(&["node"])
+            .ok_or_else(|| format!("no node beside {} nor on PATH; {install}", conformance.display()))?,
+    };
+    let version =
+        Command::new(&node).arg("--version").output().map_err(|e| format!("{} does not run: {e}", node.display()))?;
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
+    let major: u32 = version.trim_start_matches('v').split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0);
+    if major < 22 {
+        return Err(format!(
+            "the MCP conformance suite needs Node 22 or newer, and {} is {version:?}; {install}",
+            node.display()
+        ));
+    }
+    let node_dir = node.parent().expect("a file has a directory").to_path_buf();
+    Ok(McpNodeTools { conformance, inspector, node_dir })
 }

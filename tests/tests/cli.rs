@@ -384,7 +384,14 @@ async fn serve_mcp_reads_its_token_from_a_file_and_refuses_clients_without_it() 
     let server = served(&["serve-mcp", "--http", "127.0.0.1:0", "--token-file", file.to_str().unwrap(), "--json"], &[]);
     let url = server.1["url"].as_str().unwrap();
     let refused = tool_core::mcp::McpImport::http(url).connect().await.expect_err("refused without the token");
-    assert!(refused.to_string().contains("Auth required"), "{refused}");
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "cannot connect to the MCP server `{url}`: the server answered 401: it wants authorization \
+             (`WWW-Authenticate: Bearer`); the import sends only the token given to \
+             `McpImportBuilder::bearer_token`, and does no OAuth"
+        )
+    );
     let import = tool_core::mcp::McpImport::http(url).bearer_token("from-a-file").connect().await.unwrap();
     assert_eq!(import.tools().len(), 4);
     import.close().await;

@@ -228,6 +228,16 @@ async fn a_bearer_token_is_required_when_configured() {
 
     let refused = McpImport::http(&url).connect().await.expect_err("refused without the token");
     assert!(matches!(refused, McpImportError::Connect { .. }), "{refused}");
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "cannot connect to the MCP server `{url}`: the server answered 401: it wants authorization \
+             (`WWW-Authenticate: Bearer`); the import sends only the token given to \
+             `McpImportBuilder::bearer_token`, and does no OAuth"
+        )
+    );
+    let wrong = McpImport::http(&url).bearer_token("wrong").connect().await.expect_err("refused with a wrong token");
+    assert_eq!(wrong.to_string(), refused.to_string());
     let imported = McpImport::http(&url).bearer_token("s3cret-token").connect().await.unwrap();
     assert_eq!(imported.tools().len(), 4);
     running.shutdown().await;

@@ -15,11 +15,16 @@ use std::time::{Duration, Instant};
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, CreateMessageRequestMethod, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability,
-    NumberOrString, PaginatedRequestParams, PingRequest, ProgressNotificationParam, ProgressToken, RequestMetaObject,
-    Tool as McpTool,
+    NumberOrString, PaginatedRequestParams, PingRequest, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    RequestMetaObject, Tool as McpTool,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService, ServiceError, ServiceExt};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::service::{
+    ClientInitializeError, NotificationContext, Peer, RequestContext, RoleClient, RunningService, ServiceError,
+    ServiceExt,
+};
+use rmcp::transport::streamable_http_client::{
+    AuthRequiredError, InsufficientScopeError, StreamableHttpClientTransportConfig,
+};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ClientHandler;
 use rmcp::ErrorData;
@@ -244,6 +249,11 @@ impl ClientHandler for ImportHandler {
             info.capabilities.elicitation =
                 Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
         }
+        // The session starts with `initialize`, so it offers the newest version that has one
+        // (rmcp's default is the newest of all, whose lifecycle has no `initialize`; servers
+        // answer it with an older version anyway, and the official conformance suite refuses
+        // the offer).
+        info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
         info
     }
 
@@ -768,7 +778,7 @@ impl Shared {
                 tokio::time::timeout(limit, handler.serve(transport))
                     .await
                     .map_err(|_| timed_out())?
-                    .map_err(|e| connect_error(self.redactor.clean(&e.to_string())))
+                    .map_err(|e| connect_error(reason(&e, &self.redactor)))
             }
             Endpoint::Http { url, bearer } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -779,7 +789,7 @@ impl Shared {
                 tokio::time::timeout(limit, handler.serve(transport))
                     .await
                     .map_err(|_| timed_out())?
-                    .map_err(|e| connect_error(self.redactor.clean(&e.to_string())))
+                    .map_err(|e| connect_error(reason(&e, &self.redactor)))
             }
         }
     }
@@ -840,8 +850,64 @@ fn lost_call(server: &str, name: &str, error: &ServiceError, redactor: &Redactor
         ))
         .with_code("mcp_error")
         .with_internal_detail(redactor.clean(&error.message)),
-        other => lost(server, name, &redactor.clean(&other.to_string())),
+        other => lost(server, name, &reason(other, redactor)),
     }
+}
+
+/// Characters of a server's `WWW-Authenticate` header quoted in an error at most.
+const MAX_QUOTED_HEADER: usize = 200;
+
+/// What rmcp says went wrong, without credentials. A refusal of authorization is said in words:
+/// rmcp's text for it names its transport's types, not what the server answered.
+fn reason(error: &(dyn std::error::Error + 'static), redactor: &Redactor) -> String {
+    // rmcp's handshake error keeps its transport's error beside it, not as its source.
+    let beside = match error.downcast_ref::<ClientInitializeError>() {
+        Some(ClientInitializeError::TransportError { error, .. }) => Some(error as &(dyn std::error::Error + 'static)),
+        _ => None,
+    };
+    let mut chain: Vec<&(dyn std::error::Error + 'static)> = Vec::new();
+    for start in std::iter::once(error).chain(beside) {
+        let mut cause = Some(start);
+        while let Some(current) = cause {
+            chain.push(current);
+            cause = current.source();
+        }
+    }
+    let refusal = chain.iter().find_map(|cause| refusal(*cause));
+    redactor.clean(&refusal.unwrap_or_else(|| error.to_string()))
+}
+
+/// A server's 401 or 403, said for the host.
+fn refusal(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
+    // The server's own text: cut, and its control characters written as escapes.
+    let quoted = |header: &str| {
+        let mut quoted = String::new();
+        for c in header.chars().take(MAX_QUOTED_HEADER) {
+            if c.is_control() {
+                quoted.extend(c.escape_debug());
+            } else {
+                quoted.push(c);
+            }
+        }
+        if header.chars().nth(MAX_QUOTED_HEADER).is_some() {
+            quoted.push_str("..");
+        }
+        quoted
+    };
+    if let Some(refused) = cause.downcast_ref::<AuthRequiredError>() {
+        return Some(format!(
+            "the server answered 401: it wants authorization (`WWW-Authenticate: {}`); the import sends \
+             only the token given to `McpImportBuilder::bearer_token`, and does no OAuth",
+            quoted(&refused.www_authenticate_header)
+        ));
+    }
+    cause.downcast_ref::<InsufficientScopeError>().map(|refused| {
+        format!(
+            "the server answered 403: the token given to `McpImportBuilder::bearer_token` lacks a scope it \
+             wants (`WWW-Authenticate: {}`)",
+            quoted(&refused.www_authenticate_header)
+        )
+    })
 }
 
 fn lost(server: &str, name: &str, why: &str) -> ToolError {
@@ -977,7 +1043,7 @@ async fn read_pages(
                 ServiceError::TransportClosed => format!(
                     "the connection closed during `tools/list` ({error}); a message larger than 16 MiB, the limit of rmcp's transports, closes it"
                 ),
-                other => shared.redactor.clean(&other.to_string()),
+                other => reason(&other, &shared.redactor),
             })
         })?;
         listed += result.tools.len();
