@@ -4,11 +4,14 @@
 //!
 //! ```text
 //! cargo run -p tool-examples --bin mcp_conformance -- 127.0.0.1:8765
-//! npx @modelcontextprotocol/conformance server --url http://127.0.0.1:8765/mcp
+//! npx -y -p node@22 -p @modelcontextprotocol/conformance@0.1.16 conformance server \
+//!     --url http://127.0.0.1:8765/mcp --suite all \
+//!     --expected-failures tests/mcp-conformance/server-baseline.yml
 //! ```
 //!
 //! The modules group the tools by what they exercise: `basics` (text, errors, logging,
-//! progress), `content` (images, audio, embedded resources, mixed results).
+//! progress), `content` (images, audio, embedded resources, mixed results), `ask` (sampling
+//! and elicitation), `schema` (a JSON Schema 2020-12 input schema).
 
 use tool_core::mcp::McpServer;
 use tool_core::prelude::*;
@@ -16,6 +19,7 @@ use tool_core::prelude::*;
 mod ask;
 mod basics;
 mod content;
+mod schema;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
