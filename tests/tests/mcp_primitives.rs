@@ -486,3 +486,19 @@ async fn completions_come_from_the_hosts_completers_capped_at_one_hundred() {
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(deprecated)] // `resources/subscribe`: served to clients of protocols before 2026-07-28
+async fn a_stateless_server_refuses_subscriptions_it_could_never_honour() {
+    let running = server_of(primitives()).http().stateless().start().await.unwrap();
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(running.url());
+    let client = ().serve(transport).await.unwrap();
+    let read = client.read_resource(read("docs://readme")).await.unwrap();
+    assert_eq!(read.contents.len(), 1);
+    assert_eq!(
+        error_of(client.subscribe(SubscribeRequestParams::new("docs://readme")).await),
+        json!({"code": -32600, "message": "this server keeps no sessions (stateless HTTP), so it cannot tell a client when a resource changes; read the resource again instead"})
+    );
+    client.cancel().await.unwrap();
+    running.shutdown().await;
+}

@@ -477,6 +477,14 @@ fn scope_for_client(
 }
 
 impl McpServer {
+    /// The number of the session a request belongs to; none for a request outside any (a
+    /// stateless server's), which no later notification could reach.
+    fn session_of(&self, context: &RequestContext<RoleServer>) -> Option<u64> {
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let in_session = parts.is_none_or(|parts| parts.headers.contains_key("mcp-session-id"));
+        self.session.as_ref().filter(|_| in_session).map(|session| session.number)
+    }
+
     /// The failed result (and record) of a call to a stateful tool that has no conversation.
     fn refused(&self, call: ToolCallRequest, why: &str) -> Result<CallToolResponse, ErrorData> {
         let message =
@@ -627,16 +635,16 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.primitives.subscribe(self.session.as_ref().map(|s| s.number), &context.peer, &request.uri)
+        self.primitives.subscribe(self.session_of(&context), &context.peer, &request.uri)
     }
 
     #[allow(deprecated)] // as `subscribe`
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.primitives.unsubscribe(self.session.as_ref().map(|s| s.number), &request.uri)
+        self.primitives.unsubscribe(self.session_of(&context), &request.uri)
     }
 
     async fn list_prompts(
