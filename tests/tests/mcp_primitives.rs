@@ -408,6 +408,11 @@ async fn a_prompt_reads_its_string_arguments_leniently() {
         error_of(client.get_prompt(long).await),
         json!({"code": -32602, "message": "the argument `name` is 70000 bytes long, and this server takes at most 65536 (the host sets it with `max_argument_bytes`)"})
     );
+    let long_key = GetPromptRequestParams::new("greet").with_arguments(arguments(json!({"k".repeat(70_000): "1"})));
+    assert_eq!(
+        error_of(client.get_prompt(long_key).await),
+        json!({"code": -32602, "message": "an argument's name is 70000 bytes long, and this server takes at most 65536 (the host sets it with `max_argument_bytes`)"})
+    );
     client.cancel().await.unwrap();
 }
 
@@ -476,6 +481,13 @@ async fn completions_come_from_the_hosts_completers_capped_at_one_hundred() {
         error_of(client.complete(complete(Reference::for_prompt("greet"), "nmae", "")).await),
         json!({"code": -32602, "message": "the prompt `greet` has no argument `nmae`; its arguments are `name`, `times`, `loud`"})
     );
+    let tight = server_of(primitives().max_argument_bytes(8));
+    let (small, _) = session(&tight).await;
+    assert_eq!(
+        error_of(small.complete(complete(Reference::for_prompt("greet"), "name", "Ada Lovelace")).await),
+        json!({"code": -32602, "message": "the completed value is 12 bytes long, and this server takes at most 8 (the host sets it with `max_argument_bytes`)"})
+    );
+    small.cancel().await.unwrap();
     assert_eq!(
         error_of(client.complete(complete(Reference::for_prompt("great"), "name", "")).await),
         json!({"code": -32602, "message": "there is no prompt `great`; did you mean `greet`?", "data": {"name": "great"}})

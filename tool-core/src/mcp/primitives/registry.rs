@@ -156,8 +156,8 @@ impl McpPrimitives {
         self
     }
 
-    /// The longest prompt argument, prompt name or completion value a client may send, in
-    /// bytes (65536 unless told; at least 1).
+    /// The longest prompt argument (its name and its value), prompt name or completion value a
+    /// client may send, in bytes (65536 unless told; at least 1).
     pub fn max_argument_bytes(self, bytes: usize) -> McpPrimitives {
         self.inner.limits.write().unwrap_or_else(|e| e.into_inner()).argument_bytes = bytes.max(1);
         self
@@ -400,6 +400,7 @@ impl McpPrimitives {
         let prompt = self.prompt_named(&sets, &request.name)?;
         let given = request.arguments.unwrap_or_default();
         for (name, value) in &given {
+            self.check_argument("an argument's name", name, limits)?;
             let length = value.as_str().map_or_else(|| value.to_string().len(), str::len);
             if length > limits.argument_bytes {
                 return Err(too_long(&format!("the argument `{}`", truncate(name)), length, limits.argument_bytes));
@@ -448,6 +449,7 @@ impl McpPrimitives {
         self.check_argument("the completed value", &argument.value, limits)?;
         let given = request.context.and_then(|context| context.arguments).unwrap_or_default();
         for (name, value) in &given {
+            self.check_argument("an argument's name in the context", name, limits)?;
             self.check_argument(&format!("the argument `{}` in the context", truncate(name)), value, limits)?;
         }
         let sets = self.sets();
