@@ -514,3 +514,44 @@ async fn a_stateless_server_refuses_subscriptions_it_could_never_honour() {
     client.cancel().await.unwrap();
     running.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_listen_stream_gets_the_updates_and_changes_it_asked_for() {
+    use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+
+    let primitives = primitives();
+    let server = server_of(primitives.clone());
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let running = server.serve(ours).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::LATEST] };
+    let client = ().serve_with_lifecycle(theirs, lifecycle).await.unwrap();
+    let wanted = SubscriptionFilter::builder()
+        .resource_subscriptions(["docs://readme", "docs://nothing"])
+        .prompts_list_changed()
+        .resources_list_changed()
+        .build();
+    let mut stream = client.listen(wanted).await.unwrap();
+    let acknowledged = stream.acknowledged();
+    assert_eq!(acknowledged.resource_subscriptions.as_deref(), Some(&["docs://readme".to_owned()][..]));
+    assert_eq!((acknowledged.prompts_list_changed, acknowledged.resources_list_changed), (Some(true), Some(true)));
+
+    // Not asked for: no notification; asked for: each in order.
+    primitives.resource_updated("docs://logo").await;
+    primitives.resource_updated("docs://readme").await;
+    primitives.add_prompt(Prompt::new("later", || Ok(vec![PromptMessage::user("late")]))).await;
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let next = tokio::time::timeout(Duration::from_secs(5), stream.next()).await.unwrap().unwrap().unwrap();
+        seen.push(match next {
+            ServerNotification::ResourceUpdatedNotification(updated) => format!("updated {}", updated.params.uri),
+            ServerNotification::PromptListChangedNotification(_) => "prompts changed".to_owned(),
+            other => format!("{other:?}"),
+        });
+    }
+    assert_eq!(seen, ["updated docs://readme", "prompts changed"]);
+    client.cancel().await.unwrap();
+}

@@ -543,6 +543,7 @@ impl ServerHandler for McpServer {
     fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
         let mut accepted = SubscriptionFilter::new();
         accepted.tools_list_changed = requested.tools_list_changed.filter(|&wanted| wanted);
+        self.primitives.accept(requested, &mut accepted);
         Some(accepted)
     }
 
@@ -552,9 +553,15 @@ impl ServerHandler for McpServer {
         let mut changes = self.changes.subscribe();
         changes.mark_unchanged();
         let wanted = context.accepted().tools_list_changed == Some(true);
+        let mut primitive_changes = self.primitives.changes();
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
+                change = primitive_changes.recv() => {
+                    if !self.primitives.forward(&context, change).await {
+                        return Ok(());
+                    }
+                }
                 changed = changes.changed() => {
                     if changed.is_err() {
                         return Ok(());

@@ -4,15 +4,17 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, ErrorCode, GetPromptRequestParams, GetPromptResult, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, PromptsCapability, ReadResourceResult, Reference,
     ResourceUpdatedNotificationParam, ResourcesCapability, ServerCapabilities,
 };
-use rmcp::service::{Peer, RoleServer};
+use rmcp::service::{Peer, RoleServer, SubscriptionContext};
 use rmcp::ErrorData;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
+use tokio::sync::broadcast;
 
 use super::completion::{complete, Completers};
 use super::prompts::{Prompt, PromptError, PromptFailure};
@@ -42,11 +44,33 @@ pub struct McpPrimitives {
     inner: Arc<Inner>,
 }
 
-#[derive(Default)]
 struct Inner {
     sets: RwLock<Arc<Sets>>,
     limits: RwLock<Limits>,
     sessions: Mutex<Sessions>,
+    /// Every change and update, for `subscriptions/listen` streams (protocol 2026-07-28).
+    changes: broadcast::Sender<Change>,
+}
+
+impl Default for Inner {
+    fn default() -> Inner {
+        Inner {
+            sets: RwLock::default(),
+            limits: RwLock::default(),
+            sessions: Mutex::default(),
+            changes: broadcast::Sender::new(CHANGES),
+        }
+    }
+}
+
+/// How many changes a `subscriptions/listen` stream may fall behind before it misses some.
+const CHANGES: usize = 256;
+
+/// A change a `subscriptions/listen` stream may be told of.
+#[derive(Clone, Debug)]
+pub(crate) enum Change {
+    List(List),
+    Updated(String),
 }
 
 #[derive(Default, Clone)]
@@ -117,8 +141,8 @@ impl Sessions {
 }
 
 /// Which list changed.
-#[derive(Clone, Copy)]
-enum List {
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum List {
     Resources,
     Prompts,
 }
@@ -170,8 +194,12 @@ impl McpPrimitives {
     }
 
     /// Tells every session subscribed to `uri` that the resource changed
-    /// (`notifications/resources/updated`); returns how many were told.
+    /// (`notifications/resources/updated`); returns how many sessions subscribed with
+    /// `resources/subscribe` were told. The `subscriptions/listen` streams (protocol 2026-07-28)
+    /// that asked for `uri` are told too.
     pub async fn resource_updated(&self, uri: &str) -> usize {
+        // No stream listening is no error.
+        let _ = self.inner.changes.send(Change::Updated(uri.to_owned()));
         let peers: Vec<Peer<RoleServer>> = {
             let mut sessions = self.inner.sessions.lock().unwrap_or_else(|e| e.into_inner());
             sessions.prune();
@@ -248,6 +276,8 @@ impl McpPrimitives {
     }
 
     async fn announce(&self, list: List) {
+        // No stream listening is no error.
+        let _ = self.inner.changes.send(Change::List(list));
         let peers = {
             let mut sessions = self.inner.sessions.lock().unwrap_or_else(|e| e.into_inner());
             sessions.prune();
@@ -279,6 +309,59 @@ impl McpPrimitives {
         if sets.has_completers() {
             capabilities.completions = Some(Map::new());
         }
+    }
+
+    /// What of a `subscriptions/listen` request's filter is served here: the lists' changes, and
+    /// the updates of the URIs the client may subscribe to (known, within the URI bound, at most
+    /// as many as one session may subscribe to).
+    pub(crate) fn accept(&self, requested: &SubscriptionFilter, accepted: &mut SubscriptionFilter) {
+        let sets = self.sets();
+        let limits = self.limits();
+        if sets.has_resources() {
+            accepted.resources_list_changed = requested.resources_list_changed.filter(|&wanted| wanted);
+            accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+                uris.iter()
+                    .filter(|uri| uri.len() <= limits.uri_bytes && sets.find(uri).is_some())
+                    .take(limits.subscriptions)
+                    .cloned()
+                    .collect()
+            });
+        }
+        if !sets.prompts.is_empty() {
+            accepted.prompts_list_changed = requested.prompts_list_changed.filter(|&wanted| wanted);
+        }
+    }
+
+    /// The changes to come, for one `subscriptions/listen` stream.
+    pub(crate) fn changes(&self) -> broadcast::Receiver<Change> {
+        self.inner.changes.subscribe()
+    }
+
+    /// Sends `change` on the stream when its filter asked for it; `false` when the stream is
+    /// gone. A stream that fell behind misses the changes it could not keep.
+    pub(crate) async fn forward(
+        &self,
+        context: &SubscriptionContext,
+        change: Result<Change, broadcast::error::RecvError>,
+    ) -> bool {
+        let accepted = context.accepted();
+        let sent = match change {
+            Err(broadcast::error::RecvError::Lagged(_)) => return true,
+            Err(broadcast::error::RecvError::Closed) => return false,
+            Ok(Change::List(List::Resources)) if accepted.resources_list_changed == Some(true) => {
+                context.sink().notify_resource_list_changed().await
+            }
+            Ok(Change::List(List::Prompts)) if accepted.prompts_list_changed == Some(true) => {
+                context.sink().notify_prompt_list_changed().await
+            }
+            Ok(Change::Updated(uri))
+                if accepted.resource_subscriptions.as_ref().is_some_and(|uris| uris.contains(&uri)) =>
+            {
+                context.sink().notify_resource_updated(uri).await
+            }
+            Ok(_) => return true,
+        };
+        sent.is_ok()
     }
 
     /// Notes a session, to tell it when a list changes.
