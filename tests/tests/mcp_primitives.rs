@@ -555,3 +555,17 @@ async fn a_listen_stream_gets_the_updates_and_changes_it_asked_for() {
     assert_eq!(seen, ["updated docs://readme", "prompts changed"]);
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn the_primitives_show_what_they_offer_when_debugged() {
+    let shown = format!("{:?}", primitives().max_uri_bytes(10));
+    assert!(
+        shown.starts_with(r#"McpPrimitives { resources: [Resource { uri: "docs://readme", name: "readme", .. }, "#),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(r#"templates: [ResourceTemplate { uri_template: "notes://{folder}/{id}", name: "note", .. }]"#),
+        "{shown}"
+    );
+    assert!(shown.contains(r#"Prompt { name: "greet", arguments: ["name", "times", "loud"], .. }"#), "{shown}");
+}

@@ -211,6 +211,13 @@ pub struct Prompt {
     pub(crate) completers: Completers,
 }
 
+impl std::fmt::Debug for Prompt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let arguments: Vec<&str> = self.arguments.iter().map(|a| a.name.as_str()).collect();
+        f.debug_struct("Prompt").field("name", &self.name).field("arguments", &arguments).finish_non_exhaustive()
+    }
+}
+
 impl Prompt {
     /// A prompt without arguments, its messages made by `messages`.
     pub fn new<F>(name: impl Into<String>, messages: F) -> Prompt

@@ -147,6 +147,17 @@ pub(crate) enum List {
     Prompts,
 }
 
+impl std::fmt::Debug for McpPrimitives {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sets = self.sets();
+        f.debug_struct("McpPrimitives")
+            .field("resources", &sets.resources)
+            .field("templates", &sets.templates)
+            .field("prompts", &sets.prompts)
+            .finish_non_exhaustive()
+    }
+}
+
 impl McpPrimitives {
     /// No primitives yet.
     pub fn new() -> McpPrimitives {

@@ -233,6 +233,12 @@ pub struct Resource {
     pub(crate) reader: Reader,
 }
 
+impl std::fmt::Debug for Resource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resource").field("uri", &self.uri).field("name", &self.about.name).finish_non_exhaustive()
+    }
+}
+
 impl Resource {
     /// A resource at `uri`, listed as `name`, read by `reader` (run on the blocking pool, so it
     /// may read files).
@@ -316,6 +322,15 @@ pub struct ResourceTemplate {
     pub(crate) about: Description,
     pub(crate) reader: Reader,
     pub(crate) completers: Completers,
+}
+
+impl std::fmt::Debug for ResourceTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceTemplate")
+            .field("uri_template", &self.template.text())
+            .field("name", &self.about.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ResourceTemplate {
