@@ -11,7 +11,8 @@
 //!
 //! The modules group the tools by what they exercise: `basics` (text, errors, logging,
 //! progress), `content` (images, audio, embedded resources, mixed results), `ask` (sampling
-//! and elicitation), `schema` (a JSON Schema 2020-12 input schema).
+//! and elicitation), `schema` (a JSON Schema 2020-12 input schema); `primitives` holds the
+//! resources, prompts and completions.
 
 use tool_core::mcp::McpServer;
 use tool_core::prelude::*;
@@ -19,13 +20,14 @@ use tool_core::prelude::*;
 mod ask;
 mod basics;
 mod content;
+mod primitives;
 mod schema;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let address = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:8765".to_owned());
     let executor = Executor::new(ToolCatalog::global()?.clone());
-    let server = McpServer::new(executor)?;
+    let server = McpServer::new(executor)?.primitives(primitives::all()?);
     let running = server.http().bind(address.parse()?).start().await?;
     eprintln!("serving the conformance suite's tools at {}", running.url());
     tokio::signal::ctrl_c().await?;

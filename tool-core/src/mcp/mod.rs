@@ -5,7 +5,8 @@
 //! the executor, so a client's sloppy arguments are recovered as in-process calls are, and
 //! every failure (unknown tool, refused arguments, a tool error, a panic, a time-out, a
 //! cancellation) is an `isError` result carrying the message written for the model, never a
-//! JSON-RPC error the model cannot read.
+//! JSON-RPC error the model cannot read. Beside the tools, a server offers the resources,
+//! resource templates and prompts of its [`McpPrimitives`], with completion of their arguments.
 //!
 //! Importing: a server's tools (a child process over stdio, a streamable HTTP URL) become
 //! tools of a catalog, called through the executor like local ones.
@@ -14,9 +15,14 @@ mod ask;
 mod guard;
 mod http;
 mod import;
+mod primitives;
 mod redact;
 mod serve;
 
 pub use http::{McpHttpBuilder, McpHttpServer};
 pub use import::{McpImport, McpImportBuilder, McpImportError, SkippedTool};
+pub use primitives::{
+    McpPrimitives, Prompt, PromptContent, PromptError, PromptMessage, Resource, ResourceContent, ResourceError,
+    ResourceRequest, ResourceTemplate, UriTemplateError,
+};
 pub use serve::{McpServer, McpServerError};

@@ -12,6 +12,11 @@ use rmcp::model::{
     ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
     ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscriptionFilter, Tool as McpTool,
 };
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams, ReadResourceResponse,
+    SubscribeRequestParams, UnsubscribeRequestParams,
+};
 use rmcp::service::SubscriptionContext;
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, RunningService, ServiceExt};
 use rmcp::{ErrorData, ServerHandler};
@@ -19,6 +24,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
+use super::primitives::McpPrimitives;
 use crate::context::LogLevel;
 use crate::executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor};
 use crate::model::{ToolCallRequest, ToolError, ToolOutput};
@@ -86,6 +92,8 @@ pub struct McpServer {
     /// The HTTP request header whose value names a call's conversation, when the host keys
     /// conversations by a value the client sends instead of by session.
     conversation_header: Option<Arc<str>>,
+    /// The resources, templates and prompts offered beside the tools.
+    primitives: McpPrimitives,
 }
 
 /// Numbers the sessions of this process, for their conversation ids.
@@ -250,6 +258,7 @@ impl McpServer {
             open: Arc::default(),
             session: None,
             conversation_header: None,
+            primitives: McpPrimitives::default(),
         })
     }
 
@@ -261,7 +270,14 @@ impl McpServer {
         self
     }
 
-    /// How many tools one `tools/list` page holds (at least one).
+    /// Offers `primitives` (resources, resource templates, prompts) beside the tools. Keep a
+    /// clone of them to announce a resource's update or change what is offered.
+    pub fn primitives(mut self, primitives: McpPrimitives) -> McpServer {
+        self.primitives = primitives;
+        self
+    }
+
+    /// How many tools (and resources, templates, prompts) one list page holds (at least one).
     pub fn page_size(mut self, tools: usize) -> McpServer {
         self.page = tools.max(1);
         self
@@ -461,6 +477,14 @@ fn scope_for_client(
 }
 
 impl McpServer {
+    /// The number of the session a request belongs to; none for a request outside any (a
+    /// stateless server's), which no later notification could reach.
+    fn session_of(&self, context: &RequestContext<RoleServer>) -> Option<u64> {
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let in_session = parts.is_none_or(|parts| parts.headers.contains_key("mcp-session-id"));
+        self.session.as_ref().filter(|_| in_session).map(|session| session.number)
+    }
+
     /// The failed result (and record) of a call to a stateful tool that has no conversation.
     fn refused(&self, call: ToolCallRequest, why: &str) -> Result<CallToolResponse, ErrorData> {
         let message =
@@ -486,9 +510,10 @@ impl McpServer {
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // the logging capability: see the import of `LoggingLevel`
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(
-            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging().build(),
-        );
+        let mut capabilities =
+            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging().build();
+        self.primitives.declare(&mut capabilities);
+        let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new("tool-core", env!("CARGO_PKG_VERSION"));
         info
     }
@@ -509,6 +534,7 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.primitives.opened(&context.peer);
         let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         sessions.retain(|peer| !peer.is_transport_closed());
         sessions.push(context.peer);
@@ -517,6 +543,7 @@ impl ServerHandler for McpServer {
     fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
         let mut accepted = SubscriptionFilter::new();
         accepted.tools_list_changed = requested.tools_list_changed.filter(|&wanted| wanted);
+        self.primitives.accept(requested, &mut accepted);
         Some(accepted)
     }
 
@@ -526,9 +553,15 @@ impl ServerHandler for McpServer {
         let mut changes = self.changes.subscribe();
         changes.mark_unchanged();
         let wanted = context.accepted().tools_list_changed == Some(true);
+        let mut primitive_changes = self.primitives.changes();
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
+                change = primitive_changes.recv() => {
+                    if !self.primitives.forward(&context, change).await {
+                        return Ok(());
+                    }
+                }
                 changed = changes.changed() => {
                     if changed.is_err() {
                         return Ok(());
@@ -575,6 +608,74 @@ impl ServerHandler for McpServer {
         } else {
             ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("there is no method `{method}`"), None)
         })
+    }
+
+    // Resources, prompts and completion: served by the primitives (`primitives/`).
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.primitives.list_resources(request.and_then(|r| r.cursor), self.page)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.primitives.list_resource_templates(request.and_then(|r| r.cursor), self.page)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.primitives.read_resource(&request.uri).await.map(Into::into)
+    }
+
+    #[allow(deprecated)] // `resources/subscribe` is served to clients of protocols before 2026-07-28
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.primitives.subscribe(self.session_of(&context), &context.peer, &request.uri)
+    }
+
+    #[allow(deprecated)] // as `subscribe`
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.primitives.unsubscribe(self.session_of(&context), &request.uri)
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.primitives.list_prompts(request.and_then(|r| r.cursor), self.page)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.primitives.get_prompt(request).map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.primitives.complete(request)
     }
 
     async fn call_tool(
