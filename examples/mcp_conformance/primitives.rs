@@ -4,9 +4,8 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tool_core::mcp::{
-    McpPrimitives, Prompt, PromptContent, PromptMessage, Resource, ResourceContent, ResourceTemplate,
-};
+use tool_core::mcp::{McpPrimitives, Prompt, PromptMessage, Resource, ResourceContent, ResourceTemplate};
+use tool_core::{EmbeddedResource, Image};
 
 /// A 1x1 red pixel, as PNG.
 const RED_PIXEL_PNG: &[u8] = &[
@@ -31,7 +30,7 @@ struct TwoArguments {
 /// The argument of `test_prompt_with_embedded_resource`.
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct EmbeddedResource {
+struct ResourceArgument {
     /// URI of the resource to embed
     resource_uri: String,
 }
@@ -97,10 +96,10 @@ pub fn all() -> Result<McpPrimitives, Box<dyn std::error::Error>> {
             .complete("arg1", |partial, _| cities(partial)),
         )
         .prompt(
-            Prompt::with_arguments("test_prompt_with_embedded_resource", |args: EmbeddedResource| {
-                let content = ResourceContent::text("Embedded resource content for testing.").mime_type("text/plain");
+            Prompt::with_arguments("test_prompt_with_embedded_resource", |args: ResourceArgument| {
+                let text = "Embedded resource content for testing.";
                 Ok(vec![
-                    PromptMessage::user(PromptContent::resource(args.resource_uri, content)),
+                    PromptMessage::user(EmbeddedResource::text(args.resource_uri, "text/plain", text)),
                     PromptMessage::user("Please process the embedded resource above."),
                 ])
             })
@@ -110,7 +109,7 @@ pub fn all() -> Result<McpPrimitives, Box<dyn std::error::Error>> {
         .prompt(
             Prompt::new("test_prompt_with_image", || {
                 Ok(vec![
-                    PromptMessage::user(PromptContent::image(RED_PIXEL_PNG, "image/png")),
+                    PromptMessage::user(Image::png(RED_PIXEL_PNG)),
                     PromptMessage::user("Please analyze the image above."),
                 ])
             })

@@ -17,10 +17,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tool_core::mcp::{
-    McpPrimitives, McpServer, Prompt, PromptContent, PromptError, PromptMessage, Resource, ResourceContent,
-    ResourceError, ResourceTemplate,
+    McpPrimitives, McpServer, Prompt, PromptError, PromptMessage, Resource, ResourceContent, ResourceError,
+    ResourceTemplate,
 };
 use tool_core::prelude::*;
+use tool_core::{Audio, EmbeddedResource, Image};
 
 /// An MCP client that keeps the notifications it receives, by method.
 #[derive(Clone, Default)]
@@ -145,12 +146,9 @@ fn primitives() -> McpPrimitives {
         )
         .prompt(Prompt::new("show", || {
             Ok(vec![
-                PromptMessage::user(PromptContent::image(vec![1u8, 2, 3], "image/png")),
-                PromptMessage::user(PromptContent::resource(
-                    "docs://readme",
-                    ResourceContent::text("# Readme").mime_type("text/markdown"),
-                )),
-                PromptMessage::assistant(PromptContent::audio(vec![4u8], "audio/wav")),
+                PromptMessage::user(Image::png([1u8, 2, 3])),
+                PromptMessage::user(EmbeddedResource::text("docs://readme", "text/markdown", "# Readme")),
+                PromptMessage::assistant(Audio::new([4u8], "audio/wav")),
             ])
         }))
         .prompt(Prompt::new("refuses", || Err(PromptError::invalid_arguments("it is Sunday"))))
@@ -441,6 +439,18 @@ async fn prompts_give_rich_content_and_mcps_errors() {
         json!({"code": -32603, "message": "making the prompt `panics` failed: it panicked"})
     );
     assert!(client.get_prompt(GetPromptRequestParams::new("show")).await.is_ok());
+    client.cancel().await.unwrap();
+
+    // A block the host built wrong is refused, not sent for the client to trip on.
+    let broken = McpPrimitives::new().prompt(Prompt::new("broken", || {
+        Ok(vec![PromptMessage::user("Look:"), PromptMessage::user(Image::from_base64("not base64!", "image/png"))])
+    }));
+    let (client, _) = session(&server_of(broken)).await;
+    assert_eq!(
+        error_of(client.get_prompt(GetPromptRequestParams::new("broken")).await),
+        json!({"code": -32603, "message": "making the prompt `broken` failed: the image block of message 1 has data \
+                that is not base64 (standard alphabet, padded): Invalid symbol 32, offset 3"})
+    );
     client.cancel().await.unwrap();
 }
 

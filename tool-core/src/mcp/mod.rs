@@ -22,7 +22,7 @@ mod serve;
 pub use http::{McpHttpBuilder, McpHttpServer};
 pub use import::{McpImport, McpImportBuilder, McpImportError, SkippedTool};
 pub use primitives::{
-    McpPrimitives, Prompt, PromptContent, PromptError, PromptMessage, Resource, ResourceContent, ResourceError,
-    ResourceRequest, ResourceTemplate, UriTemplateError,
+    McpPrimitives, Prompt, PromptError, PromptMessage, Resource, ResourceContent, ResourceError, ResourceRequest,
+    ResourceTemplate, UriTemplateError,
 };
 pub use serve::{McpServer, McpServerError};

@@ -238,6 +238,18 @@ impl EmbeddedResource {
     }
 }
 
+impl From<String> for ContentBlock {
+    fn from(text: String) -> ContentBlock {
+        ContentBlock::Text { text }
+    }
+}
+
+impl From<&str> for ContentBlock {
+    fn from(text: &str) -> ContentBlock {
+        ContentBlock::text(text)
+    }
+}
+
 impl From<EmbeddedResource> for ContentBlock {
     fn from(value: EmbeddedResource) -> ContentBlock {
         ContentBlock::Resource(value)

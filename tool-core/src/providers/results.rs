@@ -439,8 +439,8 @@ fn native_block(provider: Provider, block: &ContentBlock) -> Option<Value> {
     }
 }
 
-/// A block exactly as MCP's `tools/call` result carries it.
-fn mcp_block(block: &ContentBlock) -> Value {
+/// A block exactly as MCP's `tools/call` result (or a prompt message) carries it.
+pub(crate) fn mcp_block(block: &ContentBlock) -> Value {
     match block {
         ContentBlock::Text { text } => json!({ "type": "text", "text": text }),
         ContentBlock::Image(image) => json!({ "type": "image", "data": image.data, "mimeType": image.mime_type }),

@@ -14,7 +14,7 @@ mod registry;
 mod resources;
 mod template;
 
-pub use prompts::{Prompt, PromptContent, PromptError, PromptMessage};
+pub use prompts::{Prompt, PromptError, PromptMessage};
 pub use registry::McpPrimitives;
 pub use resources::{Resource, ResourceContent, ResourceError, ResourceRequest, ResourceTemplate};
 pub use template::UriTemplateError;

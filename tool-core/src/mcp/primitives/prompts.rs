@@ -11,10 +11,10 @@ use serde_json::{json, Map, Value};
 
 use super::completion::{Completer, Completers};
 use super::panics::payload_text;
-use super::resources::{base64_of, ResourceContent};
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::{read_by_tree, ExtractionPolicy};
-use crate::model::{truncate, ArgumentError, Findings, ParseWarning, ToolDefinition};
+use crate::model::{truncate, ArgumentError, ContentBlock, Findings, ParseWarning, ToolDefinition};
+use crate::providers::results::mcp_block;
 
 /// Who a prompt message is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,102 +23,22 @@ enum Role {
     Assistant,
 }
 
-/// What a prompt message holds.
-///
-/// Plain text converts: `PromptMessage::user("Summarize this.")`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PromptContent {
-    /// Text.
-    Text(String),
-    /// An image: its bytes (sent base64-encoded) and MIME type.
-    Image {
-        /// The image's bytes.
-        data: Vec<u8>,
-        /// Its MIME type, such as `image/png`.
-        mime_type: String,
-    },
-    /// Audio: its bytes (sent base64-encoded) and MIME type.
-    Audio {
-        /// The audio's bytes.
-        data: Vec<u8>,
-        /// Its MIME type, such as `audio/wav`.
-        mime_type: String,
-    },
-    /// A resource's content embedded in the message.
-    Resource {
-        /// The resource's URI.
-        uri: String,
-        /// Its content.
-        content: ResourceContent,
-    },
-}
-
-impl PromptContent {
-    /// Text.
-    pub fn text(text: impl Into<String>) -> PromptContent {
-        PromptContent::Text(text.into())
-    }
-
-    /// An image's bytes and MIME type.
-    pub fn image(data: impl Into<Vec<u8>>, mime_type: impl Into<String>) -> PromptContent {
-        PromptContent::Image { data: data.into(), mime_type: mime_type.into() }
-    }
-
-    /// Audio's bytes and MIME type.
-    pub fn audio(data: impl Into<Vec<u8>>, mime_type: impl Into<String>) -> PromptContent {
-        PromptContent::Audio { data: data.into(), mime_type: mime_type.into() }
-    }
-
-    /// A resource's content, embedded.
-    pub fn resource(uri: impl Into<String>, content: ResourceContent) -> PromptContent {
-        PromptContent::Resource { uri: uri.into(), content }
-    }
-
-    /// MCP's content block.
-    fn to_mcp(&self) -> Value {
-        match self {
-            PromptContent::Text(text) => json!({"type": "text", "text": text}),
-            PromptContent::Image { data, mime_type } => {
-                json!({"type": "image", "data": base64_of(data), "mimeType": mime_type})
-            }
-            PromptContent::Audio { data, mime_type } => {
-                json!({"type": "audio", "data": base64_of(data), "mimeType": mime_type})
-            }
-            PromptContent::Resource { uri, content } => {
-                json!({"type": "resource", "resource": content.to_mcp(uri, None)})
-            }
-        }
-    }
-}
-
-impl From<String> for PromptContent {
-    fn from(text: String) -> PromptContent {
-        PromptContent::Text(text)
-    }
-}
-
-impl From<&str> for PromptContent {
-    fn from(text: &str) -> PromptContent {
-        PromptContent::Text(text.to_owned())
-    }
-}
-
 /// One message of a prompt, from the user or the assistant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptMessage {
     role: Role,
-    content: PromptContent,
+    content: ContentBlock,
 }
 
 impl PromptMessage {
-    /// A message from the user.
-    pub fn user(content: impl Into<PromptContent>) -> PromptMessage {
+    /// A message from the user: text (`"..."` converts), or an image, audio or embedded
+    /// resource, the content blocks of tool results.
+    pub fn user(content: impl Into<ContentBlock>) -> PromptMessage {
         PromptMessage { role: Role::User, content: content.into() }
     }
 
     /// A message from the assistant.
-    pub fn assistant(content: impl Into<PromptContent>) -> PromptMessage {
+    pub fn assistant(content: impl Into<ContentBlock>) -> PromptMessage {
         PromptMessage { role: Role::Assistant, content: content.into() }
     }
 
@@ -127,7 +47,7 @@ impl PromptMessage {
             Role::User => "user",
             Role::Assistant => "assistant",
         };
-        json!({"role": role, "content": self.content.to_mcp()})
+        json!({"role": role, "content": mcp_block(&self.content)})
     }
 }
 
@@ -362,7 +282,19 @@ fn made(
     result: Result<Result<Vec<PromptMessage>, PromptError>, Box<dyn std::any::Any + Send>>,
 ) -> Result<Vec<Value>, PromptFailure> {
     match result {
-        Ok(Ok(messages)) => Ok(messages.iter().map(PromptMessage::to_mcp).collect()),
+        Ok(Ok(messages)) => {
+            // A broken block (a MIME type that is not `type/subtype`, data that is not base64)
+            // is the host's mistake: refused whole rather than sent for the client to trip on.
+            for (index, message) in messages.iter().enumerate() {
+                if let Some(problem) = message.content.problem() {
+                    let kind = message.content.kind();
+                    return Err(PromptFailure::Error(PromptError::new(format!(
+                        "the {kind} block of message {index} {problem}"
+                    ))));
+                }
+            }
+            Ok(messages.iter().map(PromptMessage::to_mcp).collect())
+        }
         Ok(Err(error)) => Err(PromptFailure::Error(error)),
         Err(panic) => Err(PromptFailure::Panicked(payload_text(panic.as_ref()))),
     }
