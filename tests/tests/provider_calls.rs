@@ -674,6 +674,26 @@ fn gemini_stream_cut_while_the_call_continues_is_an_error() {
         (error.rule.as_str(), error.detail.as_str()),
         ("truncated_json", "the stream ended while the call was still marked `willContinue`")
     );
+    // The arguments that arrived read as a whole object, but the call was refused: it is not run.
+    let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = ran.clone();
+    let tool = tool_core::DynamicTool::builder(cut.tool_name.clone())
+        .description("The weather in a place.")
+        .input_schema(json!({"type": "object", "properties": {"location": {"type": "string"}}}))
+        .handler(move |_, _| {
+            seen.store(true, std::sync::atomic::Ordering::SeqCst);
+            async { "sunny" }
+        })
+        .build()
+        .unwrap();
+    let executor = tool_core::Executor::new(tool_core::ToolCatalog::builder().add_tool(tool).build().unwrap());
+    let record = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(executor.execute(cut.clone()));
+    assert_eq!(record.status, tool_core::CallStatus::Failed);
+    assert!(!ran.load(std::sync::atomic::Ordering::SeqCst), "a refused call must not run");
 }
 
 // ---------------------------------------------------------------------------------------------

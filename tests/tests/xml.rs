@@ -731,3 +731,44 @@ fn invalid_utf8_is_read_as_replacement_characters_wherever_the_chunks_are_cut() 
         assert_eq!(streamed(&parser, &bytes, &[cut]), whole, "cut at {cut}");
     }
 }
+
+#[tokio::test]
+async fn a_call_cut_by_the_end_of_the_answer_is_refused_with_what_arrived_kept() {
+    let answer =
+        "Booking now.\n<function_calls>\n<invoke name=\"book_room\">\n<parameter name=\"room\">R1</parameter>\n\
+        <parameter name=\"attendees\">[\"ann\", \"bo";
+    let response = parse(answer);
+    assert_eq!(response.calls.len(), 1);
+    let call = &response.calls[0];
+    assert_eq!(call.raw_arguments, answer.split_once("<function_calls>\n").unwrap().1);
+    assert_eq!(
+        calls(&response),
+        vec![(
+            "book_room",
+            json!({"room": "R1", "attendees": "[\"ann\", \"bo"}),
+            vec![w(
+                "/attendees",
+                "xml_unclosed_parameter",
+                "`</parameter>`",
+                "the end of the answer",
+                "ended the value before it"
+            )]
+        )]
+    );
+    let error = &call.parse_error.as_ref().unwrap().errors[0];
+    assert_eq!((error.rule.as_str(), error.received.as_deref()), ("truncated_call", Some("the end of the answer")));
+    // Read chunk by chunk, the same call comes out, refused the same way.
+    let bytes = answer.as_bytes();
+    assert_eq!(streamed(&XmlParser::new(&catalog()), bytes, &[10, 40, 97]).calls, response.calls);
+
+    let record = Executor::new(catalog()).execute(call.clone()).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    assert!(matches!(record.failure, Some(tool_core::CallFailure::InvalidArguments)));
+    assert_eq!(
+        record.content.text,
+        "The arguments for `book_room` were not accepted:\n- arguments: expected the whole call, closed by \
+         `</invoke>`; got the end of the answer (the answer ended inside the call, so its values may be cut short; \
+         it was not run).\nSend the corrected arguments to `book_room` again."
+    );
+    assert_eq!(record.request.arguments, call.arguments);
+}

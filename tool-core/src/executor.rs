@@ -687,19 +687,25 @@ impl Executor {
         // refused, each as an error saying what lenient extraction would have done.
         let strict = policy.strict || tool.definition().strict;
         let refused = strict && request.arguments.is_some() && !request.parse_warnings.is_empty();
-        let bound = match request.arguments.take() {
-            Some(arguments) if refused => {
-                request.arguments = Some(arguments);
-                let refusals = request.parse_warnings.drain(..).map(|w| crate::extract::refusal(&w)).collect();
-                Err(crate::model::ArgumentErrors { errors: refusals })
-            }
-            None => self.conversations.binding(|| tool.bind(&mut request, policy)),
-            Some(arguments) => {
-                let raw = std::mem::replace(&mut request.raw_arguments, arguments.to_string());
-                let bound = self.conversations.binding(|| tool.bind(&mut request, policy));
-                request.raw_arguments = raw;
-                request.arguments.get_or_insert(arguments);
-                bound
+        // A reader that already refused the call (one cut by the end of the answer or of the
+        // stream) has said why: nothing the text holds is run.
+        let bound = if let Some(errors) = request.parse_error.take() {
+            Err(errors)
+        } else {
+            match request.arguments.take() {
+                Some(arguments) if refused => {
+                    request.arguments = Some(arguments);
+                    let refusals = request.parse_warnings.drain(..).map(|w| crate::extract::refusal(&w)).collect();
+                    Err(crate::model::ArgumentErrors { errors: refusals })
+                }
+                None => self.conversations.binding(|| tool.bind(&mut request, policy)),
+                Some(arguments) => {
+                    let raw = std::mem::replace(&mut request.raw_arguments, arguments.to_string());
+                    let bound = self.conversations.binding(|| tool.bind(&mut request, policy));
+                    request.raw_arguments = raw;
+                    request.arguments.get_or_insert(arguments);
+                    bound
+                }
             }
         };
         match bound {

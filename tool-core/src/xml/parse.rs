@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use super::scan::{Form, Kind, Opening, Quoting, Scanner, Step, Token};
 use super::values::{decode, typed, Reading, Shape};
 use crate::catalog::ToolCatalog;
-use crate::model::{pointer, truncate, ParseWarning, ToolCallRequest, ToolDefinition};
+use crate::model::{pointer, truncate, ArgumentError, ArgumentErrors, ParseWarning, ToolCallRequest, ToolDefinition};
 
 /// Reads the XML protocol's tool calls out of a model's answer, typed by the declared
 /// parameters of the tools it knows. Cheap to clone.
@@ -601,7 +601,10 @@ impl XmlStream {
         let Invoke { block, start, name, params, mut warnings, .. } = *invoke;
         let raw = &self.buf[start..end];
         let raw = if cut.is_some() { raw.trim_end() } else { raw };
-        if let Some(instead) = cut {
+        // A call the answer's end cut may have lost the end of its last value, or parameters
+        // after it: it is refused, never run with what arrived (kept in the record).
+        let cut_by_the_end = cut == Some(THE_END);
+        if let Some(instead) = cut.filter(|_| !cut_by_the_end) {
             warnings.push(ParseWarning::new(
                 "",
                 "xml_unclosed_invoke",
@@ -614,6 +617,15 @@ impl XmlStream {
         let mut call = self.request(name.unwrap_or_default(), raw.to_owned());
         call.arguments = Some(Value::Object(arguments));
         call.parse_warnings = warnings;
+        if cut_by_the_end {
+            call.parse_error = Some(ArgumentErrors::single(ArgumentError {
+                pointer: String::new(),
+                rule: "truncated_call".to_owned(),
+                expected: "the whole call, closed by `</invoke>`".to_owned(),
+                received: Some(THE_END.to_owned()),
+                detail: "the answer ended inside the call, so its values may be cut short; it was not run".to_owned(),
+            }));
+        }
         self.events.push(XmlEvent::Call(call));
         self.state = match block {
             Some(mut block) => {
