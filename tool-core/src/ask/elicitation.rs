@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::form::Form;
-use crate::extract::{read_by_tree, ExtractionPolicy};
+use crate::extract::{missing_required, read_by_tree, ExtractionPolicy};
 use crate::model::{pointer, received_text, ArgumentError, ArgumentErrors, ParseWarning, ToolError};
 
 /// What a tool asks the user ([`ToolContext::elicit`]): a message, and the form to fill in.
@@ -135,17 +135,7 @@ fn read_answer<T: DeserializeOwned>(
     let parameters = &form.definition.parameters;
     let extraction = read_by_tree(&raw, &form.definition, &form.compiled, ExtractionPolicy::LENIENT, |object| {
         // Every required field missing, not only the first serde meets.
-        let mut errors: Vec<ArgumentError> = parameters
-            .iter()
-            .filter(|p| p.required && !object.contains_key(&p.name))
-            .map(|p| ArgumentError {
-                pointer: pointer::child("", &p.name),
-                rule: "missing_required".into(),
-                expected: p.expected(),
-                received: None,
-                detail: format!("missing field `{}`", p.name),
-            })
-            .collect();
+        let mut errors = missing_required(parameters, object);
         let error = match serde_path_to_error::deserialize::<_, T>(Value::Object(object.clone())) {
             Ok(value) if errors.is_empty() => return Ok(value),
             Ok(_) => return Err(errors),

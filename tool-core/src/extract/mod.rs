@@ -37,6 +37,7 @@ pub(crate) mod tree;
 pub use crate::model::Findings;
 pub use args::{Wide, WireArgs};
 pub(crate) use convert::refusal;
+pub(crate) use param::missing_required;
 pub use param::ToolParam;
 use policy::refused_before_reading;
 pub(crate) use policy::ExtractionPolicy;

@@ -22,6 +22,22 @@ pub trait ToolParam: DeserializeOwned + JsonSchema + Send + 'static {}
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
 
+/// The error of a required parameter the arguments left out.
+fn missing(parameter: &ToolParameter) -> ArgumentError {
+    ArgumentError {
+        pointer: pointer::child("", &parameter.name),
+        rule: "missing_required".into(),
+        expected: parameter.expected(),
+        received: None,
+        detail: format!("missing field `{}`", parameter.name),
+    }
+}
+
+/// One error for every required parameter `object` lacks, not only the first serde meets.
+pub(crate) fn missing_required(parameters: &[ToolParameter], object: &Map<String, Value>) -> Vec<ArgumentError> {
+    parameters.iter().filter(|p| p.required && !object.contains_key(&p.name)).map(missing).collect()
+}
+
 /// Reads one parameter from the object (slow path), pushing an error when it cannot.
 pub fn read_element<T: ToolParam>(
     object: &Map<String, Value>,
@@ -36,13 +52,7 @@ pub fn read_element<T: ToolParam>(
             None => match T::deserialize(MissingField) {
                 Ok(value) => Some(value),
                 Err(_) => {
-                    errors.push(ArgumentError {
-                        pointer,
-                        rule: "missing_required".into(),
-                        expected: parameter.expected(),
-                        received: None,
-                        detail: format!("missing field `{}`", parameter.name),
-                    });
+                    errors.push(missing(parameter));
                     None
                 }
             },

@@ -9,9 +9,8 @@ use super::contract::{parts, settle, BoxFuture, Invocation, Tool, ToolResult};
 use crate::context::ToolContext;
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::{self, ExtractionPolicy};
-use crate::model::pointer;
 use crate::model::{is_valid_tool_name, SourceLocation, ToolAnnotations, ToolDefinition};
-use crate::model::{ArgumentError, ArgumentErrors, IntoToolOutput, ToolCallRequest};
+use crate::model::{ArgumentErrors, IntoToolOutput, ToolCallRequest};
 
 type DynamicHandler = dyn Fn(Map<String, Value>, ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
 
@@ -78,17 +77,7 @@ impl Tool for DynamicTool {
         let closed = compiled.closed();
         let declared = |key: &str| parameters.iter().any(|p| p.name == key);
         let extraction = extract::read_by_tree(&request.raw_arguments, &self.definition, compiled, policy, |object| {
-            let missing: Vec<ArgumentError> = parameters
-                .iter()
-                .filter(|p| p.required && !object.contains_key(&p.name))
-                .map(|p| ArgumentError {
-                    pointer: pointer::child("", &p.name),
-                    rule: "missing_required".into(),
-                    expected: p.expected(),
-                    received: None,
-                    detail: format!("missing field `{}`", p.name),
-                })
-                .collect();
+            let missing = extract::missing_required(parameters, object);
             if missing.is_empty() {
                 // The handler gets what the warnings say it gets: no key the schema does not
                 // declare, unless it takes any key.
