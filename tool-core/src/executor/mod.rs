@@ -5,16 +5,11 @@
 //! timeout) the result is an [`ExecutionRecord`], never a crash. Batches run concurrently, up
 //! to a bound, and come back in request order.
 
-use std::any::Any;
 use std::collections::HashMap;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -22,129 +17,25 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::ask::{
-    elicitation_handler, sampling_handler, ElicitationAnswer, ElicitationHandler, ElicitationRequest, SamplingHandler,
-    SamplingRequest, SamplingResponse,
+    elicitation_handler, sampling_handler, ElicitationAnswer, ElicitationRequest, SamplingRequest, SamplingResponse,
 };
 use crate::catalog::ToolCatalog;
-use crate::context::{Environment, LogMessage, LogSink, Progress, ProgressSink, ToolContext};
+use crate::context::Environment;
 use crate::model::ToolCallRequest;
-use crate::model::{serialized_over, Cut, ToolError, ToolOutput};
+use crate::model::ToolError;
 use crate::stateful::Conversations;
-use crate::tool::{Invocation, ToolResult};
 use crate::wire::NameMap;
 
-/// How a call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum CallStatus {
-    /// The tool ran and returned a result.
-    Success,
-    /// The call failed: unknown tool, refused arguments, a tool error or a panic.
-    Failed,
-    /// The tool did not finish in time.
-    TimedOut,
-    /// The host cancelled the call.
-    Cancelled,
-}
+mod log;
+mod record;
+mod run;
+mod scope;
 
-/// Why a call did not succeed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum CallFailure {
-    /// No tool has the requested name.
-    UnknownTool {
-        /// The closest existing names, best first.
-        suggestions: Vec<String>,
-    },
-    /// The arguments were refused and the tool was not called; the reasons are in the
-    /// request's `parse_error`.
-    InvalidArguments,
-    /// The tool returned an error.
-    ToolError {
-        /// The error, with its [internal detail](ToolError::internal_detail) (which the model
-        /// does not read unless the host exposes it), cut to the output limit.
-        error: ToolError,
-    },
-    /// The tool panicked.
-    Panicked {
-        /// The panic message, for the host: the model reads "The tool failed unexpectedly."
-        /// unless [`ExecutorBuilder::expose_error_details`] is set.
-        message: String,
-    },
-    /// The tool ran out of time.
-    TimedOut {
-        /// The limit, in milliseconds.
-        after_ms: u64,
-    },
-    /// The host cancelled the call.
-    Cancelled,
-}
-
-/// Everything about one call: the request (raw arguments verbatim), how it ended, what the model
-/// gets back, the warnings and how long it took.
-#[derive(Debug, Clone, Serialize)]
-#[non_exhaustive]
-pub struct ExecutionRecord {
-    /// The request, with the raw arguments, parse warnings and argument errors.
-    pub request: Arc<ToolCallRequest>,
-    /// How the call ended.
-    pub status: CallStatus,
-    /// What the model gets back. On failure: the model-facing message, and the structured
-    /// error where there is one.
-    pub content: ToolOutput,
-    /// Why it did not succeed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub failure: Option<CallFailure>,
-    /// Wall-clock time from receipt to record.
-    #[serde(serialize_with = "serialize_micros", rename = "duration_us")]
-    pub duration: Duration,
-    /// What of the tool's output (or error) was cut to the executor's output limit, when
-    /// anything was; the content says so too, for the model.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub output_cut: Option<OutputCut>,
-}
-
-/// How a call's output was cut to [`ExecutorBuilder::max_output_bytes`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct OutputCut {
-    /// The limit, in bytes.
-    pub limit: usize,
-    /// The size in bytes of the text the tool returned (or of its error message), before the
-    /// cut.
-    pub text_bytes: usize,
-    /// The structured result was over the limit and was dropped; the text stands for it.
-    pub structured_dropped: bool,
-    /// The host-facing metadata was over the limit and was dropped.
-    pub metadata_dropped: bool,
-    /// How many content blocks ([`ToolOutput::blocks`]) were dropped: the text and the blocks
-    /// together are held to the limit, in order, and a block that does not fit in what is left
-    /// is dropped whole.
-    pub blocks_dropped: usize,
-}
-
-fn serialize_micros<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u128(d.as_micros())
-}
-
-impl ExecutionRecord {
-    /// Whether the model should see this result as an error.
-    pub fn is_error(&self) -> bool {
-        self.status != CallStatus::Success
-    }
-
-    /// The parse warnings of the call.
-    pub fn warnings(&self) -> &[crate::model::ParseWarning] {
-        &self.request.parse_warnings
-    }
-
-    /// The text the model reads.
-    pub fn model_text(&self) -> &str {
-        &self.content.text
-    }
-}
+use log::{call_span, log_record};
+pub use record::{CallFailure, CallStatus, ExecutionRecord, OutputCut};
+use run::{failed, human_duration, run, Prepared, Reply, FAILED_UNEXPECTEDLY};
+use scope::Asking;
+pub use scope::CallScope;
 
 /// The default of [`ExecutorBuilder::max_output_bytes`]: 1 MiB, about 250,000 tokens, more
 /// than most models' whole context.
@@ -161,30 +52,6 @@ pub struct Executor {
     reply: Reply,
     conversations: Conversations,
     asking: Asking,
-}
-
-/// The host's answers to what tools ask, for calls whose scope gives none.
-#[derive(Clone, Default)]
-struct Asking {
-    sampling: Option<SamplingHandler>,
-    elicitation: Option<ElicitationHandler>,
-}
-
-impl std::fmt::Debug for Asking {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Asking")
-            .field("sampling", &self.sampling.is_some())
-            .field("elicitation", &self.elicitation.is_some())
-            .finish()
-    }
-}
-
-/// What a finished call may hand on: how much output, and whether the text meant for the
-/// host alone (a panic's message, an upstream's error) reaches the model.
-#[derive(Clone, Copy, Debug)]
-struct Reply {
-    max_output_bytes: usize,
-    expose_error_details: bool,
 }
 
 /// Configures an [`Executor`].
@@ -294,86 +161,6 @@ impl ExecutorBuilder {
     }
 }
 
-/// What a caller attaches to one call beyond its request: a cancellation token and places for
-/// the tool's progress reports and log messages.
-#[derive(Clone, Default)]
-pub struct CallScope {
-    cancel: Option<CancellationToken>,
-    progress: Option<ProgressSink>,
-    log: Option<LogSink>,
-    asking: Asking,
-}
-
-impl CallScope {
-    /// No cancellation, progress reports dropped, no log receiver.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The call is cancelled when `token` is.
-    pub fn cancel_on(mut self, token: &CancellationToken) -> Self {
-        self.cancel = Some(token.clone());
-        self
-    }
-
-    /// The tool's progress reports go to `sink`, in the order the tool made them.
-    pub fn on_progress(mut self, sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {
-        self.progress = Some(Arc::new(sink));
-        self
-    }
-
-    /// The tool's log messages ([`ToolContext::log`]) go to `sink`, in the order the tool sent
-    /// them; without one, `log` tells the tool nobody receives them.
-    pub fn on_log(mut self, sink: impl Fn(LogMessage) + Send + Sync + 'static) -> Self {
-        self.log = Some(Arc::new(sink));
-        self
-    }
-
-    /// The tool's [`ToolContext::sample`] requests go to `handler` (the host's model), which
-    /// answers with the model's message or an error the tool gets. Without one, the executor's
-    /// ([`ExecutorBuilder::on_sample`]) answers, else `sample` tells the tool nobody can.
-    pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
-    where
-        F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<SamplingResponse, ToolError>> + Send + 'static,
-    {
-        self.asking.sampling = Some(sampling_handler(handler));
-        self
-    }
-
-    /// The tool's [`ToolContext::elicit`] requests go to `handler` (the host's user
-    /// interface), which shows the message and the form and answers with what the user did.
-    /// Without one, the executor's ([`ExecutorBuilder::on_elicit`]) answers, else `elicit`
-    /// tells the tool nobody can.
-    pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
-    where
-        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ElicitationAnswer, ToolError>> + Send + 'static,
-    {
-        self.asking.elicitation = Some(elicitation_handler(handler));
-        self
-    }
-}
-
-impl std::fmt::Debug for CallScope {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CallScope")
-            .field("cancel", &self.cancel)
-            .field("progress", &self.progress.is_some())
-            .field("log", &self.log.is_some())
-            .field("sampling", &self.asking.sampling.is_some())
-            .field("elicitation", &self.asking.elicitation.is_some())
-            .finish()
-    }
-}
-
-/// A bound call, ready to start.
-struct Prepared {
-    request: Arc<ToolCallRequest>,
-    invocation: Invocation,
-    timeout: Option<Duration>,
-}
-
 /// One call of a batch: finished, or still out on a task.
 enum Slot {
     Done(Box<ExecutionRecord>),
@@ -384,9 +171,6 @@ enum Slot {
 fn lost(request: Arc<ToolCallRequest>, started: Instant, message: String) -> ExecutionRecord {
     failed(request, started, CallStatus::Failed, CallFailure::Panicked { message }, FAILED_UNEXPECTEDLY.to_owned())
 }
-
-/// What the model reads of a panic, unless the host exposes error details.
-const FAILED_UNEXPECTEDLY: &str = "The tool failed unexpectedly.";
 
 enum Stage {
     Done(Box<ExecutionRecord>),
@@ -726,11 +510,6 @@ impl Executor {
     }
 }
 
-fn call_span(request: &ToolCallRequest) -> tracing::Span {
-    let (tool, call_id) = (Cut(&request.tool_name), Cut(&request.call_id));
-    tracing::info_span!(target: "tools", "tool_call", tool = %tool, call_id = %call_id)
-}
-
 /// Arguments at least this long are read on the blocking pool (see
 /// [`Executor::prepare_off_workers`]); shorter ones are read in place, in less time than a
 /// trip to another thread takes.
@@ -739,243 +518,6 @@ const OFF_WORKERS_BYTES: usize = 64 * 1024;
 /// Whether the arguments of `request` are read on the blocking pool.
 fn binds_off_workers(request: &ToolCallRequest) -> bool {
     request.raw_arguments.len() >= OFF_WORKERS_BYTES
-}
-
-/// How many distinct rules of warnings and errors the summary of a call names.
-const LOGGED_RULES: usize = 3;
-
-/// The one event of a call (target `tools`): the tool, the call id, how it ended, how long it
-/// took, how many warnings and errors its arguments had and the first rules among them, every
-/// text cut (see [`crate::model::truncate`]), so that no call writes more than a line of log
-/// whatever the model sent. Warning level unless the call succeeded.
-fn log_record(record: &ExecutionRecord) {
-    let success = record.status == CallStatus::Success;
-    // The rules are gathered only for a subscriber that records the event.
-    let enabled = match success {
-        true => tracing::enabled!(target: "tools", tracing::Level::INFO),
-        false => tracing::enabled!(target: "tools", tracing::Level::WARN),
-    };
-    if !enabled {
-        return;
-    }
-    let request = &record.request;
-    let errors = request.parse_error.as_ref().map_or(&[][..], |e| &e.errors[..]);
-    let mut rules: Vec<&str> = Vec::new();
-    let all = request.parse_warnings.iter().map(|w| w.rule()).chain(errors.iter().map(|e| e.rule.as_str()));
-    for rule in all {
-        if rules.len() == LOGGED_RULES {
-            break;
-        }
-        if !rules.contains(&rule) {
-            rules.push(rule);
-        }
-    }
-    let rules = rules.join(",");
-    let (rules, tool, call_id) = (Cut(&rules), Cut(&request.tool_name), Cut(&request.call_id));
-    let (warnings, errors) = (request.parse_warnings.len(), errors.len());
-    let duration_us = record.duration.as_micros() as u64;
-    macro_rules! finished {
-        ($level:ident) => {
-            tracing::$level!(target: "tools", tool = %tool, call_id = %call_id, status = ?record.status, duration_us, warnings, errors, rules = %rules, "tool call finished")
-        };
-    }
-    if success {
-        finished!(info);
-    } else {
-        finished!(warn);
-    }
-}
-
-/// Runs a bound call with its limits and turns every ending into a record.
-///
-/// `watched` is the host's cancellation (a child of its token), when it gave one; without it
-/// there is nothing to race, so no `select!` and no waiter registration. The context's token
-/// is cancelled when the call times out or is cancelled, never after a normal end.
-async fn run(
-    prepared: Prepared,
-    environment: Arc<Environment>,
-    watched: Option<CancellationToken>,
-    scope: CallScope,
-    started: Instant,
-    reply: Reply,
-) -> ExecutionRecord {
-    let Prepared { request, invocation, timeout } = prepared;
-    let token = watched.clone().unwrap_or_default();
-    let mut ctx = ToolContext::new(Arc::clone(&request), environment, token.clone());
-    if let Some(sink) = scope.progress {
-        ctx = ctx.with_progress(sink);
-    }
-    if let Some(sink) = scope.log {
-        ctx = ctx.with_log(sink);
-    }
-    if let Some(handler) = scope.asking.sampling {
-        ctx = ctx.with_sampling(handler);
-    }
-    if let Some(handler) = scope.asking.elicitation {
-        ctx = ctx.with_elicitation(handler);
-    }
-    let body = CatchUnwind::new(invocation, ctx);
-    let limited = async {
-        match timeout {
-            // The limit counts from receipt: reading the arguments is part of the call.
-            Some(limit) => {
-                let deadline = tokio::time::Instant::from_std(started + limit);
-                tokio::time::timeout_at(deadline, body).await.map_err(|_| limit)
-            }
-            None => Ok(body.await),
-        }
-    };
-    let outcome = match &watched {
-        None => Some(limited.await),
-        Some(watched) => tokio::select! {
-            biased;
-            () = watched.cancelled() => None,
-            outcome = limited => Some(outcome),
-        },
-    };
-    if !matches!(outcome, Some(Ok(_))) {
-        token.cancel();
-    }
-    let record = match outcome {
-        None => failed(
-            request,
-            started,
-            CallStatus::Cancelled,
-            CallFailure::Cancelled,
-            "The call was cancelled before the tool finished.".to_owned(),
-        ),
-        Some(Err(limit)) => {
-            let message = format!("The tool did not finish within {}; it was stopped.", human_duration(limit));
-            failed(
-                request,
-                started,
-                CallStatus::TimedOut,
-                CallFailure::TimedOut { after_ms: limit.as_millis() as u64 },
-                message,
-            )
-        }
-        Some(Ok(Err(mut panic))) => {
-            // The record keeps the panic's message; the model reads it only when the host
-            // says so, since it may hold paths, OS errors or data.
-            crate::model::cut_saying(&mut panic, reply.max_output_bytes);
-            let message = match reply.expose_error_details {
-                true => format!("The tool failed unexpectedly: {panic}"),
-                false => FAILED_UNEXPECTEDLY.to_owned(),
-            };
-            failed(request, started, CallStatus::Failed, CallFailure::Panicked { message: panic }, message)
-        }
-        Some(Ok(Ok(Err(mut error)))) => {
-            let text = match error.internal_detail() {
-                Some(detail) if reply.expose_error_details => format!("{}\nDetail: {detail}", error.message()),
-                _ => error.message().to_owned(),
-            };
-            let mut content = ToolOutput::text(text);
-            content.structured = error.details().cloned();
-            let output_cut = bound_output(&mut content, reply.max_output_bytes);
-            error.cut_to(reply.max_output_bytes);
-            let mut record =
-                failed(request, started, CallStatus::Failed, CallFailure::ToolError { error }, String::new());
-            record.content = content;
-            record.output_cut = output_cut;
-            record
-        }
-        Some(Ok(Ok(Ok(mut output)))) => {
-            let output_cut = bound_output(&mut output, reply.max_output_bytes);
-            if let Some(error) = broken_block(&output) {
-                let message = error.message().to_owned();
-                return failed(request, started, CallStatus::Failed, CallFailure::ToolError { error }, message);
-            }
-            ExecutionRecord {
-                request,
-                status: CallStatus::Success,
-                content: output,
-                failure: None,
-                duration: started.elapsed(),
-                output_cut,
-            }
-        }
-    };
-    record
-}
-
-fn failed(
-    request: Arc<ToolCallRequest>,
-    started: Instant,
-    status: CallStatus,
-    failure: CallFailure,
-    message: String,
-) -> ExecutionRecord {
-    ExecutionRecord {
-        request,
-        status,
-        content: ToolOutput::text(message),
-        failure: Some(failure),
-        duration: started.elapsed(),
-        output_cut: None,
-    }
-}
-
-/// The error a result with a broken content block becomes: no provider or client is sent a
-/// block it would refuse or misread.
-fn broken_block(output: &ToolOutput) -> Option<ToolError> {
-    output.blocks.iter().enumerate().find_map(|(index, block)| {
-        let problem = block.problem()?;
-        let message =
-            format!("The tool's result could not be sent: its content block {index} ({}) {problem}.", block.kind());
-        Some(ToolError::new(message).with_code("invalid_content"))
-    })
-}
-
-/// Cuts `output` to `limit`: the text cut, the blocks that do not fit after it dropped, a
-/// structured result or metadata over the limit dropped, and what was done said at the text's
-/// end.
-fn bound_output(output: &mut ToolOutput, limit: usize) -> Option<OutputCut> {
-    let text_bytes = output.text.len();
-    let structured_dropped = output.structured.as_ref().is_some_and(|value| serialized_over(value, limit));
-    let metadata_dropped = !output.metadata.is_empty() && serialized_over(&output.metadata, limit);
-    let text_cut = crate::model::cut_at(&mut output.text, limit);
-    let mut left = limit - output.text.len();
-    let mut dropped = Vec::new();
-    output.blocks.retain(|block| {
-        let size = block.size();
-        let fits = size <= left;
-        match fits {
-            true => left -= size,
-            false => dropped.push(dropped_block(block, size)),
-        }
-        fits
-    });
-    if !(text_cut || structured_dropped || metadata_dropped || !dropped.is_empty()) {
-        return None;
-    }
-    let mut said = Vec::new();
-    if text_cut {
-        said.push(format!("output cut at {limit} bytes of {text_bytes}"));
-    }
-    if !dropped.is_empty() {
-        let count = match dropped.len() {
-            1 => "1 block".to_owned(),
-            n => format!("{n} blocks"),
-        };
-        said.push(format!("{count} dropped ({}): over {limit} bytes", dropped.join("; ")));
-    }
-    if structured_dropped {
-        output.structured = None;
-        said.push(format!("structured result dropped: over {limit} bytes"));
-    }
-    if metadata_dropped {
-        output.metadata.clear();
-    }
-    if !said.is_empty() {
-        output.text.push_str(&format!("\n[{}]", said.join("; ")));
-    }
-    Some(OutputCut { limit, text_bytes, structured_dropped, metadata_dropped, blocks_dropped: dropped.len() })
-}
-
-/// A dropped block in a few words: `image/png, 2 MB`.
-fn dropped_block(block: &crate::model::ContentBlock, size: usize) -> String {
-    let what = block.mime_type().unwrap_or(block.kind());
-    format!("{what}, {}", crate::model::human_bytes(block.decoded_len().unwrap_or(size)))
 }
 
 fn unknown_tool_message(name: &str, suggestions: &[String], no_tools: bool) -> String {
@@ -992,56 +534,4 @@ fn unknown_tool_message(name: &str, suggestions: &[String], no_tools: bool) -> S
         "There is no tool named `{name}`. The closest existing tools are: {}. Call one of them instead.",
         list.join(", ")
     )
-}
-
-fn human_duration(d: Duration) -> String {
-    if d.subsec_millis() == 0 && d.as_secs() > 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
-    }
-}
-
-/// Polls a tool's future, turning a panic (while starting it or while polling it) into an error.
-struct CatchUnwind {
-    state: Option<Result<crate::tool::BoxFuture<'static, ToolResult>, String>>,
-}
-
-impl CatchUnwind {
-    fn new(invocation: Invocation, ctx: ToolContext) -> Self {
-        let started = std::panic::catch_unwind(AssertUnwindSafe(|| invocation.run(ctx))).map_err(panic_message);
-        CatchUnwind { state: Some(started) }
-    }
-}
-
-impl Future for CatchUnwind {
-    type Output = Result<ToolResult, String>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.state.as_mut() {
-            None => Poll::Ready(Err("the tool was polled after it finished".to_owned())),
-            Some(Err(_)) => Poll::Ready(Err(self.state.take().and_then(Result::err).unwrap_or_default())),
-            Some(Ok(future)) => match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-                Ok(Poll::Pending) => Poll::Pending,
-                Ok(Poll::Ready(result)) => {
-                    self.state = None;
-                    Poll::Ready(Ok(result))
-                }
-                Err(payload) => {
-                    self.state = None;
-                    Poll::Ready(Err(panic_message(payload)))
-                }
-            },
-        }
-    }
-}
-
-fn panic_message(payload: Box<dyn Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with a non-text payload".to_owned()
-    }
 }

@@ -18,13 +18,8 @@ use rmcp::model::{
     NumberOrString, PaginatedRequestParams, PingRequest, ProgressNotificationParam, ProgressToken, ProtocolVersion,
     RequestMetaObject, Tool as McpTool,
 };
-use rmcp::service::{
-    ClientInitializeError, NotificationContext, Peer, RequestContext, RoleClient, RunningService, ServiceError,
-    ServiceExt,
-};
-use rmcp::transport::streamable_http_client::{
-    AuthRequiredError, InsufficientScopeError, StreamableHttpClientTransportConfig,
-};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService, ServiceError, ServiceExt};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ClientHandler;
 use rmcp::ErrorData;
@@ -38,13 +33,18 @@ use crate::ask::{
 };
 use crate::catalog::{CatalogBuilder, Yielding};
 use crate::context::{Progress, ProgressSink, ToolContext};
-use crate::model::{
-    Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink, ToolAnnotations, ToolError,
-    ToolOutput,
-};
+use crate::model::{ToolAnnotations, ToolError};
 use crate::tool::{DynamicTool, Tool, ToolResult};
 
 use super::redact::{redact_url, Redactor};
+
+mod error;
+mod failure;
+mod result;
+
+pub use error::{McpImportError, SkippedTool};
+use failure::{lost, lost_call, reason};
+use result::read_result;
 
 /// How often a session with calls in flight is pinged, unless told otherwise.
 const HEARTBEAT: Duration = Duration::from_secs(1);
@@ -135,47 +135,6 @@ impl fmt::Debug for McpImportBuilder {
             .field("elicitation", &self.answers.elicitation.is_some())
             .finish()
     }
-}
-
-/// Why a server's tools could not be imported or reached.
-#[derive(Debug, Clone, thiserror::Error)]
-#[non_exhaustive]
-pub enum McpImportError {
-    /// The child process could not be started.
-    #[error("cannot start the MCP server `{server}`: {reason}")]
-    Spawn {
-        /// The program.
-        server: String,
-        /// What the system said.
-        reason: String,
-    },
-    /// The MCP handshake failed.
-    #[error("cannot connect to the MCP server `{server}`: {reason}")]
-    Connect {
-        /// The program or URL.
-        server: String,
-        /// What rmcp said.
-        reason: String,
-    },
-    /// `tools/list` failed.
-    #[error("cannot list the tools of the MCP server `{server}`: {reason}")]
-    List {
-        /// The program or URL.
-        server: String,
-        /// What rmcp said.
-        reason: String,
-    },
-}
-
-/// A remote tool left out of the import, and why: its name is not valid here, it is larger
-/// than [`McpImportBuilder::max_tool_bytes`], the server listed it twice, or the catalog it was
-/// added to already has a tool of its name (a remote tool never replaces one of the host's).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkippedTool {
-    /// The name the server gave.
-    pub name: String,
-    /// Why it could not become a tool here.
-    pub reason: String,
 }
 
 /// The tools of one MCP server, imported. Each is a [`DynamicTool`] whose schema drives
@@ -838,168 +797,6 @@ struct ProgressRoute {
 impl Drop for ProgressRoute {
     fn drop(&mut self) {
         self.shared.progress.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.token);
-    }
-}
-
-fn lost_call(server: &str, name: &str, error: &ServiceError, redactor: &Redactor) -> ToolError {
-    match error {
-        // The server's own words are for the host (the record); the model reads the code.
-        ServiceError::McpError(error) => ToolError::new(format!(
-            "The MCP server `{server}` refused the call of `{name}` (JSON-RPC error {}).",
-            error.code.0
-        ))
-        .with_code("mcp_error")
-        .with_internal_detail(redactor.clean(&error.message)),
-        other => lost(server, name, &reason(other, redactor)),
-    }
-}
-
-/// Characters of a server's `WWW-Authenticate` header quoted in an error at most.
-const MAX_QUOTED_HEADER: usize = 200;
-
-/// What rmcp says went wrong, without credentials. A refusal of authorization is said in words:
-/// rmcp's text for it names its transport's types, not what the server answered.
-fn reason(error: &(dyn std::error::Error + 'static), redactor: &Redactor) -> String {
-    // rmcp's handshake error keeps its transport's error beside it, not as its source.
-    let beside = match error.downcast_ref::<ClientInitializeError>() {
-        Some(ClientInitializeError::TransportError { error, .. }) => Some(error as &(dyn std::error::Error + 'static)),
-        _ => None,
-    };
-    let mut chain: Vec<&(dyn std::error::Error + 'static)> = Vec::new();
-    for start in std::iter::once(error).chain(beside) {
-        let mut cause = Some(start);
-        while let Some(current) = cause {
-            chain.push(current);
-            cause = current.source();
-        }
-    }
-    let refusal = chain.iter().find_map(|cause| refusal(*cause));
-    redactor.clean(&refusal.unwrap_or_else(|| error.to_string()))
-}
-
-/// A server's 401 or 403, said for the host.
-fn refusal(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
-    // The server's own text: cut, and its control characters written as escapes.
-    let quoted = |header: &str| {
-        let mut quoted = String::new();
-        for c in header.chars().take(MAX_QUOTED_HEADER) {
-            if c.is_control() {
-                quoted.extend(c.escape_debug());
-            } else {
-                quoted.push(c);
-            }
-        }
-        if header.chars().nth(MAX_QUOTED_HEADER).is_some() {
-            quoted.push_str("..");
-        }
-        quoted
-    };
-    if let Some(refused) = cause.downcast_ref::<AuthRequiredError>() {
-        return Some(format!(
-            "the server answered 401: it wants authorization (`WWW-Authenticate: {}`); the import sends \
-             only the token given to `McpImportBuilder::bearer_token`, and does no OAuth",
-            quoted(&refused.www_authenticate_header)
-        ));
-    }
-    cause.downcast_ref::<InsufficientScopeError>().map(|refused| {
-        format!(
-            "the server answered 403: the token given to `McpImportBuilder::bearer_token` lacks a scope it \
-             wants (`WWW-Authenticate: {}`)",
-            quoted(&refused.www_authenticate_header)
-        )
-    })
-}
-
-fn lost(server: &str, name: &str, why: &str) -> ToolError {
-    ToolError::new(format!(
-        "The MCP server `{server}` was lost during the call of `{name}` ({why}); the call may or may not have run."
-    ))
-    .with_code("mcp_connection_lost")
-}
-
-/// Turns a `tools/call` result into the tool's output, or its error when `isError` is set.
-///
-/// The text blocks before the first other block are the output's text, one a line; every
-/// block after is a [`ContentBlock`] in order. A block this side cannot read (a kind it does
-/// not know, an image whose data is not base64) becomes a text line saying so, and the whole
-/// `content` is kept for the host in the output's metadata under `mcp_content`.
-fn read_result(result: Value) -> ToolResult {
-    let content = result.get("content").and_then(Value::as_array).cloned().unwrap_or_default();
-    let structured = result.get("structuredContent").cloned();
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        let text = content
-            .iter()
-            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|block| block.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let mut error = ToolError::new(text).with_code("mcp_tool_error");
-        if let Some(details) = structured {
-            error = error.with_details(details);
-        }
-        return Err(error);
-    }
-    let mut leading = Vec::new();
-    let mut blocks = Vec::new();
-    let mut unread = false;
-    for value in &content {
-        let block = read_block(value).unwrap_or_else(|why| {
-            unread = true;
-            ContentBlock::text(format!("[a `{}` block of the server's result was not read: {why}]", kind_of(value)))
-        });
-        match block {
-            ContentBlock::Text { text } if blocks.is_empty() => leading.push(text),
-            block => blocks.push(block),
-        }
-    }
-    let mut output = ToolOutput::text(leading.join("\n"));
-    output.structured = structured;
-    output.blocks = blocks;
-    if unread {
-        output = output.with_metadata("mcp_content", Value::Array(content));
-    }
-    Ok(output)
-}
-
-fn kind_of(block: &Value) -> String {
-    let kind = block.get("type").and_then(Value::as_str).unwrap_or("untyped");
-    crate::model::truncate(kind)
-}
-
-/// One MCP content block as ours, or why it cannot be.
-fn read_block(block: &Value) -> Result<ContentBlock, String> {
-    let field = |object: &Value, name: &str| -> Result<String, String> {
-        object.get(name).and_then(Value::as_str).map(str::to_owned).ok_or_else(|| format!("it has no `{name}` text"))
-    };
-    let optional = |object: &Value, name: &str| object.get(name).and_then(Value::as_str).map(str::to_owned);
-    let read = match block.get("type").and_then(Value::as_str) {
-        Some("text") => ContentBlock::text(field(block, "text")?),
-        Some("image") => Image::from_base64(field(block, "data")?, field(block, "mimeType")?).into(),
-        Some("audio") => Audio::from_base64(field(block, "data")?, field(block, "mimeType")?).into(),
-        Some("resource") => {
-            let resource = block.get("resource").ok_or("it has no `resource`")?;
-            let uri = field(resource, "uri")?;
-            let contents = match (optional(resource, "text"), optional(resource, "blob")) {
-                (Some(text), _) => ResourceContents::Text(text),
-                (None, Some(blob)) => ResourceContents::Blob(blob),
-                (None, None) => return Err("its resource has neither `text` nor `blob`".to_owned()),
-            };
-            let mut embedded = EmbeddedResource::text(uri, "", "");
-            embedded.mime_type = optional(resource, "mimeType");
-            embedded.contents = contents;
-            embedded.into()
-        }
-        Some("resource_link") => {
-            let mut link = ResourceLink::new(field(block, "uri")?, field(block, "name")?);
-            link.description = optional(block, "description");
-            link.mime_type = optional(block, "mimeType");
-            link.into()
-        }
-        _ => return Err("this side knows text, image, audio, resource and resource_link blocks".to_owned()),
-    };
-    match read.problem() {
-        Some(problem) => Err(format!("it {problem}")),
-        None => Ok(read),
     }
 }
 
