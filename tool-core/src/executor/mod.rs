@@ -123,7 +123,7 @@ impl ExecutorBuilder {
         self
     }
 
-    /// Answers the [`ToolContext::sample`] requests of calls whose scope gives no handler
+    /// Answers the [`ToolContext::sample`](crate::ToolContext::sample) requests of calls whose scope gives no handler
     /// (see [`CallScope::on_sample`]): over MCP, those of clients without the `sampling`
     /// capability.
     pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
@@ -135,7 +135,7 @@ impl ExecutorBuilder {
         self
     }
 
-    /// Answers the [`ToolContext::elicit`] requests of calls whose scope gives no handler (see
+    /// Answers the [`ToolContext::elicit`](crate::ToolContext::elicit) requests of calls whose scope gives no handler (see
     /// [`CallScope::on_elicit`]): over MCP, those of clients without the `elicitation`
     /// capability.
     pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self

@@ -45,7 +45,7 @@ pub enum CallFailure {
     /// The tool panicked.
     Panicked {
         /// The panic message, for the host: the model reads "The tool failed unexpectedly."
-        /// unless [`ExecutorBuilder::expose_error_details`] is set.
+        /// unless [`ExecutorBuilder::expose_error_details`](crate::ExecutorBuilder::expose_error_details) is set.
         message: String,
     },
     /// The tool ran out of time.
@@ -81,7 +81,7 @@ pub struct ExecutionRecord {
     pub output_cut: Option<OutputCut>,
 }
 
-/// How a call's output was cut to [`ExecutorBuilder::max_output_bytes`].
+/// How a call's output was cut to [`ExecutorBuilder::max_output_bytes`](crate::ExecutorBuilder::max_output_bytes).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct OutputCut {

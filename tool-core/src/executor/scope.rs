@@ -57,16 +57,16 @@ impl CallScope {
         self
     }
 
-    /// The tool's log messages ([`ToolContext::log`]) go to `sink`, in the order the tool sent
+    /// The tool's log messages ([`ToolContext::log`](crate::ToolContext::log)) go to `sink`, in the order the tool sent
     /// them; without one, `log` tells the tool nobody receives them.
     pub fn on_log(mut self, sink: impl Fn(LogMessage) + Send + Sync + 'static) -> Self {
         self.log = Some(Arc::new(sink));
         self
     }
 
-    /// The tool's [`ToolContext::sample`] requests go to `handler` (the host's model), which
+    /// The tool's [`ToolContext::sample`](crate::ToolContext::sample) requests go to `handler` (the host's model), which
     /// answers with the model's message or an error the tool gets. Without one, the executor's
-    /// ([`ExecutorBuilder::on_sample`]) answers, else `sample` tells the tool nobody can.
+    /// ([`ExecutorBuilder::on_sample`](crate::ExecutorBuilder::on_sample)) answers, else `sample` tells the tool nobody can.
     pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
@@ -76,9 +76,9 @@ impl CallScope {
         self
     }
 
-    /// The tool's [`ToolContext::elicit`] requests go to `handler` (the host's user
+    /// The tool's [`ToolContext::elicit`](crate::ToolContext::elicit) requests go to `handler` (the host's user
     /// interface), which shows the message and the form and answers with what the user did.
-    /// Without one, the executor's ([`ExecutorBuilder::on_elicit`]) answers, else `elicit`
+    /// Without one, the executor's ([`ExecutorBuilder::on_elicit`](crate::ExecutorBuilder::on_elicit)) answers, else `elicit`
     /// tells the tool nobody can.
     pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
     where
