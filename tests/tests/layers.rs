@@ -31,6 +31,7 @@ const LAYERS: &[&str] = &[
     "mcp",
     "rest",
     "xml",
+    "open_models",
     "document",
     "cli",
 ];

@@ -64,6 +64,8 @@ pub mod mcp; // MCP with rmcp: serve a catalog
 pub mod rest; // REST tools: endpoints from a registry file or code, sent with reqwest
 #[cfg(feature = "xml")]
 pub mod xml; // the XML call protocol: `<functions>` out, `<function_calls>` in
+#[cfg(feature = "open-models")]
+pub mod open_models; // the tool-call text of open models, in each family's own form
 pub mod document; // the catalog written out: JSON, Markdown, every dialect, sizes
 #[cfg(feature = "cli")]
 pub mod cli; // the `tools` command line, and the playground page

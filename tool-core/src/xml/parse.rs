@@ -96,7 +96,7 @@ impl XmlParser {
             scanner: Scanner::default(),
             state: State::Outside,
             calls: 0,
-            tail: Vec::new(),
+            tail: Utf8Tail::default(),
             events: Vec::new(),
         }
     }
@@ -157,7 +157,7 @@ pub struct XmlStream {
     /// Calls given out so far.
     calls: usize,
     /// The start of a UTF-8 character cut by a chunk's end ([`XmlStream::feed_bytes`]).
-    tail: Vec<u8>,
+    tail: Utf8Tail,
     events: Vec<XmlEvent>,
 }
 
@@ -211,7 +211,7 @@ const THE_END: &str = "the end of the answer";
 impl XmlStream {
     /// Reads a chunk; returns what it completed.
     pub fn feed(&mut self, chunk: &str) -> Vec<XmlEvent> {
-        self.flush_tail();
+        self.tail.flush(&mut self.buf);
         self.buf.push_str(chunk);
         self.run(false);
         std::mem::take(&mut self.events)
@@ -221,17 +221,7 @@ impl XmlStream {
     /// expected in the next chunk). Invalid UTF-8 is read as U+FFFD, as
     /// [`String::from_utf8_lossy`] reads it.
     pub fn feed_bytes(&mut self, chunk: &[u8]) -> Vec<XmlEvent> {
-        if self.tail.is_empty() {
-            let cut = push_utf8(&mut self.buf, chunk);
-            self.tail.extend_from_slice(&chunk[cut..]);
-        } else {
-            // The end of a character cut by the last chunk: read it together with this one.
-            let mut bytes = std::mem::take(&mut self.tail);
-            bytes.extend_from_slice(chunk);
-            let cut = push_utf8(&mut self.buf, &bytes);
-            bytes.drain(..cut);
-            self.tail = bytes;
-        }
+        self.tail.push(&mut self.buf, chunk);
         self.run(false);
         std::mem::take(&mut self.events)
     }
@@ -239,17 +229,9 @@ impl XmlStream {
     /// Ends the answer: reads what was left open (a call without its `</invoke>` ends here,
     /// with a warning); returns what that completed.
     pub fn finish(mut self) -> Vec<XmlEvent> {
-        self.flush_tail();
+        self.tail.flush(&mut self.buf);
         self.run(true);
         self.events
-    }
-
-    /// Bytes of a cut character that never got their end: U+FFFD.
-    fn flush_tail(&mut self) {
-        if !self.tail.is_empty() {
-            self.buf.push_str(&String::from_utf8_lossy(&self.tail));
-            self.tail.clear();
-        }
     }
 
     fn run(&mut self, finished: bool) {
@@ -702,6 +684,36 @@ impl XmlStream {
 
     fn text(&mut self, start: usize, end: usize) {
         push_text(&mut self.events, &self.buf[start..end]);
+    }
+}
+
+/// The start of a UTF-8 character a chunk of bytes cut, kept for the next chunk.
+#[derive(Debug, Default)]
+pub(crate) struct Utf8Tail(Vec<u8>);
+
+impl Utf8Tail {
+    /// Appends `chunk` to `buf` as UTF-8 (invalid sequences as U+FFFD), after what the last
+    /// chunk left; keeps the start of a character cut by the chunk's end.
+    pub fn push(&mut self, buf: &mut String, chunk: &[u8]) {
+        if self.0.is_empty() {
+            let cut = push_utf8(buf, chunk);
+            self.0.extend_from_slice(&chunk[cut..]);
+        } else {
+            // The end of a character cut by the last chunk: read it together with this one.
+            let mut bytes = std::mem::take(&mut self.0);
+            bytes.extend_from_slice(chunk);
+            let cut = push_utf8(buf, &bytes);
+            bytes.drain(..cut);
+            self.0 = bytes;
+        }
+    }
+
+    /// Bytes of a cut character that never got their end: U+FFFD.
+    pub fn flush(&mut self, buf: &mut String) {
+        if !self.0.is_empty() {
+            buf.push_str(&String::from_utf8_lossy(&self.0));
+            self.0.clear();
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use crate::model::{Cardinality, ToolDefinition, ValueKind};
 
 /// How a parameter's text becomes a JSON value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Reading {
+pub(crate) enum Reading {
     /// Text kinds (strings, enum tokens, timestamps, URIs): the text itself.
     Text,
     /// Numbers: the text read as a JSON number (or `null`).
@@ -27,7 +27,7 @@ pub(super) enum Reading {
 
 /// The parameters of one tool, as the parser reads them.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Shape {
+pub(crate) struct Shape {
     params: Vec<(String, Reading, bool)>,
 }
 
@@ -60,7 +60,7 @@ impl Shape {
 }
 
 /// The value `text` stands for, read as `reading` says.
-pub(super) fn typed(text: Cow<'_, str>, reading: Reading) -> Value {
+pub(crate) fn typed(text: Cow<'_, str>, reading: Reading) -> Value {
     let parsed = match reading {
         Reading::Text => None,
         Reading::Number => {

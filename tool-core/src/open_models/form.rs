@@ -1,0 +1,49 @@
+//! The forms open models write their calls in.
+
+use serde::Serialize;
+
+/// A form of tool-call text, named for the families trained on it.
+///
+/// [`CallForm::ALL`] is in the order [`OpenModelParser`](super::OpenModelParser) tries the forms when none is named:
+/// the forms marked by special tokens first, then the tag forms, then the two that are plain
+/// text (Python calls and Llama's JSON), which need more evidence before they claim a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum CallForm {
+    /// Hermes, Qwen 2.5 and Qwen3: `<tool_call>{"name": .., "arguments": {..}}</tool_call>`;
+    /// Qwen3-Coder's `<tool_call><function=name><parameter=key>..`; and this crate's
+    /// `<function_calls>`. Read by the XML reader ([`crate::xml::XmlParser`]).
+    Hermes,
+    /// Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.name:0`
+    /// `<|tool_call_argument_begin|>{..}<|tool_call_end|><|tool_calls_section_end|>`.
+    Kimi,
+    /// GLM-4.5 to 4.7: `<tool_call>name<arg_key>key</arg_key><arg_value>value</arg_value></tool_call>`,
+    /// each value text, typed by its declared parameter.
+    Glm,
+}
+
+impl CallForm {
+    /// Every form, in the order they are tried when none is named.
+    pub const ALL: &'static [CallForm] = &[CallForm::Kimi, CallForm::Glm, CallForm::Hermes];
+
+    /// The form's stable name (`python`, `llama_json`, `kimi`...), as in `docs/open-models.md`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CallForm::Kimi => "kimi",
+            CallForm::Hermes => "hermes",
+            CallForm::Glm => "glm",
+        }
+    }
+
+    /// The form named `name` (see [`CallForm::name`]).
+    pub fn from_name(name: &str) -> Option<CallForm> {
+        CallForm::ALL.iter().copied().find(|form| form.name() == name)
+    }
+}
+
+impl std::fmt::Display for CallForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,25 @@
+//! The tool-call text open models write in the forms they were trained on, read by the
+//! declared types: Python calls (`[get_weather(city="Paris")]`), Llama 3.1's JSON, Mistral's
+//! `[TOOL_CALLS]` (both generations), DeepSeek's and Kimi K2's special tokens, gpt-oss's
+//! harmony headers, GLM-4.5's `<arg_key>` pairs, and the Hermes/Qwen `<tool_call>` forms the
+//! XML reader already knows.
+//!
+//! - In: [`OpenModelParser`] reads a whole answer ([`OpenModelParser::parse`]) or a streamed
+//!   one ([`OpenModelParser::stream`]) in a form the host names ([`OpenModelParser::form`]) or
+//!   in the first one the answer shows; [`detect`] names the forms an answer holds.
+//!
+//! Every form, the families that write it and what each warning means: `docs/open-models.md`.
+
+mod form; // the forms
+mod reader; // what a form's reader is given and gives back
+mod request; // a call a reader found made into a `ToolCallRequest`
+mod tokens; // the special tokens that are neither words nor calls
+mod engine; // the parser and its stream: text, calls and warnings in the answer's order
+mod detect; // which forms an answer holds
+mod glm; // GLM-4.5 to 4.7: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>`
+mod hermes; // the forms the XML reader reads: Hermes, Qwen, Qwen3-Coder
+mod kimi; // Kimi K2: `<|tool_calls_section_begin|>` .. `<|tool_call_end|>`
+
+pub use detect::detect;
+pub use engine::{OpenModelEvent, OpenModelParser, OpenModelResponse, OpenModelStream};
+pub use form::CallForm;
