@@ -134,6 +134,9 @@ fn reader(form: CallForm) -> FormReader {
         CallForm::Hermes => FormReader::Xml,
         CallForm::Kimi => FormReader::Own(Box::<super::kimi::Kimi>::default()),
         CallForm::Glm => FormReader::Own(Box::<super::glm::Glm>::default()),
+        CallForm::DeepSeek => FormReader::Own(Box::<super::deepseek::DeepSeek>::default()),
+        CallForm::Mistral => FormReader::Own(Box::<super::mistral::Mistral>::default()),
+        CallForm::LlamaJson => FormReader::Own(Box::<super::llama_json::LlamaJson>::default()),
     }
 }
 

@@ -21,11 +21,21 @@ pub enum CallForm {
     /// GLM-4.5 to 4.7: `<tool_call>name<arg_key>key</arg_key><arg_value>value</arg_value></tool_call>`,
     /// each value text, typed by its declared parameter.
     Glm,
+    /// DeepSeek V3 and R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name`
+    /// and the arguments in a `` ```json `` fence; V3.1: `<｜tool▁call▁begin｜>name<｜tool▁sep｜>{..}`.
+    DeepSeek,
+    /// Mistral: `[TOOL_CALLS] [{"name": .., "arguments": {..}, "id": ..}]` before v11,
+    /// `[TOOL_CALLS]name[CALL_ID]id[ARGS]{..}` from v11 on.
+    Mistral,
+    /// Llama 3.1, 3.3 and 4: `{"name": .., "parameters": {..}}`, after `<|python_tag|>` or
+    /// alone, several separated by `;`.
+    LlamaJson,
 }
 
 impl CallForm {
     /// Every form, in the order they are tried when none is named.
-    pub const ALL: &'static [CallForm] = &[CallForm::Kimi, CallForm::Glm, CallForm::Hermes];
+    pub const ALL: &'static [CallForm] =
+        &[CallForm::Kimi, CallForm::DeepSeek, CallForm::Mistral, CallForm::Glm, CallForm::Hermes, CallForm::LlamaJson];
 
     /// The form's stable name (`python`, `llama_json`, `kimi`...), as in `docs/open-models.md`.
     pub fn name(self) -> &'static str {
@@ -33,6 +43,9 @@ impl CallForm {
             CallForm::Kimi => "kimi",
             CallForm::Hermes => "hermes",
             CallForm::Glm => "glm",
+            CallForm::DeepSeek => "deepseek",
+            CallForm::Mistral => "mistral",
+            CallForm::LlamaJson => "llama_json",
         }
     }
 
