@@ -234,6 +234,21 @@ fn json_in_prose_without_a_calls_shape_is_text() {
 }
 
 #[test]
+fn the_look_ahead_bound_falls_between_characters_wherever_it_lands() {
+    // Multi-byte characters across the reader's 512-byte look-ahead, at each byte offset.
+    for pad in 0..4 {
+        for name in
+            [format!("{}{}", "x".repeat(pad), "é".repeat(300)), format!("{}{}", "x".repeat(pad), "東".repeat(200))]
+        {
+            let answer = format!("{{\"name\": \"{name}\", \"parameters\": {{}}}} and {{\"{name}\": 1}}");
+            let response = read_as(&OpenModelParser::new(&catalog()), &answer);
+            assert!(response.calls.is_empty());
+            assert_eq!(response.text, answer);
+        }
+    }
+}
+
+#[test]
 fn a_declared_name_without_a_parameters_key_takes_the_other_keys_as_its_arguments() {
     let response = read(r#"{"name": "get_time", "tz": "CET"}"#);
     assert_eq!(

@@ -78,7 +78,11 @@ impl Extent {
             return self.end;
         }
         let bytes = text.as_bytes();
-        let limit = limit.min(bytes.len());
+        // Stopping between characters keeps every place noted on a character's boundary.
+        let mut limit = limit.min(bytes.len());
+        while !text.is_char_boundary(limit) {
+            limit -= 1;
+        }
         while self.at < limit {
             let i = self.at;
             let byte = bytes[i];

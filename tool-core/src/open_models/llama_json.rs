@@ -17,7 +17,7 @@ use super::reader::{Cx, Opens, Reader, Step};
 use crate::model::ParseWarning;
 
 /// How far into an object the reader looks for the call's shape before deciding it is prose.
-const WINDOW: usize = 512;
+pub(super) const WINDOW: usize = 512;
 
 #[derive(Debug, Default)]
 pub(super) struct LlamaJson {
@@ -136,9 +136,11 @@ impl LlamaJson {
     /// After a call: `;` (or `,`) and another call, or the end of the calls.
     fn after(&mut self, cx: &Cx, buf: &str, pos: usize, finished: bool) -> Step {
         let bytes = buf.as_bytes();
-        let skip = |from: usize| (from..bytes.len()).find(|&i| !bytes[i].is_ascii_whitespace());
+        // Blanks before a separator are looked over up to a bound, so that a long run of them
+        // is not scanned again at each chunk.
+        let skip = |from: usize| (from..bytes.len().min(from + WINDOW)).find(|&i| !bytes[i].is_ascii_whitespace());
         let Some(separator) = skip(pos) else {
-            if finished {
+            if finished || bytes.len() >= pos + WINDOW {
                 return Step::Out(pos);
             }
             self.state = State::After;
@@ -150,7 +152,7 @@ impl LlamaJson {
             _ => return Step::Out(pos),
         };
         let Some(next) = skip(separator + 1) else {
-            if finished {
+            if finished || bytes.len() >= separator + 1 + WINDOW {
                 return Step::Out(pos);
             }
             self.state = State::After;

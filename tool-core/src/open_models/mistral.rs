@@ -13,6 +13,7 @@ use memchr::memmem;
 
 use super::json_call::read_object;
 use super::json_extent::Extent;
+use super::llama_json::WINDOW;
 use super::reader::{starts, starts_any, Cx, Opens, RawCall, Reader, Step};
 use super::tokens;
 use crate::model::{truncate, ParseWarning};
@@ -90,7 +91,11 @@ impl Reader for Mistral {
             State::Args { name, id } => {
                 let text = &buf[pos..];
                 let blank = text.len() - text.trim_start().len();
-                match text.as_bytes().get(blank) {
+                if blank > 0 {
+                    self.state = State::Args { name, id };
+                    return Step::Skip(pos + blank);
+                }
+                match text.as_bytes().first() {
                     None if !finished => {
                         self.state = State::Args { name, id };
                         Step::More
@@ -102,12 +107,12 @@ impl Reader for Mistral {
                         Step::Call(buf.len(), Box::new(call))
                     }
                     Some(b'{') => {
-                        self.state = State::Arguments { name, id, extent: Extent::new(pos + blank, false) };
-                        Step::Skip(pos + blank)
+                        self.state = State::Arguments { name, id, extent: Extent::new(pos, false) };
+                        Step::Skip(pos)
                     }
                     Some(_) => {
-                        self.state = State::Loose { name, id, start: pos + blank, scanned: pos + blank };
-                        Step::Skip(pos + blank)
+                        self.state = State::Loose { name, id, start: pos, scanned: pos };
+                        Step::Skip(pos)
                     }
                 }
             }
@@ -149,10 +154,19 @@ impl Reader for Mistral {
                 Step::Call(end, Box::new(RawCall { name, id, raw, ..RawCall::default() }))
             }
             State::After => {
-                let text = &buf[pos..];
-                let blank = text.len() - text.trim_start().len();
-                match starts(&text[blank..], TOOL_CALLS, finished) {
-                    Opens::Yes => Step::Skip(pos + blank),
+                // Blanks before the next `[TOOL_CALLS]` are looked over up to a bound, so that a
+                // long run of them is not scanned again at each chunk.
+                let bytes = buf.as_bytes();
+                let bound = bytes.len().min(pos + WINDOW);
+                let Some(at) = (pos..bound).find(|&i| !bytes[i].is_ascii_whitespace()) else {
+                    if finished || bound == pos + WINDOW {
+                        return Step::Out(pos);
+                    }
+                    self.state = State::After;
+                    return Step::More;
+                };
+                match starts(&buf[at..], TOOL_CALLS, finished) {
+                    Opens::Yes => Step::Skip(at),
                     Opens::More => {
                         self.state = State::After;
                         Step::More
@@ -168,7 +182,11 @@ impl Mistral {
     fn after_token(&mut self, buf: &str, pos: usize, finished: bool) -> Step {
         let text = &buf[pos..];
         let blank = text.len() - text.trim_start().len();
-        let at = pos + blank;
+        if blank > 0 {
+            self.state = State::AfterToken;
+            return Step::Skip(pos + blank);
+        }
+        let at = pos;
         let rest = &buf[at..];
         match rest.as_bytes().first() {
             None if !finished => {
