@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use proptest::prelude::*;
+
 use tool_core::open_models::{CallForm, OpenModelEvent, OpenModelParser, OpenModelResponse};
 use tool_core::prelude::*;
 
@@ -588,6 +590,15 @@ fn deepseeks_repairs_each_come_with_their_warning() {
 }
 
 #[test]
+fn deepseeks_words_inside_the_section_are_kept_and_its_layout_is_not() {
+    let answer =
+        format!("{CALLS_BEGIN}\n  Checking both.\n{CALL_BEGIN}get_time{SEP}{{\"tz\": \"CET\"}}{CALL_END}\n{CALLS_END}");
+    let response = read(&answer);
+    assert_eq!(response.text, "Checking both.\n");
+    assert_eq!(calls(&response), vec![("get_time", "call_0", r#"{"tz": "CET"}"#, vec![])]);
+}
+
+#[test]
 fn a_deepseek_call_cut_by_the_end_is_refused() {
     let response = read(&format!("{CALLS_BEGIN}{CALL_BEGIN}function{SEP}get_weather\n```json\n{{\"city\": \"Par"));
     assert_eq!(calls(&response)[0].0, "get_weather");
@@ -689,4 +700,92 @@ fn the_stream_gives_the_form_before_the_first_call_and_the_words_as_they_come() 
     let events = stream.feed("\"CET\"}}");
     assert!(matches!(&events[..], [OpenModelEvent::Call(call)] if call.raw_arguments == r#"{"tz": "CET"}"#));
     assert!(stream.finish().is_empty());
+}
+
+// --------------------------------------------------------------------------------------------
+// Any mix of the forms' pieces
+
+fn streamed(parser: &OpenModelParser, bytes: &[u8], cuts: &[usize]) -> OpenModelResponse {
+    let mut stream = parser.stream();
+    let mut events = Vec::new();
+    let mut last = 0;
+    for &cut in cuts.iter().chain([bytes.len()].iter()) {
+        events.extend(stream.feed_bytes(&bytes[last..cut]));
+        last = cut;
+    }
+    events.extend(stream.finish());
+    OpenModelResponse::from_events(events)
+}
+
+/// Text made of the three forms' pieces, well formed or not.
+fn json_soup() -> impl Strategy<Value = String> {
+    let piece = prop::sample::select(vec![
+        "{",
+        "}",
+        "[",
+        "]",
+        "\"name\"",
+        "'name'",
+        ": ",
+        "\"get_time\"",
+        "\"Alice\"",
+        "\"parameters\"",
+        "\"arguments\"",
+        "\"id\"",
+        "\"a1B2c3D4e\"",
+        "{\"tz\": \"CET\"}",
+        ", ",
+        "; ",
+        "\"",
+        "'",
+        "\\",
+        "\n",
+        " ",
+        "[TOOL_CALLS]",
+        "[ARGS]",
+        "[CALL_ID]",
+        "get_time",
+        "</s>",
+        "<|python_tag|>",
+        "<|eot_id|>",
+        CALLS_BEGIN,
+        CALLS_END,
+        CALL_BEGIN,
+        CALL_END,
+        SEP,
+        EOS,
+        "function",
+        "```json\n",
+        "```",
+        "<think>",
+        "é",
+        "東",
+        "😀",
+        "hi",
+        "42",
+        "<",
+        "[TOOL_",
+        "<｜tool",
+    ]);
+    prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn any_mix_of_the_forms_pieces_is_read_without_panicking_and_the_same_whole_or_streamed(
+        text in json_soup(),
+        cuts in prop::collection::btree_set(0usize..800, 0..30),
+        form in prop::sample::select(vec![None, Some(CallForm::LlamaJson), Some(CallForm::Mistral), Some(CallForm::DeepSeek)]),
+    ) {
+        let parser = OpenModelParser::new(&catalog());
+        let parser = match form {
+            Some(form) => parser.form(form),
+            None => parser,
+        };
+        let cuts: Vec<usize> = cuts.into_iter().filter(|&c| c <= text.len()).collect();
+        let whole = parser.parse(&text);
+        prop_assert_eq!(streamed(&parser, text.as_bytes(), &cuts), whole);
+    }
 }

@@ -31,8 +31,9 @@ enum State {
     /// At the opening the engine found.
     #[default]
     Opening,
-    /// In the section of calls, between calls.
-    Section,
+    /// In the section of calls, between calls; `words` when the model's words are being read
+    /// there (blanks after them are words too, blanks after a token are layout).
+    Section { words: bool },
     /// In a call that began at `start` (its `<｜tool▁call▁begin｜>`), searched up to `scanned`.
     Call { start: usize, in_section: bool, scanned: usize },
     /// A call without its section was given: what follows is outside.
@@ -51,7 +52,7 @@ impl Reader for DeepSeek {
     fn step(&mut self, _: &Cx, buf: &str, pos: usize, finished: bool) -> Step {
         match std::mem::take(&mut self.state) {
             State::Opening if buf[pos..].starts_with(CALLS_BEGIN) => {
-                self.state = State::Section;
+                self.state = State::Section { words: false };
                 Step::Skip(pos + CALLS_BEGIN.len())
             }
             State::Opening => {
@@ -64,7 +65,7 @@ impl Reader for DeepSeek {
                     "read the call without its section",
                 ))
             }
-            State::Section => self.in_section(buf, pos, finished),
+            State::Section { words } => self.in_section(buf, pos, words, finished),
             State::Call { start, in_section, scanned } => self.in_call(buf, start, in_section, scanned, finished),
             State::Done => Step::Out(pos),
         }
@@ -72,24 +73,24 @@ impl Reader for DeepSeek {
 }
 
 impl DeepSeek {
-    fn in_section(&mut self, buf: &str, pos: usize, finished: bool) -> Step {
+    fn in_section(&mut self, buf: &str, pos: usize, words: bool, finished: bool) -> Step {
         let text = &buf[pos..];
         let blank = text.len() - text.trim_start().len();
-        if blank > 0 {
-            self.state = State::Section;
+        if blank > 0 && !words {
+            self.state = State::Section { words };
             return Step::Skip(pos + blank);
         }
         if text.is_empty() {
             if finished {
                 return Step::Out(pos);
             }
-            self.state = State::Section;
+            self.state = State::Section { words };
             return Step::More;
         }
         match starts(text, CALLS_END, finished) {
             Opens::Yes => return Step::Out(pos + CALLS_END.len()),
             Opens::More => {
-                self.state = State::Section;
+                self.state = State::Section { words };
                 return Step::More;
             }
             Opens::No => {}
@@ -100,12 +101,12 @@ impl DeepSeek {
                 Step::Skip(pos)
             }
             Opens::More => {
-                self.state = State::Section;
+                self.state = State::Section { words };
                 Step::More
             }
             // Words inside the section are the model's, up to the next token.
             Opens::No => {
-                self.state = State::Section;
+                self.state = State::Section { words: true };
                 Step::Text(memchr::memchr(b'<', &text.as_bytes()[1..]).map_or(buf.len(), |at| pos + 1 + at))
             }
         }
@@ -122,7 +123,7 @@ impl DeepSeek {
             .iter()
             .filter_map(|token| memmem::find(rest, token.as_bytes()).map(|at| (from + at, *token)))
             .min_by_key(|(at, _)| *at);
-        let next = if in_section { State::Section } else { State::Done };
+        let next = if in_section { State::Section { words: false } } else { State::Done };
         let Some((end, token)) = found else {
             if !finished {
                 let longest = ends.iter().map(|t| t.len()).max().unwrap_or(0);
