@@ -462,6 +462,54 @@ fn mistrals_name_without_arguments_before_the_next_call_is_read_without_argument
 }
 
 #[test]
+fn mistrals_arguments_that_are_no_object_and_a_nameless_call_are_left_to_the_executor() {
+    let response = read("[TOOL_CALLS]get_time[ARGS] \"CET\" [TOOL_CALLS][ARGS]{\"tz\": \"UTC\"}</s>");
+    assert_eq!(
+        calls(&response),
+        vec![("get_time", "call_0", "\"CET\"", vec![]), ("", "call_1", r#"{"tz": "UTC"}"#, vec![])]
+    );
+    assert_eq!(response.text, "");
+}
+
+#[test]
+fn mistrals_parameters_key_and_arguments_string_are_read_as_llamas_are() {
+    let response = read(r#"[TOOL_CALLS] [{"name": "get_time", "parameters": "{\"tz\": \"CET\"}", "id": "Ab3dE5gH7"}]"#);
+    assert_eq!(
+        calls(&response),
+        vec![(
+            "get_time",
+            "Ab3dE5gH7",
+            r#"{"tz": "CET"}"#,
+            vec![w(
+                "",
+                "mistral_arguments_string",
+                "the arguments as a JSON object",
+                r#""{\"tz\": \"CET\"}""#,
+                "read the JSON text inside the string"
+            )]
+        )]
+    );
+}
+
+#[test]
+fn a_second_call_id_ends_a_call_without_arguments() {
+    let response = read("[TOOL_CALLS]get_time[CALL_ID]a1B2c3D4e[CALL_ID]x");
+    assert_eq!(response.calls[0].call_id, "a1B2c3D4e");
+    assert_eq!(response.calls[0].raw_arguments, "{}");
+    assert_eq!(
+        warnings(&response.calls[0].parse_warnings),
+        vec![w(
+            "",
+            "mistral_no_arguments",
+            "`[ARGS]` and the arguments after the name",
+            "[CALL_ID]",
+            "read the call without arguments"
+        )]
+    );
+    assert_eq!(response.text, "[CALL_ID]x");
+}
+
+#[test]
 fn mistral_calls_cut_by_the_end_are_refused() {
     let response = read("[TOOL_CALLS]get_weather[ARGS]");
     assert_eq!(response.calls[0].tool_name, "get_weather");
@@ -700,6 +748,27 @@ fn the_stream_gives_the_form_before_the_first_call_and_the_words_as_they_come() 
     let events = stream.feed("\"CET\"}}");
     assert!(matches!(&events[..], [OpenModelEvent::Call(call)] if call.raw_arguments == r#"{"tz": "CET"}"#));
     assert!(stream.finish().is_empty());
+}
+
+#[test]
+fn a_megabyte_of_arguments_streamed_in_small_chunks_is_read_whole_in_every_form() {
+    let city = "Zürich ".repeat(150_000);
+    let arguments = format!("{{\"city\": \"{city}\", \"nested\": {{\"a\": [\"}}\", {{\"b\": \"]\"}}]}}}}");
+    let answers = [
+        format!("{{\"name\": \"get_weather\", \"parameters\": {arguments}}}"),
+        format!("[TOOL_CALLS]get_weather[ARGS]{arguments}</s>"),
+        format!("[TOOL_CALLS] [{{\"name\": \"get_weather\", \"arguments\": {arguments}}}]</s>"),
+        format!("{CALLS_BEGIN}{CALL_BEGIN}function{SEP}get_weather\n```json\n{arguments}\n```{CALL_END}{CALLS_END}"),
+    ];
+    let parser = OpenModelParser::new(&catalog());
+    for answer in answers {
+        let response =
+            streamed(&parser, answer.as_bytes(), &(1..answer.len() / 16).map(|i| i * 16).collect::<Vec<_>>());
+        assert_eq!(response.calls.len(), 1);
+        assert_eq!(response.calls[0].raw_arguments, arguments);
+        assert!(response.calls[0].parse_error.is_none());
+        assert_eq!(response.text, "");
+    }
 }
 
 // --------------------------------------------------------------------------------------------
