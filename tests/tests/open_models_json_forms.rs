@@ -511,9 +511,12 @@ fn a_second_call_id_ends_a_call_without_arguments() {
 
 #[test]
 fn mistral_calls_cut_by_the_end_are_refused() {
-    let response = read("[TOOL_CALLS]get_weather[ARGS]");
-    assert_eq!(response.calls[0].tool_name, "get_weather");
-    assert_eq!(refusal(&response, 0), cut_by_end("the arguments after `[ARGS]`"));
+    for answer in ["[TOOL_CALLS]get_weather[ARGS]", "[TOOL_CALLS]get_weather[ARGS] </s>"] {
+        let response = read(answer);
+        assert_eq!(response.calls[0].tool_name, "get_weather");
+        assert_eq!(refusal(&response, 0), cut_by_end("the arguments after `[ARGS]`"));
+        assert_eq!(response.text, "");
+    }
 
     let response = read("[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Pa");
     assert_eq!(response.calls[0].raw_arguments, r#"{"city": "Pa"#);

@@ -95,22 +95,30 @@ impl Reader for Mistral {
                     self.state = State::Args { name, id };
                     return Step::Skip(pos + blank);
                 }
-                match text.as_bytes().first() {
-                    None if !finished => {
+                // The turn ended (`</s>`) where the arguments were due: as if the answer had.
+                let ended = match tokens::dropped(text, finished).0 {
+                    Opens::More => {
                         self.state = State::Args { name, id };
-                        Step::More
+                        return Step::More;
                     }
-                    None => {
-                        self.state = State::After;
-                        let call =
-                            RawCall { name, id, cut: Some("the arguments after `[ARGS]`"), ..RawCall::default() };
-                        Step::Call(buf.len(), Box::new(call))
-                    }
+                    Opens::Yes => true,
+                    Opens::No => text.is_empty(),
+                };
+                if text.is_empty() && !finished {
+                    self.state = State::Args { name, id };
+                    return Step::More;
+                }
+                if ended {
+                    self.state = State::After;
+                    let call = RawCall { name, id, cut: Some("the arguments after `[ARGS]`"), ..RawCall::default() };
+                    return Step::Call(pos, Box::new(call));
+                }
+                match text.as_bytes().first() {
                     Some(b'{') => {
                         self.state = State::Arguments { name, id, extent: Extent::new(pos, false) };
                         Step::Skip(pos)
                     }
-                    Some(_) => {
+                    _ => {
                         self.state = State::Loose { name, id, start: pos, scanned: pos };
                         Step::Skip(pos)
                     }
