@@ -219,6 +219,32 @@ fn llamas_prose_before_the_call_is_the_models_words() {
 }
 
 #[test]
+fn llamas_calls_in_a_code_fence_are_read_without_the_fence_with_a_warning() {
+    let fence = w(
+        "",
+        "llama_code_fence",
+        "the calls' JSON alone",
+        "```json",
+        "removed the markdown code fence around the calls",
+    );
+    let response = read("Sure:\n```json\n{\"name\": \"get_time\", \"parameters\": {\"tz\": \"CET\"}}\n```\nDone.");
+    assert_eq!(response.text, "Sure:\n\nDone.");
+    assert_eq!(calls(&response), vec![("get_time", "call_0", r#"{"tz": "CET"}"#, vec![])]);
+    assert_eq!(warnings(&response.warnings), vec![fence.clone()]);
+
+    // A list in the fence; a fence the end of the answer left open.
+    let response = read("```json\n[{\"name\": \"get_time\", \"parameters\": {\"tz\": \"CET\"}}]\n```");
+    assert_eq!((response.text.as_str(), response.calls.len()), ("", 1));
+    let response = read("```json\n{\"name\": \"get_time\", \"parameters\": {\"tz\": \"CET\"}}\n");
+    assert_eq!((response.text.as_str(), response.calls.len()), ("\n", 1));
+    assert_eq!(warnings(&response.warnings), vec![fence]);
+
+    // A fence around JSON that is no call is the model's words.
+    let prose = "```json\n{\"name\": \"Alice\", \"age\": 3}\n```";
+    assert_eq!(read(prose).text, prose);
+}
+
+#[test]
 fn json_in_prose_without_a_calls_shape_is_text() {
     for answer in [
         r#"Her record: {"name": "Alice", "age": 3}."#,

@@ -6,15 +6,15 @@
 //! that is a declared tool; an object whose first keys are others (`{"name": "Alice", "age": 3}`)
 //! is prose. Whether an object is a call is settled within its first [`WINDOW`] bytes, so a
 //! long JSON document in the prose is not held back, nor scanned again at each chunk.
-//! Read with a warning: calls separated by `,` or given as a JSON list, the arguments as a
-//! JSON string, a declared name with its arguments beside it instead of under `parameters`,
+//! Read with a warning: calls separated by `,` or given as a JSON list, calls in a markdown
+//! code fence (removed), the arguments as a JSON string, a declared name with its arguments beside it instead of under `parameters`,
 //! keys a call does not have. Numbers written as strings (`"n": "10"`) are left to extraction,
 //! which converts them by the declared type with its own warning.
 
 use super::json_call::{call_key, read_object};
 use super::json_extent::{key_name, string_value, Extent};
-use super::reader::{Cx, Opens, Reader, Step};
-use crate::model::ParseWarning;
+use super::reader::{starts, Cx, Opens, Reader, Step};
+use crate::model::{truncate, ParseWarning};
 
 /// How far into an object the reader looks for the call's shape before deciding it is prose.
 pub(super) const WINDOW: usize = 512;
@@ -22,6 +22,8 @@ pub(super) const WINDOW: usize = 512;
 #[derive(Debug, Default)]
 pub(super) struct LlamaJson {
     state: State,
+    /// The calls are inside a markdown code fence, whose closing line ends them.
+    fenced: bool,
 }
 
 #[derive(Debug, Default)]
@@ -37,15 +39,23 @@ enum State {
     Object { extent: Extent, in_list: bool },
     /// After a call object outside a list: a separator and another call, or the end.
     After,
+    /// At a code fence's opening line, its warning given: the calls begin at `to`.
+    Fence { to: usize },
+    /// The calls ended at `at`: the fence around them closes after it, or not.
+    Closing { at: usize },
 }
 
 impl Reader for LlamaJson {
     fn triggers(&self) -> &'static [u8] {
-        b"{["
+        b"{[`"
     }
 
     fn opens(&self, cx: &Cx, buf: &str, at: usize, _: bool, finished: bool) -> Opens {
         match buf.as_bytes()[at] {
+            b'`' => match fence_opening(buf, at, finished) {
+                Ok(to) => self.opens(cx, buf, to, false, finished),
+                Err(opens) => opens,
+            },
             b'{' => object_opens(cx, buf, at, finished),
             b'[' => {
                 let bytes = buf.as_bytes();
@@ -63,6 +73,23 @@ impl Reader for LlamaJson {
 
     fn step(&mut self, cx: &Cx, buf: &str, pos: usize, finished: bool) -> Step {
         match std::mem::take(&mut self.state) {
+            State::Opening if buf[pos..].starts_with('`') => {
+                let Ok(to) = fence_opening(buf, pos, finished) else {
+                    // `opens` found the fence's opening line whole in this same text.
+                    return Step::Out(pos);
+                };
+                self.fenced = true;
+                self.state = State::Fence { to };
+                Step::Warning(ParseWarning::new(
+                    "",
+                    "llama_code_fence",
+                    "the calls' JSON alone",
+                    &truncate(buf[pos..to].trim_end()),
+                    "removed the markdown code fence around the calls",
+                ))
+            }
+            State::Fence { to } => Step::Skip(to),
+            State::Closing { at } => self.out(buf, at, finished),
             State::Opening if buf[pos..].starts_with('[') => {
                 self.state = State::ListOpen;
                 Step::Warning(ParseWarning::new(
@@ -107,6 +134,34 @@ impl Reader for LlamaJson {
 }
 
 impl LlamaJson {
+    /// The calls end at `at`; inside a fence, after its closing line.
+    fn out(&mut self, buf: &str, at: usize, finished: bool) -> Step {
+        if !self.fenced {
+            return Step::Out(at);
+        }
+        let bytes = buf.as_bytes();
+        let limit = bytes.len().min(at + WINDOW);
+        let close = (at..limit).find(|&i| !bytes[i].is_ascii_whitespace());
+        let wait = |this: &mut Self| {
+            this.state = State::Closing { at };
+            Step::More
+        };
+        match close {
+            None if !finished && limit == bytes.len() => return wait(self),
+            Some(i) => match starts(&buf[i..], "```", finished) {
+                Opens::Yes => {
+                    self.fenced = false;
+                    return Step::Out(i + 3);
+                }
+                Opens::More => return wait(self),
+                Opens::No => {}
+            },
+            None => {}
+        }
+        self.fenced = false;
+        Step::Out(at)
+    }
+
     fn in_list(&mut self, buf: &str, pos: usize, finished: bool) -> Step {
         let text = &buf[pos..];
         let blank = text.len() - text.trim_start().len();
@@ -127,9 +182,9 @@ impl LlamaJson {
                 self.state = State::Object { extent: Extent::new(pos, true), in_list: true };
                 Step::Skip(pos)
             }
-            Some(b']') => Step::Out(pos + 1),
+            Some(b']') => self.out(buf, pos + 1, finished),
             // The list left open, or words in it: the calls end here.
-            _ => Step::Out(pos),
+            _ => self.out(buf, pos, finished),
         }
     }
 
@@ -141,7 +196,7 @@ impl LlamaJson {
         let skip = |from: usize| (from..bytes.len().min(from + WINDOW)).find(|&i| !bytes[i].is_ascii_whitespace());
         let Some(separator) = skip(pos) else {
             if finished || bytes.len() >= pos + WINDOW {
-                return Step::Out(pos);
+                return self.out(buf, pos, finished);
             }
             self.state = State::After;
             return Step::More;
@@ -149,20 +204,20 @@ impl LlamaJson {
         let comma = match bytes[separator] {
             b';' => false,
             b',' => true,
-            _ => return Step::Out(pos),
+            _ => return self.out(buf, pos, finished),
         };
         let Some(next) = skip(separator + 1) else {
             if finished || bytes.len() >= separator + 1 + WINDOW {
-                return Step::Out(pos);
+                return self.out(buf, pos, finished);
             }
             self.state = State::After;
             return Step::More;
         };
         if bytes[next] != b'{' {
-            return Step::Out(pos);
+            return self.out(buf, pos, finished);
         }
         match object_opens(cx, buf, next, finished) {
-            Opens::No => Step::Out(pos),
+            Opens::No => self.out(buf, pos, finished),
             Opens::More => {
                 self.state = State::After;
                 Step::More
@@ -181,6 +236,30 @@ impl LlamaJson {
                 Step::Skip(next)
             }
         }
+    }
+}
+
+/// Where the calls begin after a code fence's opening line at `at` (`` ```json `` and the line
+/// break), or whether an opening can begin there at all.
+fn fence_opening(buf: &str, at: usize, finished: bool) -> Result<usize, Opens> {
+    let bytes = buf.as_bytes();
+    let more = if finished { Opens::No } else { Opens::More };
+    match starts(&buf[at..], "```", finished) {
+        Opens::Yes => {}
+        other => return Err(other),
+    }
+    let limit = bytes.len().min(at + WINDOW);
+    let mut i = at + 3;
+    while i < limit && bytes[i].is_ascii_alphanumeric() {
+        i += 1;
+    }
+    while i < limit && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    match bytes.get(i) {
+        Some(b'{' | b'[') if i > at + 3 && i < limit => Ok(i),
+        None if limit == bytes.len() => Err(more),
+        _ => Err(Opens::No),
     }
 }
 
