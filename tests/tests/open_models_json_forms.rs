@@ -156,6 +156,12 @@ fn llamas_arguments_key_and_type_field_are_read_without_a_warning() {
 }
 
 #[test]
+fn llamas_name_after_its_parameters_is_found_within_the_look_ahead() {
+    let response = read(r#"{"parameters": {"tz": "CET"}, "name": "get_time"}"#);
+    assert_eq!(calls(&response), vec![("get_time", "call_0", r#"{"tz": "CET"}"#, vec![])]);
+}
+
+#[test]
 fn llamas_parameters_given_as_a_json_string_are_read_with_a_warning() {
     let response = read(r#"{"name": "get_weather", "parameters": "{\"city\": \"Paris\"}"}"#);
     assert_eq!(
