@@ -422,7 +422,12 @@ impl OpenModelStream {
         let rest = self.buf.split_off(self.pos);
         self.buf.clear();
         self.pos = 0;
-        let events = xml.feed(&rest);
+        let mut events = xml.feed(&rest);
+        // A character a byte chunk cut after the opening is the XML reader's to finish.
+        let tail = self.tail.take();
+        if !tail.is_empty() {
+            events.extend(xml.feed_bytes(&tail));
+        }
         self.xml = Some(xml);
         let events = self.xml_events(events, false);
         self.events.extend(events);
