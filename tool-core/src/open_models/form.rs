@@ -21,11 +21,14 @@ pub enum CallForm {
     /// GLM-4.5 to 4.7: `<tool_call>name<arg_key>key</arg_key><arg_value>value</arg_value></tool_call>`,
     /// each value text, typed by its declared parameter.
     Glm,
+    /// gpt-oss's harmony messages: `<|start|>assistant<|channel|>commentary to=functions.name`
+    /// ` <|constrain|>json<|message|>{..}<|call|>`; the other messages' text is the model's words.
+    Harmony,
 }
 
 impl CallForm {
     /// Every form, in the order they are tried when none is named.
-    pub const ALL: &'static [CallForm] = &[CallForm::Kimi, CallForm::Glm, CallForm::Hermes];
+    pub const ALL: &'static [CallForm] = &[CallForm::Kimi, CallForm::Harmony, CallForm::Glm, CallForm::Hermes];
 
     /// The form's stable name (`python`, `llama_json`, `kimi`...), as in `docs/open-models.md`.
     pub fn name(self) -> &'static str {
@@ -33,6 +36,7 @@ impl CallForm {
             CallForm::Kimi => "kimi",
             CallForm::Hermes => "hermes",
             CallForm::Glm => "glm",
+            CallForm::Harmony => "harmony",
         }
     }
 
