@@ -543,3 +543,26 @@ fn form_names_round_trip() {
     assert_eq!(CallForm::from_name("harmony"), Some(CallForm::Harmony));
     assert_eq!(CallForm::from_name("nope"), None);
 }
+
+#[test]
+fn hermes_json_call_cut_by_the_end_is_refused() {
+    let answer = "Sure.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"location\": \"Mont";
+    let response = read(&parser(), answer);
+    assert_eq!(response.text, "Sure.\n");
+    assert_eq!(calls(&response), [["get_weather", "call_0", r#"{"location": "Mont"#]]);
+    let mut expected = truncated("`<|tool_call_end|>`");
+    expected[2] = "the whole call, closed by `</tool_call>`".to_owned();
+    assert_eq!(errors(&response.calls[0]), [expected]);
+    assert_eq!(
+        warnings(&response.warnings),
+        [["", "xml_unclosed_block", "`</tool_call>`", "the end of the answer", "read the calls the block holds"]]
+    );
+    // Cut inside the name: a call that names no tool, refused all the same.
+    let response = read(&parser(), "<tool_call>{\"name\": \"get_wea");
+    assert_eq!(calls(&response), [["", "call_0", ""]]);
+    assert_eq!(errors(&response.calls[0])[0][1], "truncated_call");
+    // Whole JSON without `</tool_call>`: read, with the block's warning.
+    let response = read(&parser(), "<tool_call>{\"name\": \"get_time\", \"arguments\": {}}");
+    assert_eq!(calls(&response), [["get_time", "call_0", "{}"]]);
+    assert!(response.calls[0].parse_error.is_none());
+}
