@@ -90,8 +90,11 @@ impl Reader for Kimi {
 impl Kimi {
     fn in_section(&mut self, buf: &str, pos: usize, words: bool, finished: bool) -> Step {
         // The singular opening token was read in `Opening` without being skipped.
-        if let Some(rest) = buf[pos..].strip_prefix(SECTION_BEGIN_SINGULAR) {
-            return Step::Skip(buf.len() - rest.len());
+        match starts(&buf[pos..], SECTION_BEGIN_SINGULAR, finished) {
+            Opens::Yes => return Step::Skip(pos + SECTION_BEGIN_SINGULAR.len()),
+            // Decided on the whole token, as reading the whole answer decides it.
+            Opens::More => return Step::More,
+            Opens::No => {}
         }
         let text = &buf[pos..];
         // Blanks between the tokens are markup; a chunk's cut must not make them so inside words.
