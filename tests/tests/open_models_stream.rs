@@ -131,3 +131,79 @@ fn every_answer_file_is_read_alike_whole_and_streamed() {
             .unwrap_or_else(|failure| panic!("{failure}"));
     }
 }
+
+/// Pieces of every form's markup, words and blanks, to put together at random.
+const PIECES: &[&str] = &[
+    "<|start|>",
+    "assistant",
+    "<|channel|>",
+    "analysis",
+    "commentary",
+    "final",
+    " to=functions.get_weather",
+    " to=python",
+    " <|constrain|>json",
+    " json",
+    "<|message|>",
+    "<|end|>",
+    "<|call|>",
+    "<|return|>",
+    "<|tool_calls_section_begin|>",
+    "<|tool_call_section_begin|>",
+    "<|tool_call_begin|>",
+    "functions.get_weather:0",
+    "get_time:1",
+    "<|tool_call_argument_begin|>",
+    "<|tool_call_end|>",
+    "<|tool_calls_section_end|>",
+    "<tool_call>",
+    "</tool_call>",
+    "get_weather",
+    "<arg_key>",
+    "</arg_key>",
+    "<arg_value>",
+    "</arg_value>",
+    "location",
+    "<function=get_time>",
+    "</function>",
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<｜end▁of▁sentence｜>",
+    "</s>",
+    "{\"location\": \"Zürich\"}",
+    "{\"name\": \"get_time\", \"arguments\": {}}",
+    "{",
+    "\"",
+    "<",
+    "|",
+    ">",
+    " ",
+    "\n",
+    "Été ☀️ 東京",
+    "word",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 192, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Answers put together from every form's pieces: never a panic, and streamed (cut
+    /// anywhere, through `feed_bytes`) they give what the whole gives, in every form and in
+    /// auto mode.
+    #[test]
+    fn pieces_of_every_form_read_alike_whole_and_streamed(
+        pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..24),
+        cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..8),
+    ) {
+        let answer = pieces.concat();
+        let bytes = answer.as_bytes();
+        let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut.index(bytes.len() + 1)).collect();
+        cuts.sort_unstable();
+        let parsers = std::iter::once(parser()).chain(CallForm::ALL.iter().map(|&form| parser().form(form)));
+        for parser in parsers {
+            let whole = parser.parse(&answer);
+            prop_assert_eq!(&streamed(&parser, bytes, &cuts), &whole, "{:?} cut at {:?}", answer, cuts);
+            let every = (1..bytes.len()).collect::<Vec<_>>();
+            prop_assert_eq!(&streamed(&parser, bytes, &every), &whole, "{:?} a byte at a time", answer);
+        }
+    }
+}

@@ -566,3 +566,12 @@ fn hermes_json_call_cut_by_the_end_is_refused() {
     assert_eq!(calls(&response), [["get_time", "call_0", "{}"]]);
     assert!(response.calls[0].parse_error.is_none());
 }
+
+#[test]
+fn kimi_singular_opening_repeated_inside_a_section_is_markup_in_any_chunks() {
+    let answer = "<|tool_calls_section_begin|><|tool_call_section_begin|><|tool_call_begin|>functions.get_time:0\
+        <|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>";
+    let response = read(&parser(), answer);
+    assert_eq!(response.text, "");
+    assert_eq!(calls(&response), [["get_time", "functions.get_time:0", "{}"]]);
+}
