@@ -445,8 +445,12 @@ impl OpenModelStream {
         for event in events {
             match event {
                 XmlEvent::Text(text) => words(self.xml_text.push(&text), &mut out),
-                XmlEvent::Call(call) => {
+                XmlEvent::Call(mut call) => {
                     words(self.xml_text.flush(), &mut out);
+                    // The XML reader's own form is `<invoke>`: for it, Hermes's JSON and
+                    // Qwen3-Coder's `<function=..>` are variants; here they are the forms the
+                    // models were trained on, and say nothing about the call.
+                    call.parse_warnings.retain(|w| !matches!(w.rule(), "xml_json_tool_call" | "xml_qwen_form"));
                     out.push(OpenModelEvent::Call(call));
                 }
                 XmlEvent::Warning(warning) => {
