@@ -415,6 +415,15 @@ fn hermes_and_qwen_are_handed_to_the_xml_reader_without_their_special_tokens() {
     assert_eq!(response.calls[0].call_id, "q0");
     assert_eq!(response.calls[0].arguments.as_ref().unwrap()["code"], json!("007"));
     assert_eq!(response.calls[0].arguments.as_ref().unwrap()["hours"], json!(2));
+    // Each is the form its family was trained on: no warning says otherwise.
+    assert!(response.calls[0].parse_warnings.is_empty(), "{:?}", response.calls[0].parse_warnings);
+    let response = read(&parser(), answer);
+    assert!(response.calls[0].parse_warnings.is_empty(), "{:?}", response.calls[0].parse_warnings);
+    // This crate's own `<function_calls>` block, read by the same reader.
+    let own = "<function_calls>\n<invoke name=\"get_time\">\n</invoke>\n</function_calls>";
+    let response = read(&parser(), own);
+    assert_eq!(response.form, Some(CallForm::Hermes));
+    assert_eq!(calls(&response), [["get_time", "call_0", "<invoke name=\"get_time\">\n</invoke>"]]);
 }
 
 // ---- The engine ----
