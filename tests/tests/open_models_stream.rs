@@ -166,6 +166,17 @@ const PIECES: &[&str] = &[
     "location",
     "<function=get_time>",
     "</function>",
+    "<parameter=location>",
+    "</parameter>",
+    "<function_calls>",
+    "<invoke name=\"get_time\">",
+    "</invoke>",
+    "</function_calls>",
+    "<think>",
+    "</think>",
+    "<|python_tag|>",
+    "<|user|>",
+    "<end_of_turn>",
     "<|eot_id|>",
     "<|im_end|>",
     "<｜end▁of▁sentence｜>",
@@ -204,6 +215,34 @@ proptest! {
             prop_assert_eq!(&streamed(&parser, bytes, &cuts), &whole, "{:?} cut at {:?}", answer, cuts);
             let every = (1..bytes.len()).collect::<Vec<_>>();
             prop_assert_eq!(&streamed(&parser, bytes, &every), &whole, "{:?} a byte at a time", answer);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Bytes that are not all UTF-8, among the forms' pieces: never a panic, and streamed they
+    /// read as the whole does, invalid sequences as U+FFFD (as `String::from_utf8_lossy`).
+    #[test]
+    fn invalid_utf8_reads_as_the_whole(
+        parts in proptest::collection::vec(
+            prop_oneof![
+                proptest::sample::select(PIECES).prop_map(|piece| piece.as_bytes().to_vec()),
+                proptest::collection::vec(any::<u8>(), 1..4),
+            ],
+            0..16,
+        ),
+        cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..8),
+    ) {
+        let bytes = parts.concat();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut.index(bytes.len() + 1)).collect();
+        cuts.sort_unstable();
+        let parsers = std::iter::once(parser()).chain(CallForm::ALL.iter().map(|&form| parser().form(form)));
+        for parser in parsers {
+            let whole = parser.parse(&text);
+            prop_assert_eq!(&streamed(&parser, &bytes, &cuts), &whole, "{:?} cut at {:?}", bytes, cuts);
         }
     }
 }
