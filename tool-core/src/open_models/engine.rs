@@ -169,7 +169,9 @@ impl FormReader {
 /// What a whole answer holds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct OpenModelResponse {
-    /// The form the calls were read in (`None` when the answer holds no call).
+    /// The form the calls were read in: the first whose markup the answer shows (`None` when it
+    /// shows none). A form marked by its own tokens is named even when no call follows them
+    /// (a harmony answer of an analysis and a final message, an empty Kimi section).
     pub form: Option<CallForm>,
     /// The model's own words: the text outside the calls, in order, special tokens left out.
     pub text: String,
