@@ -15,6 +15,11 @@
 //! bare recipient (`to=get_weather`), a content type written without `<|constrain|>`, a call
 //! ended by `<|end|>` or `<|return|>`, a message left open before the next one, a header without
 //! `<|message|>`, a message of another role (a tool's result, the user's turn: left out).
+//!
+//! `<|call|>` is the stop token of a turn that calls: a call without it (or `<|end|>`) at the
+//! end of the answer is refused as cut, since nothing tells it from one the length limit cut. A
+//! host whose engine leaves stop tokens out of the text appends `<|call|>` when the generation
+//! stopped on it.
 
 use super::reader::{starts, starts_any, Cx, Opens, RawCall, Reader, Step};
 use crate::model::{truncate, ParseWarning};
