@@ -39,14 +39,17 @@ fn book_room(
     format!("{code} {hours} {notify} {floors:?}")
 }
 
-fn parser() -> OpenModelParser {
-    let catalog = ToolCatalog::builder()
+fn catalog() -> ToolCatalog {
+    ToolCatalog::builder()
         .add_declared::<get_weather>()
         .add_declared::<get_time>()
         .add_declared::<book_room>()
         .build()
-        .unwrap();
-    OpenModelParser::new(&catalog)
+        .unwrap()
+}
+
+fn parser() -> OpenModelParser {
+    OpenModelParser::new(&catalog())
 }
 
 /// `answer` read whole, after checking that reading it streamed a byte at a time (through
@@ -345,5 +348,25 @@ fn other_forms_are_words_once_harmony_is_seen_and_named_forms_ignore_harmony() {
         response.text,
         "<|channel|>analysis<|message|>Need to use function get_weather.<|start|>assistant<|channel|>commentary \
          to=functions.get_weather <|constrain|>json<|message|>{\"location\":\"San Francisco\"}"
+    );
+}
+
+#[tokio::test]
+async fn the_executor_runs_a_whole_call_and_refuses_a_cut_one() {
+    let response = parser().parse(CALL);
+    let record = Executor::new(catalog()).execute(response.calls[0].clone()).await;
+    assert_eq!(record.status, CallStatus::Success);
+    assert_eq!(record.content.text, "San Francisco: sunny for None days");
+
+    let cut = "<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"location\": \"San Fr";
+    let response = parser().parse(cut);
+    let record = Executor::new(catalog()).execute(response.calls[0].clone()).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    assert!(matches!(record.failure, Some(tool_core::CallFailure::InvalidArguments)));
+    assert_eq!(
+        record.content.text,
+        "The arguments for `get_weather` were not accepted:\n- arguments: expected the whole call, with `<|call|>`; \
+         got the end of the answer (the answer ended inside the call, so its values may be cut short; it was not \
+         run).\nSend the corrected arguments to `get_weather` again."
     );
 }
