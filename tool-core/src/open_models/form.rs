@@ -30,12 +30,28 @@ pub enum CallForm {
     /// Llama 3.1, 3.3 and 4: `{"name": .., "parameters": {..}}`, after `<|python_tag|>` or
     /// alone, several separated by `;`.
     LlamaJson,
+    /// gpt-oss's harmony messages: `<|start|>assistant<|channel|>commentary to=functions.name`
+    /// ` <|constrain|>json<|message|>{..}<|call|>`; the other messages' text is the model's words.
+    Harmony,
 }
 
 impl CallForm {
     /// Every form, in the order they are tried when none is named.
-    pub const ALL: &'static [CallForm] =
-        &[CallForm::Kimi, CallForm::DeepSeek, CallForm::Mistral, CallForm::Glm, CallForm::Hermes, CallForm::LlamaJson];
+    pub const ALL: &'static [CallForm] = &[
+        CallForm::Kimi,
+        CallForm::Harmony,
+        CallForm::DeepSeek,
+        CallForm::Mistral,
+        CallForm::Glm,
+        CallForm::Hermes,
+        CallForm::LlamaJson,
+    ];
+
+    /// Whether the form is written in plain text, without special tokens or tags of its own
+    /// (Python calls, Llama's JSON).
+    pub fn is_plain_text(self) -> bool {
+        matches!(self, CallForm::LlamaJson)
+    }
 
     /// The form's stable name (`python`, `llama_json`, `kimi`...), as in `docs/open-models.md`.
     pub fn name(self) -> &'static str {
@@ -46,6 +62,7 @@ impl CallForm {
             CallForm::DeepSeek => "deepseek",
             CallForm::Mistral => "mistral",
             CallForm::LlamaJson => "llama_json",
+            CallForm::Harmony => "harmony",
         }
     }
 

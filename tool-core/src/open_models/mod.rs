@@ -17,6 +17,7 @@ mod tokens; // the special tokens that are neither words nor calls
 mod engine; // the parser and its stream: text, calls and warnings in the answer's order
 mod detect; // which forms an answer holds
 mod glm; // GLM-4.5 to 4.7: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>`
+mod harmony; // gpt-oss: `<|channel|>commentary to=functions.name <|constrain|>json<|message|>{..}<|call|>`
 mod hermes; // the forms the XML reader reads: Hermes, Qwen, Qwen3-Coder
 mod kimi; // Kimi K2: `<|tool_calls_section_begin|>` .. `<|tool_call_end|>`
 mod json_extent; // where a JSON object the model wrote ends, scanned as it arrives
