@@ -712,3 +712,109 @@ fn the_answers_in_the_data_folder_read_as_expected() {
         ],
     );
 }
+
+#[test]
+fn a_long_call_streamed_in_small_chunks_is_scanned_once() {
+    // Quadratic rescanning would read 16,000 chunks times a megabyte here.
+    let text = "é".repeat(500_000);
+    let answer = format!("[get_time(tz='{text}'), get_time(tz=\"\"\"{text}\"\"\")]");
+    let parser = OpenModelParser::new(&catalog());
+    let mut stream = parser.stream();
+    let mut events = Vec::new();
+    for chunk in answer.as_bytes().chunks(64) {
+        events.extend(stream.feed_bytes(chunk));
+    }
+    events.extend(stream.finish());
+    let response = OpenModelResponse::from_events(events);
+    assert_eq!(response.calls.len(), 2);
+    assert_eq!(response.calls[1].arguments, Some(json!({ "tz": text })));
+    // A long word at a line start, and a long blank after `[`, waiting for their end.
+    let answer = format!("{}\n[{}get_time(tz='x')]", "w".repeat(1 << 20), " ".repeat(1 << 20));
+    let mut stream = parser.stream();
+    let mut events = Vec::new();
+    for chunk in answer.as_bytes().chunks(64) {
+        events.extend(stream.feed_bytes(chunk));
+    }
+    events.extend(stream.finish());
+    assert_eq!(OpenModelResponse::from_events(events).text, answer);
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PIECES: &[&str] = &[
+        "[",
+        "]",
+        "(",
+        ")",
+        "{",
+        "}",
+        ",",
+        ":",
+        "=",
+        "get_weather(",
+        "get_time(",
+        "echo(",
+        "city=",
+        "days=",
+        "tz=",
+        "x",
+        "\"",
+        "'",
+        "'''",
+        "\"\"\"",
+        "\\",
+        "\\u00e9",
+        "\\x4",
+        "r'",
+        "f'",
+        "b'",
+        "#",
+        "\n",
+        " ",
+        "1_0",
+        "0x1F",
+        "-",
+        "1e-9",
+        "True",
+        "true",
+        "null",
+        "None",
+        "é",
+        "😀",
+        "<|python_tag|>",
+        "<|eot_id|>",
+        "```python\n",
+        "```",
+        "math.",
+        "my_data",
+        "[get_weather(city='Paris', days=3)]",
+        "lambda",
+        " for ",
+        "(1,)",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// Any text made of the form's pieces reads without a panic, and streamed in pieces of any
+        /// size it reads as it does whole.
+        #[test]
+        fn any_text_reads_the_same_whole_and_streamed(
+            pieces in prop::collection::vec(prop::sample::select(PIECES), 0..40),
+            size in 1usize..9,
+        ) {
+            let answer: String = pieces.concat();
+            let parser = OpenModelParser::new(&catalog());
+            let whole = parser.parse(&answer);
+            let mut stream = parser.stream();
+            let mut events = Vec::new();
+            for chunk in answer.as_bytes().chunks(size) {
+                events.extend(stream.feed_bytes(chunk));
+            }
+            events.extend(stream.finish());
+            prop_assert_eq!(OpenModelResponse::from_events(events), whole);
+        }
+    }
+}
