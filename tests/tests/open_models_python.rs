@@ -832,3 +832,18 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn brackets_that_do_not_match_are_refused_as_broken_python() {
+    let call = one("[echo(a=[1, 2), b=2)]");
+    assert_eq!(errors(&call)[0], ("/a", "python_syntax", "`]` to close the value", Some("`)`")));
+    assert!(call.parse_error.is_some());
+    let call = one("[echo(a={'k': 1)]");
+    assert_eq!(
+        errors(&call),
+        vec![
+            ("", "python_syntax", "`)` to close the call", Some("`]`")),
+            ("/a", "python_syntax", "`}` to close the value", Some("`)`")),
+        ]
+    );
+}

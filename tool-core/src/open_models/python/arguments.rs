@@ -66,9 +66,19 @@ pub(super) fn object(
         };
         let at = pointer::child("", &key);
         warnings.extend(notes.into_iter().map(|note| warning(&at, note)));
+        let refused = !refusals.is_empty();
         errors.extend(refusals.into_iter().map(|refusal| error(&at, refusal)));
-        if let Some(value) = value {
-            insert_argument(&mut object, key, value, warnings, errors);
+        match value {
+            Some(value) => insert_argument(&mut object, key, value, warnings, errors),
+            // Every value left out says why; should one not, the call is still refused.
+            None if !refused => errors.push(ArgumentError {
+                pointer: at,
+                rule: "python_syntax".to_owned(),
+                expected: "a literal value".to_owned(),
+                received: Some(format!("`{}`", truncate(text))),
+                detail: "the value could not be read".to_owned(),
+            }),
+            None => {}
         }
     }
     object
