@@ -2,7 +2,7 @@
 //! declared types: exact arguments objects, warnings and errors, whole and streamed.
 
 use serde_json::json;
-use tool_core::open_models::{CallForm, OpenModelParser, OpenModelResponse};
+use tool_core::open_models::{CallForm, OpenModelEvent, OpenModelParser, OpenModelResponse};
 use tool_core::prelude::*;
 
 /// Tell the weather in a city.
@@ -873,4 +873,18 @@ async fn an_unknown_tool_is_refused_with_the_closest_names_and_its_arguments_kep
     assert_eq!(record.request.arguments, Some(json!({"city": "Paris", "days": 2})));
     assert!(record.request.parse_error.is_none());
     assert_eq!(record.request.raw_arguments, "get_wether(city='Paris', days=2)");
+}
+
+#[test]
+fn a_streamed_call_comes_out_as_soon_as_its_closing_bracket_arrives() {
+    let parser = OpenModelParser::new(&catalog());
+    let mut stream = parser.stream();
+    let calls = |events: &[OpenModelEvent]| events.iter().filter(|e| matches!(e, OpenModelEvent::Call(_))).count();
+    let events = stream.feed("Checking. [get_weather(city='Paris', days=3");
+    assert_eq!(events, vec![OpenModelEvent::Text("Checking. ".into()), OpenModelEvent::Form(CallForm::Python)]);
+    assert_eq!(calls(&stream.feed(")")), 1);
+    assert_eq!(calls(&stream.feed(", get_time(tz='a)b'")), 0);
+    assert_eq!(calls(&stream.feed(")")), 1);
+    assert_eq!(stream.feed("]"), vec![]);
+    assert_eq!(stream.finish(), vec![]);
 }
