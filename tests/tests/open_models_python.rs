@@ -888,3 +888,21 @@ fn a_streamed_call_comes_out_as_soon_as_its_closing_bracket_arrives() {
     assert_eq!(stream.feed("]"), vec![]);
     assert_eq!(stream.finish(), vec![]);
 }
+
+#[test]
+fn the_form_is_detected_by_its_shape_and_can_be_named() {
+    use tool_core::open_models::detect;
+    assert_eq!(detect("[get_weather(city='Paris', days=3)]<|eot_id|>"), vec![CallForm::Python]);
+    assert_eq!(detect("Sure: [ping()]"), vec![CallForm::Python]);
+    // Without tools, a call needs its brackets and a named argument (or none).
+    assert!(detect("get_weather(city='Paris')").is_empty());
+    assert!(detect("[get_weather('Paris')]").is_empty());
+    assert_eq!(CallForm::from_name("python"), Some(CallForm::Python));
+    assert_eq!(CallForm::Python.to_string(), "python");
+    // Named, the form alone is read: another form's text is words.
+    let parser = OpenModelParser::new(&catalog()).form(CallForm::Python);
+    let kimi = "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>";
+    let response = parser.parse(&format!("{kimi}[get_time(tz='CET')]"));
+    assert_eq!(response.text, kimi);
+    assert_eq!(response.calls.len(), 1);
+}
