@@ -509,6 +509,8 @@ fn a_markdown_fence_around_the_calls_is_dropped_with_them() {
     let response = read("<TOOLCALL>[get_weather(city='Paris', days=2), get_time(tz='CET')]</TOOLCALL><|eot_id|>");
     assert_eq!((response.text.as_str(), response.calls.len()), ("", 2));
     assert!(response.warnings.is_empty());
+    let response = read("<TOOLCALL>[get_time(tz='CET')] done</TOOLCALL> Bye.");
+    assert_eq!((response.text.as_str(), response.calls.len()), ("done Bye.", 1));
     // A fence of other code stays text.
     let code = "```python\nprint(len(s))\n```";
     assert_eq!(read(code).text, code);
