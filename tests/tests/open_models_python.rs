@@ -868,6 +868,25 @@ mod properties {
             events.extend(stream.finish());
             prop_assert_eq!(OpenModelResponse::from_events(events), whole);
         }
+
+        /// Any text at all (pieces of the form between arbitrary characters) reads without a
+        /// panic, the same whole and streamed.
+        #[test]
+        fn arbitrary_text_reads_the_same_whole_and_streamed(
+            parts in prop::collection::vec(("\\PC{0,6}", prop::sample::select(PIECES)), 0..20),
+            size in 1usize..9,
+        ) {
+            let answer: String = parts.iter().map(|(noise, piece)| format!("{noise}{piece}")).collect();
+            let parser = OpenModelParser::new(&catalog());
+            let whole = parser.parse(&answer);
+            let mut stream = parser.stream();
+            let mut events = Vec::new();
+            for chunk in answer.as_bytes().chunks(size) {
+                events.extend(stream.feed_bytes(chunk));
+            }
+            events.extend(stream.finish());
+            prop_assert_eq!(OpenModelResponse::from_events(events), whole);
+        }
     }
 }
 
