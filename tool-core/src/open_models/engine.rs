@@ -138,6 +138,7 @@ fn reader(form: CallForm) -> FormReader {
         CallForm::Mistral => FormReader::Own(Box::<super::mistral::Mistral>::default()),
         CallForm::LlamaJson => FormReader::Own(Box::<super::llama_json::LlamaJson>::default()),
         CallForm::Harmony => FormReader::Own(Box::<super::harmony::Harmony>::default()),
+        CallForm::Python => FormReader::Own(Box::<super::python::Python>::default()),
     }
 }
 

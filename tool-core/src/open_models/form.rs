@@ -33,6 +33,9 @@ pub enum CallForm {
     /// gpt-oss's harmony messages: `<|start|>assistant<|channel|>commentary to=functions.name`
     /// ` <|constrain|>json<|message|>{..}<|call|>`; the other messages' text is the model's words.
     Harmony,
+    /// Python calls ("pythonic": Llama 3.2 and 4, BFCL's prompts, many fine-tunes):
+    /// `[get_weather(city="Paris", days=3), get_time(tz='CET')]`, the values Python literals.
+    Python,
 }
 
 impl CallForm {
@@ -44,13 +47,14 @@ impl CallForm {
         CallForm::Mistral,
         CallForm::Glm,
         CallForm::Hermes,
+        CallForm::Python,
         CallForm::LlamaJson,
     ];
 
     /// Whether the form is written in plain text, without special tokens or tags of its own
     /// (Python calls, Llama's JSON).
     pub fn is_plain_text(self) -> bool {
-        matches!(self, CallForm::LlamaJson)
+        matches!(self, CallForm::Python | CallForm::LlamaJson)
     }
 
     /// The form's stable name (`python`, `llama_json`, `kimi`...), as in `docs/open-models.md`.
@@ -63,6 +67,7 @@ impl CallForm {
             CallForm::Mistral => "mistral",
             CallForm::LlamaJson => "llama_json",
             CallForm::Harmony => "harmony",
+            CallForm::Python => "python",
         }
     }
 

@@ -25,6 +25,7 @@ mod json_call; // a call written as a JSON object: Llama's and Mistral's before 
 mod llama_json; // Llama 3.1 to 4: `{"name": .., "parameters": {..}}`
 mod mistral; // Mistral: `[TOOL_CALLS]`, before and from v11
 mod deepseek; // DeepSeek V3, R1, V3.1: `<｜tool▁call▁begin｜>` .. `<｜tool▁call▁end｜>`
+mod python; // Python calls: `[get_weather(city="Paris", days=3)]`
 
 pub use detect::detect;
 pub use engine::{OpenModelEvent, OpenModelParser, OpenModelResponse, OpenModelStream};
