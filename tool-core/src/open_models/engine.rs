@@ -134,6 +134,7 @@ fn reader(form: CallForm) -> FormReader {
         CallForm::Hermes => FormReader::Xml,
         CallForm::Kimi => FormReader::Own(Box::<super::kimi::Kimi>::default()),
         CallForm::Glm => FormReader::Own(Box::<super::glm::Glm>::default()),
+        CallForm::Python => FormReader::Own(Box::<super::python::Python>::default()),
     }
 }
 

@@ -21,11 +21,14 @@ pub enum CallForm {
     /// GLM-4.5 to 4.7: `<tool_call>name<arg_key>key</arg_key><arg_value>value</arg_value></tool_call>`,
     /// each value text, typed by its declared parameter.
     Glm,
+    /// Python calls ("pythonic": Llama 3.2 and 4, BFCL's prompts, many fine-tunes):
+    /// `[get_weather(city="Paris", days=3), get_time(tz='CET')]`, the values Python literals.
+    Python,
 }
 
 impl CallForm {
     /// Every form, in the order they are tried when none is named.
-    pub const ALL: &'static [CallForm] = &[CallForm::Kimi, CallForm::Glm, CallForm::Hermes];
+    pub const ALL: &'static [CallForm] = &[CallForm::Kimi, CallForm::Glm, CallForm::Hermes, CallForm::Python];
 
     /// The form's stable name (`python`, `llama_json`, `kimi`...), as in `docs/open-models.md`.
     pub fn name(self) -> &'static str {
@@ -33,6 +36,7 @@ impl CallForm {
             CallForm::Kimi => "kimi",
             CallForm::Hermes => "hermes",
             CallForm::Glm => "glm",
+            CallForm::Python => "python",
         }
     }
 

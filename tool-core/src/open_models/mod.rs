@@ -19,6 +19,7 @@ mod detect; // which forms an answer holds
 mod glm; // GLM-4.5 to 4.7: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>`
 mod hermes; // the forms the XML reader reads: Hermes, Qwen, Qwen3-Coder
 mod kimi; // Kimi K2: `<|tool_calls_section_begin|>` .. `<|tool_call_end|>`
+mod python; // Python calls: `[get_weather(city="Paris", days=3)]`
 
 pub use detect::detect;
 pub use engine::{OpenModelEvent, OpenModelParser, OpenModelResponse, OpenModelStream};
