@@ -179,10 +179,11 @@ fn differences(ours: &Value, python: &Value, at: &str, out: &mut Vec<String>) {
 }
 
 /// Whether a warning at `warning` speaks of the place `at`: the same place, one inside it, or
-/// one that holds it.
+/// one that holds it other than the whole call (a warning about the call's shape, such as its
+/// missing brackets, explains no value).
 fn explains(warning: &str, at: &str) -> bool {
     warning == at
-        || at.strip_prefix(warning).is_some_and(|rest| rest.starts_with('/'))
+        || (!warning.is_empty() && at.strip_prefix(warning).is_some_and(|rest| rest.starts_with('/')))
         || warning.strip_prefix(at).is_some_and(|rest| rest.starts_with('/'))
 }
 
@@ -540,6 +541,7 @@ fn the_check_sees_a_silently_wrong_call() {
     assert_eq!(outcome(&call(changed, &["/days"]), &python).0, Outcome::Explained);
     let deeper = serde_json::json!({"city": "Paris", "days": 3, "when": {"from": 2}});
     assert_eq!(outcome(&call(deeper.clone(), &[]), &python).0, Outcome::Silent);
+    assert_eq!(outcome(&call(deeper.clone(), &[""]), &python).0, Outcome::Silent);
     assert_eq!(outcome(&call(deeper, &["/when"]), &python).0, Outcome::Explained);
     let mut refused = call(serde_json::json!({}), &[]);
     refused.calls[0].parse_error = Some(ArgumentErrors { errors: Vec::new().into() });
