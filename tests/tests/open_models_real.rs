@@ -306,6 +306,16 @@ fn group(key: &str, readable: bool) -> &'static str {
     }
 }
 
+/// The model an answer is from, or the kind of synthetic answer it is.
+fn source(key: &str) -> &str {
+    let mut parts = key.splitn(3, '/');
+    match (parts.next(), parts.next()) {
+        (Some("synthetic"), Some(kind)) => kind,
+        (Some(model), _) => model,
+        _ => key,
+    }
+}
+
 const OUTCOMES: [Outcome; 7] = [
     Outcome::Identical,
     Outcome::IdenticalWithWarnings,
@@ -343,6 +353,7 @@ fn real_answers_read_as_python_reads_them() {
     let corpus = corpus();
     let mut parsers: HashMap<&str, OpenModelParser> = HashMap::new();
     let mut table: BTreeMap<&str, BTreeMap<Outcome, usize>> = BTreeMap::new();
+    let mut by_source: BTreeMap<&str, BTreeMap<Outcome, usize>> = BTreeMap::new();
     let mut silent = Vec::new();
     let mut explained = Vec::new();
     let mut unstreamed = Vec::new();
@@ -364,6 +375,7 @@ fn real_answers_read_as_python_reads_them() {
         }
         let (outcome, detail) = outcome(&response, python);
         *table.entry(group(key, python.readable)).or_default().entry(outcome).or_default() += 1;
+        *by_source.entry(source(key)).or_default().entry(outcome).or_default() += 1;
         match outcome {
             Outcome::Silent => silent.push(format!("{key}: {detail}\n    {:?}", answer["text"])),
             Outcome::Explained if python.readable => explained.push(format!("{key}: {detail}")),
@@ -386,6 +398,15 @@ fn real_answers_read_as_python_reads_them() {
         counts.insert(*group, row);
     }
     println!("{printed}");
+    // The same by model (and kind of synthetic answer), for the record; not pinned.
+    for (source, outcomes) in &by_source {
+        let row = OUTCOMES.map(|o| outcomes.get(&o).copied().unwrap_or(0));
+        let total: usize = row.iter().sum();
+        println!(
+            "{source:<30} {total:>7} {:>9} {:>10} {:>7} {:>9} {:>9} {:>8} {:>6}",
+            row[0], row[1], row[2], row[3], row[4], row[5], row[6]
+        );
+    }
     for line in explained.iter().take(20) {
         println!("explained: {line}");
     }
