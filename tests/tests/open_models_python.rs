@@ -64,3 +64,516 @@ fn a_list_of_calls_after_prose_is_read_with_its_values() {
     assert_eq!(time.raw_arguments, "get_time(tz='CET')");
     assert_eq!(time.arguments, Some(json!({"tz": "CET"})));
 }
+
+/// Each warning as (pointer, rule, expected, received, action).
+fn warnings(call: &ToolCallRequest) -> Vec<(&str, &str, &str, &str, &str)> {
+    call.parse_warnings.iter().map(|w| (w.pointer(), w.rule(), w.expected(), w.received(), w.action())).collect()
+}
+
+/// Each error as (pointer, rule, expected, received).
+fn errors(call: &ToolCallRequest) -> Vec<(&str, &str, &str, Option<&str>)> {
+    call.parse_error.as_ref().map_or_else(Vec::new, |e| {
+        e.errors
+            .iter()
+            .map(|e| (e.pointer.as_str(), e.rule.as_str(), e.expected.as_str(), e.received.as_deref()))
+            .collect()
+    })
+}
+
+/// The one call of `answer`.
+fn one(answer: &str) -> ToolCallRequest {
+    let response = read(answer);
+    assert_eq!(response.calls.len(), 1, "one call in {answer:?}: {response:#?}");
+    response.calls.into_iter().next().unwrap()
+}
+
+const LITERAL: &str = "a literal value (a string, a number, True, False, None, a list or a dict)";
+
+#[test]
+fn strings_are_read_with_python_escapes_prefixes_and_concatenation() {
+    let call = one(concat!(
+        r#"[echo(a='it\'s', b="tab\there", c='''two"#,
+        "\n",
+        r#"lines''', d=r'C:\new\'x', e='a' "b"  'c', f='\x41\u00e9\U0001F600\101\0', g="\a\b\f\v\q", h="""say "hi\"""", i=u'ü')]"#
+    ));
+    assert_eq!(
+        call.arguments,
+        Some(json!({
+            "a": "it's",
+            "b": "tab\there",
+            "c": "two\nlines",
+            "d": "C:\\new\\'x",
+            "e": "abc",
+            "f": "Aé😀A\u{0}",
+            "g": "\u{7}\u{8}\u{c}\u{b}\\q",
+            "h": "say \"hi\"",
+            "i": "ü",
+        }))
+    );
+    assert!(call.parse_warnings.is_empty(), "{:?}", call.parse_warnings);
+}
+
+#[test]
+fn escapes_python_would_not_read_as_json_expects_are_kept_with_a_warning() {
+    let call = one(r#"[echo(a="\N{BULLET} x", b="\ud83d\ude00", c="\udc00!", d="\xZZ")]"#);
+    assert_eq!(call.arguments, Some(json!({"a": "\\N{BULLET} x", "b": "😀", "c": "\u{fffd}!", "d": "\\xZZ"})));
+    assert_eq!(
+        warnings(&call),
+        vec![
+            (
+                "/a",
+                "python_named_escape",
+                "the character itself, or its `\\u` escape",
+                "\\N{BULLET}",
+                "kept the escape as written"
+            ),
+            (
+                "/b",
+                "python_surrogate_pair",
+                "one `\\U` escape for a character beyond U+FFFF",
+                "\\ud83d\\ude00",
+                "joined the two halves into one character"
+            ),
+            (
+                "/c",
+                "python_lone_surrogate",
+                "a character",
+                "\\udc00",
+                "read as U+FFFD, the replacement character: half a character is none"
+            ),
+            (
+                "/d",
+                "python_bad_escape",
+                "a complete `\\x`, `\\u` or `\\U` escape",
+                "\\x",
+                "kept the backslash and the letter as written"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn numbers_are_read_with_underscores_bases_signs_and_exponents() {
+    let call = one("[echo(a=1_000, b=0xFF, c=0o17, d=0b101, e=-3, f=1e-9, g=12.57e-7, h=-0.5, i=.5, j=1., k=+7, l=- 2, m=0, n=18446744073709551615, o=-9223372036854775808, p=1E3)]");
+    assert_eq!(
+        call.arguments,
+        Some(json!({
+            "a": 1000, "b": 255, "c": 15, "d": 5, "e": -3, "f": 1e-9, "g": 12.57e-7, "h": -0.5, "i": 0.5, "j": 1.0,
+            "k": 7, "l": -2, "m": 0, "n": 18446744073709551615u64, "o": -9223372036854775808i64, "p": 1000.0,
+        }))
+    );
+    assert!(call.parse_warnings.is_empty(), "{:?}", call.parse_warnings);
+}
+
+#[test]
+fn numbers_json_cannot_hold_are_kept_as_their_text_with_a_warning() {
+    let call = one("[echo(n=123_456_789_012_345_678_901_234_567_890, m=-9223372036854775809, f=1e400, zip=02139)]");
+    assert_eq!(
+        call.arguments,
+        Some(json!({"n": "123456789012345678901234567890", "m": "-9223372036854775809", "f": "1e400", "zip": "02139"}))
+    );
+    let big = "a number JSON holds (an integer within 64 bits, a finite float)";
+    assert_eq!(
+        warnings(&call),
+        vec![
+            (
+                "/n",
+                "python_big_number",
+                big,
+                "123456789012345678901234567890",
+                "kept the number as the text \"123456789012345678901234567890\""
+            ),
+            (
+                "/m",
+                "python_big_number",
+                big,
+                "-9223372036854775809",
+                "kept the number as the text \"-9223372036854775809\""
+            ),
+            ("/f", "python_big_number", big, "1e400", "kept the number as the text \"1e400\""),
+            (
+                "/zip",
+                "python_leading_zero",
+                "a number without leading zeros",
+                "02139",
+                "kept the digits as the text \"02139\""
+            ),
+        ]
+    );
+}
+
+#[test]
+fn python_constants_are_read_and_json_literals_are_read_with_a_warning_at_their_place() {
+    let call = one("[echo(a=True, b=False, c=None, d=true, e={'x': [null, false]})]");
+    assert_eq!(call.arguments, Some(json!({"a": true, "b": false, "c": null, "d": true, "e": {"x": [null, false]}})));
+    assert_eq!(
+        warnings(&call),
+        vec![
+            ("/d", "python_json_literal", "`True`", "true", "read as true"),
+            ("/e/x/0", "python_json_literal", "`None`", "null", "read as null"),
+            ("/e/x/1", "python_json_literal", "`False`", "false", "read as false"),
+        ]
+    );
+}
+
+#[test]
+fn tuples_sets_and_keys_that_are_not_text_are_read_as_json_holds_them() {
+    let call = one(
+        "[calculate_distance(coord1=(33.4484, -112.0740), coord2=(34.0522,), one=(5), empty=(), tags={'a', 'b', 'a'}, ids={1: 'x', True: 'y', None: 'z'}, d={})]",
+    );
+    assert_eq!(
+        call.arguments,
+        Some(json!({
+            "coord1": [33.4484, -112.074], "coord2": [34.0522], "one": 5, "empty": [], "tags": ["a", "b"],
+            "ids": {"1": "x", "true": "y", "null": "z"}, "d": {},
+        }))
+    );
+    assert_eq!(
+        warnings(&call),
+        vec![
+            ("/coord1", "python_tuple", "a list", "(33.4484, -112.0740)", "read the tuple as a list"),
+            ("/coord2", "python_tuple", "a list", "(34.0522,)", "read the tuple as a list"),
+            ("/empty", "python_tuple", "a list", "()", "read the tuple as a list"),
+            ("/tags", "python_set", "a list", "{'a', 'b', 'a'}", "read the set as a list of its distinct elements"),
+            ("/ids/1", "python_dict_key", "a text key", "1", "used the key as the text \"1\", as json.dumps does"),
+            (
+                "/ids/true",
+                "python_dict_key",
+                "a text key",
+                "true",
+                "used the key as the text \"true\", as json.dumps does"
+            ),
+            (
+                "/ids/null",
+                "python_dict_key",
+                "a text key",
+                "null",
+                "used the key as the text \"null\", as json.dumps does"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_dict_key_given_twice_keeps_one_value_or_is_refused_naming_both() {
+    let call = one("[echo(same={'a': 1, 'a': 1}, other={'b': 1, 'b': 2})]");
+    assert_eq!(
+        warnings(&call),
+        vec![("/same/a", "python_duplicate_key", "each key once", "`a` twice, with the same value", "kept the value")]
+    );
+    assert_eq!(errors(&call), vec![("/other/b", "python_duplicate_key", "each key once", Some("`1` and `2`"))]);
+}
+
+#[test]
+fn values_nest_to_any_depth_up_to_the_bound_and_deeper_is_an_error_not_a_crash() {
+    let deep = |levels: usize| format!("[echo(v={}1{})]", "[".repeat(levels), "]".repeat(levels));
+    let call = one(&deep(128));
+    let mut expected = json!(1);
+    for _ in 0..128 {
+        expected = json!([expected]);
+    }
+    assert_eq!(call.arguments, Some(json!({ "v": expected })));
+    let call = one(&deep(100_000));
+    assert_eq!(call.arguments, Some(json!({})));
+    let [(pointer, rule, expected, received)] = errors(&call)[..] else { panic!("{:?}", call.parse_error) };
+    assert_eq!(
+        (rule, expected, received),
+        ("python_too_deep", "values nested at most 128 levels deep", Some("a deeper value"))
+    );
+    assert_eq!(pointer, format!("/v{}", "/0".repeat(128)));
+}
+
+#[test]
+fn dotted_names_are_the_tools_name_as_written() {
+    let response = read("[uber.ride(loc=\"Berkeley\", type=\"plus\", time=10), math.factorial(number=5)]");
+    let names: Vec<&str> = response.calls.iter().map(|c| c.tool_name.as_str()).collect();
+    assert_eq!(names, ["uber.ride", "math.factorial"]);
+    assert_eq!(response.calls[0].arguments, Some(json!({"loc": "Berkeley", "type": "plus", "time": 10})));
+    assert_eq!(response.calls[1].raw_arguments, "math.factorial(number=5)");
+}
+
+#[test]
+fn a_keyword_given_twice_with_the_same_value_is_read_with_a_warning() {
+    let call = one("[get_weather(city='Paris', days=3, city=\"Paris\")]");
+    assert_eq!(call.arguments, Some(json!({"city": "Paris", "days": 3})));
+    assert_eq!(
+        warnings(&call),
+        vec![(
+            "/city",
+            "duplicate_argument",
+            "each argument once",
+            "`city` twice, with the same value",
+            "kept the value"
+        )]
+    );
+    assert!(call.parse_error.is_none());
+}
+
+#[test]
+fn a_keyword_given_twice_with_different_values_is_refused_naming_both() {
+    let call = one("[get_weather(city='Paris', days=3, city='Lyon')]");
+    assert_eq!(
+        errors(&call),
+        vec![("/city", "conflicting_argument", "each argument once", Some("`\"Paris\"` and `\"Lyon\"`"))]
+    );
+}
+
+#[test]
+fn positional_arguments_are_mapped_by_the_declared_order_with_a_warning() {
+    let call = one("[get_weather('Paris', days=3)]");
+    assert_eq!(call.arguments, Some(json!({"city": "Paris", "days": 3})));
+    assert_eq!(
+        warnings(&call),
+        vec![(
+            "/city",
+            "python_positional",
+            "`city=` before the value",
+            "'Paris'",
+            "read as `city`, the tool's parameter number 1"
+        )]
+    );
+    let call = one("[get_weather(\"Paris\", 3)]");
+    assert_eq!(call.arguments, Some(json!({"city": "Paris", "days": 3})));
+    assert_eq!(call.parse_warnings.len(), 2);
+    assert!(call.parse_error.is_none());
+}
+
+#[test]
+fn positional_arguments_that_cannot_be_named_are_refused_saying_why() {
+    // After a keyword, as BFCL's npv answer: Python refuses it, and the list was meant.
+    let call = one("[finance_calculator.npv(cash_flows=-50000, 10000, 15000, discount_rate=0.08, years=[])]");
+    assert_eq!(call.arguments, Some(json!({"cash_flows": -50000, "discount_rate": 0.08, "years": []})));
+    assert_eq!(
+        errors(&call),
+        vec![(
+            "",
+            "python_positional",
+            "every value after a named one given with its name (`name=value`)",
+            Some("`10000` after `cash_flows=`")
+        )]
+    );
+    // An undeclared tool: nothing tells the parameter.
+    let response = read("[lookup(q='x'), lookup('y')]");
+    assert_eq!(
+        errors(&response.calls[1]),
+        vec![(
+            "",
+            "python_positional",
+            "each value with its parameter's name (`name=value`)",
+            Some("`'y'` without a name")
+        )]
+    );
+    // More than the declared parameters.
+    let call = one("[get_weather('Paris', 3, 'metric')]");
+    assert_eq!(
+        errors(&call),
+        vec![(
+            "",
+            "python_positional",
+            "at most 2 values without their names (`get_weather` has 2 parameters)",
+            Some("3 values without their names")
+        )]
+    );
+    // The same parameter by its place and by its name.
+    let call = one("[get_weather('Paris', city='Lyon')]");
+    assert_eq!(
+        errors(&call),
+        vec![("", "python_positional", "each parameter once", Some("`city` both by its place and by its name"))]
+    );
+}
+
+#[test]
+fn values_that_are_not_literals_are_refused_naming_the_argument_and_what_arrived() {
+    let call = one("[random_forest.train(n_estimators=100, data=my_data, seed=random.seed(1), n=1 + 2, label=f\"{x}\", xs=[i for i in r], ys=[1, other], raw=b'x', z=3j, lam=lambda: 1)]");
+    assert_eq!(call.arguments, Some(json!({"n_estimators": 100})));
+    assert_eq!(
+        errors(&call),
+        vec![
+            ("/data", "python_not_literal", LITERAL, Some("`my_data`, a variable name, not a value")),
+            ("/seed", "python_not_literal", LITERAL, Some("`random.seed(1)`, a call, computed when run")),
+            ("/n", "python_not_literal", LITERAL, Some("`1 + 2`, an expression, not a value")),
+            ("/label", "python_not_literal", LITERAL, Some("`f\"{x}\"`, an f-string, computed when run")),
+            ("/xs/0", "python_not_literal", LITERAL, Some("`i for i in r`, a comprehension, computed when run")),
+            ("/ys/1", "python_not_literal", LITERAL, Some("`other`, a variable name, not a value")),
+            ("/raw", "python_not_literal", LITERAL, Some("`b'x'`, bytes, not text")),
+            ("/z", "python_not_literal", LITERAL, Some("`3j`, a complex number, which JSON cannot hold")),
+            ("/lam", "python_not_literal", LITERAL, Some("`lambda: 1`, a function, not a value")),
+        ]
+    );
+}
+
+#[test]
+fn links_prose_lists_and_comprehensions_stay_text() {
+    for answer in [
+        "See [the forecast](https://example.com/paris) for more.",
+        "The length is [len(s)] characters.",
+        "Use [x(1) for x in y] to build it.",
+        "[get_weather] is a tool; call get_weather(city) yourself.",
+        "Compare [a(b == c)] here.",
+    ] {
+        let response = read(answer);
+        assert_eq!(response.calls, vec![], "{answer}");
+        assert_eq!(response.text, answer);
+        assert_eq!(response.form, None);
+    }
+}
+
+#[test]
+fn unknown_tools_in_the_form_of_a_call_are_read_as_calls() {
+    let response = read("[book_flight(to=\"Lyon\")]");
+    assert_eq!(response.calls[0].tool_name, "book_flight");
+    assert_eq!(response.calls[0].arguments, Some(json!({"to": "Lyon"})));
+    let response = read("[ping()]");
+    assert_eq!(response.calls[0].arguments, Some(json!({})));
+}
+
+#[test]
+fn a_call_without_brackets_at_a_line_start_is_read_with_a_warning() {
+    let response = read("<|python_tag|>get_weather(city=\"Paris\", days=3)<|eom_id|>");
+    assert_eq!(response.text, "");
+    let [call] = &response.calls[..] else { panic!("{response:?}") };
+    assert_eq!(call.arguments, Some(json!({"city": "Paris", "days": 3})));
+    assert_eq!(
+        warnings(call),
+        vec![(
+            "",
+            "python_no_brackets",
+            "a list of calls in brackets: `[name(..)]`",
+            "get_weather(city=\"Paris\", days=3)",
+            "read the call"
+        )]
+    );
+    // One call a line; two on one line; a name that is not declared stays text.
+    let response =
+        read("I'll check.\nget_weather(city='Paris', days=1)\nget_time(tz='CET'), get_time(tz='UTC')\nprint(x=1)\n");
+    let names: Vec<&str> = response.calls.iter().map(|c| c.tool_name.as_str()).collect();
+    assert_eq!(names, ["get_weather", "get_time", "get_time"]);
+    assert_eq!(response.text, "I'll check.\n\n\nprint(x=1)\n");
+    assert!(response.calls.iter().all(|c| c.parse_warnings[0].rule() == "python_no_brackets"));
+    // Mid-line, a declared name is words.
+    assert!(read("You could call get_weather(city='Paris', days=1) later.").calls.is_empty());
+}
+
+#[test]
+fn several_lists_are_read_with_a_warning() {
+    let response = read("[get_weather(city='Paris', days=1)]\n[get_time(tz='CET')]");
+    assert_eq!(response.calls.len(), 2);
+    assert_eq!(response.text, "\n");
+    let [warning] = &response.warnings[..] else { panic!("{:?}", response.warnings) };
+    assert_eq!(
+        (warning.pointer(), warning.rule(), warning.expected(), warning.received(), warning.action()),
+        (
+            "",
+            "python_several_lists",
+            "one list of calls: `[a(..), b(..)]`",
+            "list number 2",
+            "read the calls of every list"
+        )
+    );
+}
+
+#[test]
+fn calls_without_a_comma_between_them_are_read_with_a_warning() {
+    let response = read("[get_weather(city='Paris', days=1)\n get_time(tz='CET')]");
+    assert_eq!(response.calls.len(), 2);
+    let [warning] = &response.warnings[..] else { panic!("{:?}", response.warnings) };
+    assert_eq!((warning.rule(), warning.received()), ("python_missing_comma", "`get_time(`"));
+}
+
+#[test]
+fn a_markdown_fence_around_the_calls_is_dropped_with_them() {
+    let response = read("Here you go:\n```python\n[get_weather(city='Paris', days=2)]\n```\nDone.");
+    assert_eq!(response.text, "Here you go:\n\nDone.");
+    assert_eq!(response.calls[0].arguments, Some(json!({"city": "Paris", "days": 2})));
+    assert!(response.warnings.is_empty());
+    // Gemma's `tool_code` fence, calls without brackets, one a line.
+    let response = read("```tool_code\nget_weather(city='Paris', days=2)\nget_time(tz='CET')\n```");
+    assert_eq!(response.text, "");
+    assert_eq!(response.calls.len(), 2);
+    assert_eq!(response.calls[1].parse_warnings[0].rule(), "python_no_brackets");
+    // A fence of other code stays text.
+    let code = "```python\nprint(len(s))\n```";
+    assert_eq!(read(code).text, code);
+}
+
+#[test]
+fn a_call_cut_by_the_end_of_the_answer_is_refused_and_the_calls_before_it_are_read() {
+    let response = read("[get_weather(city=\"Paris\", days=3), get_time(tz='CE<|eot_id|>");
+    let [weather, time] = &response.calls[..] else { panic!("{response:?}") };
+    assert!(weather.parse_error.is_none());
+    assert_eq!(weather.arguments, Some(json!({"city": "Paris", "days": 3})));
+    assert_eq!(time.tool_name, "get_time");
+    assert_eq!(time.raw_arguments, "get_time(tz='CE");
+    assert_eq!(time.arguments, None);
+    assert_eq!(
+        errors(time),
+        vec![(
+            "",
+            "truncated_call",
+            "the whole call, with the string's closing quote and `)`",
+            Some("the end of the answer")
+        )]
+    );
+    let call = one("[get_weather(city=\"Paris\", days=[3");
+    assert_eq!(errors(&call)[0].2, "the whole call, with `)`");
+}
+
+#[test]
+fn a_list_missing_only_its_bracket_is_read_with_a_warning() {
+    let response = read("[get_weather(city=\"Paris\", days=3), get_time(tz='CET')");
+    assert_eq!(response.calls.len(), 2);
+    assert!(response.calls.iter().all(|c| c.parse_error.is_none()));
+    let [warning] = &response.warnings[..] else { panic!("{:?}", response.warnings) };
+    assert_eq!(
+        (warning.rule(), warning.expected(), warning.received(), warning.action()),
+        (
+            "python_unclosed_list",
+            "`]` to close the list of calls",
+            "the end of the answer",
+            "read the calls before it and ended the list"
+        )
+    );
+    // Followed by an end-of-turn token or by words.
+    let response = read("[get_time(tz='CET')<|eot_id|>");
+    assert_eq!((response.calls.len(), response.warnings[0].received()), (1, "`<|eot_id|>`"));
+    let response = read("[get_time(tz='CET') and then I will answer.");
+    assert_eq!(response.text, " and then I will answer.");
+}
+
+#[test]
+fn comments_and_line_breaks_inside_a_call_are_read_as_python_reads_them() {
+    let call = one("[get_weather(\n    city='Paris',  # the capital\n    days=3,\n)]");
+    assert_eq!(call.arguments, Some(json!({"city": "Paris", "days": 3})));
+    assert_eq!(call.raw_arguments, "get_weather(\n    city='Paris',  # the capital\n    days=3,\n)");
+}
+
+#[test]
+fn brackets_and_quotes_inside_strings_do_not_end_the_call() {
+    let call = one(r#"[echo(q="a) ] } (", r='''it's "x")''', s='# not a comment')]"#);
+    assert_eq!(call.arguments, Some(json!({"q": "a) ] } (", "r": "it's \"x\")", "s": "# not a comment"})));
+}
+
+#[tokio::test]
+async fn an_executor_run_gives_the_typed_values() {
+    let executor = Executor::new(catalog());
+    let response = read("<|python_start|>[get_weather(city=\"Paris\", days=\"3\"), get_prime_factors(number=450, formatted=true)]<|python_end|><|eot|>");
+    let records = executor.execute_batch(response.calls).await;
+    assert_eq!(records[0].content.text, "Paris: sunny for 3 days");
+    let w = &records[0].warnings()[0];
+    assert_eq!((w.pointer(), w.rule()), ("/days", "string_to_integer"));
+    assert_eq!(records[1].content.text, "450 true");
+    let w = &records[1].warnings()[0];
+    assert_eq!((w.pointer(), w.rule(), w.received()), ("/formatted", "python_json_literal", "true"));
+}
+
+#[tokio::test]
+async fn an_executor_refuses_a_call_with_a_variable_and_tells_the_model_why() {
+    let executor = Executor::new(catalog());
+    let call = one("[get_weather(city=my_city, days=2)]");
+    let record = executor.execute(call).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    assert_eq!(
+        record.content.text,
+        format!("The arguments for `get_weather` were not accepted:\n- `city`: expected {LITERAL}; got `my_city`, a variable name, not a value.\nSend the corrected arguments to `get_weather` again.")
+    );
+}

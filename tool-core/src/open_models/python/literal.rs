@@ -121,7 +121,7 @@ pub(super) fn parse_call(text: &str) -> Call<'_> {
         }
         let keyword = p.keyword();
         let start = p.i;
-        let value = p.element(1, b')', false);
+        let value = p.element(0, b')', false);
         let arg = Arg {
             keyword,
             text: p.s[start..p.i].trim_end(),
@@ -263,11 +263,12 @@ impl<'a> Parser<'a> {
         });
     }
 
-    /// One value, at most `MAX_DEPTH` levels deep.
+    /// One value at `depth` (an argument's value is at 0): at most `MAX_DEPTH` lists, tuples,
+    /// dicts and sets, one in the other.
     fn value(&mut self, depth: usize) -> Option<Value> {
         self.skip_blank();
         let start = self.i;
-        if depth > MAX_DEPTH {
+        if depth >= MAX_DEPTH && matches!(self.peek(), Some(b'[' | b'(' | b'{')) {
             self.i = skip_expression(self.s, start, false);
             self.refusals.push(Refusal {
                 path: self.path.clone(),

@@ -32,6 +32,8 @@ const FENCE: &str = "```";
 const MAX_NAME: usize = 256;
 /// The most blank an opening is looked through (between `[` and the name, after `(`).
 const MAX_BLANK: usize = 64;
+/// The most of the text a warning about the list's structure shows.
+const SHOWN: usize = 24;
 /// The longest fence line (```` ```python ````) an opening is looked for in.
 const MAX_FENCE_LINE: usize = 32;
 
@@ -52,8 +54,9 @@ enum State {
     /// At the opening the engine found.
     #[default]
     Opening,
-    /// In a list of calls, after `[` or a `,` (`after_call` false), or after a call.
-    List { after_call: bool },
+    /// In a list of calls, after `[` or a `,` (`after_call` false), or after a call; the
+    /// blanks before `seen` were looked through.
+    List { after_call: bool, seen: usize },
     /// In a fence, between calls.
     Fence,
     /// In a fence, in a line that holds no call.
@@ -108,7 +111,7 @@ impl Reader for Python {
                 self.state = State::Call { scan: Scan::new(pos), bare: true };
                 self.step(cx, buf, pos, finished)
             }
-            State::List { after_call } => self.in_list(cx, buf, pos, after_call, finished),
+            State::List { after_call, seen } => self.in_list(cx, buf, pos, after_call, seen, finished),
             State::Fence => self.in_fence(cx, buf, pos, finished),
             State::FenceText => match memchr::memchr(b'\n', text.as_bytes()) {
                 Some(at) => {
@@ -128,7 +131,7 @@ impl Reader for Python {
                     Step::More
                 }
                 Scanned::End(end) => {
-                    self.state = if bare { State::AfterBare } else { State::List { after_call: true } };
+                    self.state = if bare { State::AfterBare } else { State::List { after_call: true, seen: 0 } };
                     Step::Call(end, Box::new(read(cx, &buf[scan.start..end], bare)))
                 }
                 Scanned::Cut(missing) => {
@@ -169,56 +172,56 @@ impl Python {
                 "read the calls of every list",
             ));
         }
-        self.state = State::List { after_call: false };
+        self.state = State::List { after_call: false, seen: 0 };
         Step::Skip(pos + 1)
     }
 
-    fn in_list(&mut self, cx: &Cx, buf: &str, pos: usize, after_call: bool, finished: bool) -> Step {
-        let text = &buf[pos..];
-        let blank = blank_len(text);
-        if blank > 0 {
-            self.state = State::List { after_call };
-            return Step::Skip(pos + blank);
-        }
+    /// In a list: blanks are looked through from `seen` on (each byte once), and kept as the
+    /// model's words when the list turns out to end without its `]`.
+    fn in_list(&mut self, cx: &Cx, buf: &str, pos: usize, after_call: bool, seen: usize, finished: bool) -> Step {
+        let from = seen.max(pos);
+        let at = from + blank_len(&buf[from..]);
+        let text = &buf[at..];
+        let wait = |this: &mut Self| {
+            this.state = State::List { after_call, seen: at };
+            Step::More
+        };
         match text.as_bytes().first() {
-            None if !finished => {
-                self.state = State::List { after_call };
-                return Step::More;
-            }
+            None if !finished => return wait(self),
             None => return self.unclosed_list("the end of the answer".to_owned()),
             Some(b']') => {
                 return if self.fence {
                     self.state = State::Fence;
-                    Step::Skip(pos + 1)
+                    Step::Skip(at + 1)
                 } else {
-                    self.out(pos + 1)
+                    self.out(at + 1)
                 };
             }
             Some(b',') if after_call => {
-                self.state = State::List { after_call: false };
-                return Step::Skip(pos + 1);
+                self.state = State::List { after_call: false, seen: 0 };
+                return Step::Skip(at + 1);
             }
             _ => {}
         }
         match call_shape(text, finished) {
-            Shape::More => {
-                self.state = State::List { after_call };
-                Step::More
-            }
-            Shape::Yes { .. } => {
-                self.state = State::Call { scan: Scan::new(pos), bare: false };
+            Shape::More => wait(self),
+            Shape::Yes { paren, .. } => {
+                self.state = State::Call { scan: Scan::new(at), bare: false };
                 if after_call {
                     return Step::Warning(ParseWarning::new(
                         "",
                         "python_missing_comma",
                         "`,` between two calls",
-                        &truncate(until_line_end(text)),
+                        &format!("`{}`", truncate(&text[..=paren])),
                         "read the next call",
                     ));
                 }
                 self.step(cx, buf, pos, finished)
             }
-            Shape::No => self.unclosed_list(format!("`{}`", truncate(until_line_end(text)))),
+            Shape::No => match settled(text, finished) {
+                Some(what) => self.unclosed_list(format!("`{what}`")),
+                None => wait(self),
+            },
         }
     }
 
@@ -242,7 +245,11 @@ impl Python {
             return Step::Skip(pos + blank);
         }
         if text.is_empty() {
-            return self.end_of_fence_text(pos, finished);
+            if finished {
+                return self.out(pos);
+            }
+            self.state = State::Fence;
+            return Step::More;
         }
         match starts(text, FENCE, finished) {
             Opens::Yes => return self.out(pos + FENCE.len()),
@@ -352,9 +359,18 @@ fn blank_len(text: &str) -> usize {
     text.len() - text.trim_start_matches([' ', '\t', '\n', '\r']).len()
 }
 
-/// `text` up to its line's end.
-fn until_line_end(text: &str) -> &str {
-    text.split('\n').next().unwrap_or(text)
+/// What a warning shows of the text that stands where a call was expected: up to the line's
+/// end, at most [`SHOWN`] bytes; `None` while the text so far cannot tell (the warning must
+/// read the same wherever the chunks were cut).
+fn settled(text: &str, finished: bool) -> Option<&str> {
+    let mut end = memchr::memchr(b'\n', text.as_bytes()).unwrap_or(text.len()).min(SHOWN);
+    if end == text.len() && text.len() < SHOWN && !finished {
+        return None;
+    }
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(&text[..end])
 }
 
 /// Whether a call (a dotted name, then `(`) begins `text`.
