@@ -413,15 +413,12 @@ fn real_answers_read_as_python_reads_them() {
     for line in &as_words {
         println!("as words: {line}");
     }
-    for line in &unstreamed {
-        println!("streamed otherwise: {line}");
-    }
     println!("silent: {}, read otherwise streamed: {}", silent.len(), unstreamed.len());
     let unknown: Vec<&String> =
         silent.iter().filter(|line| !KNOWN_SILENT.iter().any(|key| line.starts_with(&format!("{key}:")))).collect();
     assert!(unknown.is_empty(), "{} silently different calls:\n{}", unknown.len(), silent.join("\n"));
     assert_eq!(silent.len(), KNOWN_SILENT.len(), "fixed? take it off KNOWN_SILENT:\n{}", silent.join("\n"));
-    assert_eq!(unstreamed.len(), KNOWN_UNSTREAMED, "read otherwise streamed:\n{}", unstreamed.join("\n"));
+    assert!(unstreamed.is_empty(), "{} read otherwise streamed:\n{}", unstreamed.len(), unstreamed.join("\n"));
     let pinned: BTreeMap<&str, [usize; 7]> = BTreeMap::from(PINNED);
     assert_eq!(counts, pinned, "{printed}");
 }
@@ -439,11 +436,6 @@ const PINNED: [(&str, [usize; 7]); 4] = [
 /// (`[f(from=1)]`: a Python keyword as an argument name, which Python refuses, read with no
 /// warning). The list must shrink to nothing; any other silent difference fails the test.
 const KNOWN_SILENT: [&str; 2] = ["airev/irrelevance_8", "airev/live_irrelevance_877-362-0"];
-
-/// Answers whose streamed reading (7-byte chunks) differs from the one-shot reading today:
-/// the `received` of `python_unclosed_list` taken from what the chunks had brought (18), and a
-/// closing code fence leaving `\n` in the text when a cut falls before it (61). Must reach 0.
-const KNOWN_UNSTREAMED: usize = 79;
 
 /// A sample of the answers Python reads, run through the executor: extraction types each
 /// value by the BFCL schema, and a value it changes carries a warning at its place.
