@@ -6,6 +6,9 @@
 //! what Python's own parser reads from it (`tests/python/open_models_reference.py`, checked
 //! in as `reference.jsonl`):
 //!
+//! Each answer is also read streamed (7-byte chunks, cut inside characters and tokens) and
+//! with no form named (the reader finds it), and must give the same events both ways.
+//!
 //! - an answer Python reads gives the same calls, in order, with the same values (a tuple is a
 //!   list; a difference only with a warning at its place);
 //! - of an answer Python cannot read, each call is refused, or is the call Python reads from
@@ -351,17 +354,23 @@ fn parser(functions: &Value) -> OpenModelParser {
 #[test]
 fn real_answers_read_as_python_reads_them() {
     let corpus = corpus();
-    let mut parsers: HashMap<&str, OpenModelParser> = HashMap::new();
+    // Per set of functions: the parser told the form, and one that finds it (a host that does
+    // not know what its model writes).
+    let mut parsers: HashMap<&str, (OpenModelParser, OpenModelParser)> = HashMap::new();
     let mut table: BTreeMap<&str, BTreeMap<Outcome, usize>> = BTreeMap::new();
     let mut by_source: BTreeMap<&str, BTreeMap<Outcome, usize>> = BTreeMap::new();
     let mut silent = Vec::new();
     let mut explained = Vec::new();
     let mut unstreamed = Vec::new();
+    let mut unfound = Vec::new();
     let mut as_words = Vec::new();
     for answer in &corpus.answers {
         let key = answer["key"].as_str().unwrap();
         let functions = answer["functions"].as_str().unwrap();
-        let parser = parsers.entry(functions).or_insert_with(|| parser(&corpus.functions[functions]));
+        let (parser, unnamed) = parsers.entry(functions).or_insert_with(|| {
+            let definitions = definitions(&corpus.functions[functions]);
+            (OpenModelParser::for_tools(&definitions).form(CallForm::Python), OpenModelParser::for_tools(&definitions))
+        });
         let python = &corpus.references[key];
         let text = answer["text"].as_str().unwrap();
         let response = parser.parse(text);
@@ -370,6 +379,10 @@ fn real_answers_read_as_python_reads_them() {
         let mut events: Vec<_> = text.as_bytes().chunks(7).flat_map(|chunk| stream.feed_bytes(chunk)).collect();
         events.extend(stream.finish());
         let streamed = OpenModelResponse::from_events(events);
+        let found = unnamed.parse(text);
+        if found != response {
+            unfound.push(format!("{key}:\n  named    {response:?}\n  found    {found:?}"));
+        }
         if streamed != response {
             unstreamed.push(format!("{key}:\n  whole    {response:?}\n  streamed {streamed:?}"));
         }
@@ -419,6 +432,7 @@ fn real_answers_read_as_python_reads_them() {
     assert!(unknown.is_empty(), "{} silently different calls:\n{}", unknown.len(), silent.join("\n"));
     assert_eq!(silent.len(), KNOWN_SILENT.len(), "fixed? take it off KNOWN_SILENT:\n{}", silent.join("\n"));
     assert!(unstreamed.is_empty(), "{} read otherwise streamed:\n{}", unstreamed.len(), unstreamed.join("\n"));
+    assert!(unfound.is_empty(), "{} read otherwise with no form named:\n{}", unfound.len(), unfound.join("\n"));
     let pinned: BTreeMap<&str, [usize; 7]> = BTreeMap::from(PINNED);
     assert_eq!(counts, pinned, "{printed}");
 }
