@@ -6,14 +6,14 @@
 //! what Python's own parser reads from it (`tests/python/open_models_reference.py`, checked
 //! in as `reference.jsonl`):
 //!
-//! Each answer is also read streamed (7-byte chunks, cut inside characters and tokens) and
-//! with no form named (the reader finds it), and must give the same events both ways.
-//!
 //! - an answer Python reads gives the same calls, in order, with the same values (a tuple is a
 //!   list; a difference only with a warning at its place);
 //! - of an answer Python cannot read, each call is refused, or is the call Python reads from
 //!   its own text with every difference explained by a warning at its place; never a call
 //!   with no warning whose values differ from what the model wrote.
+//!
+//! Each answer is also read streamed (7-byte chunks, cut inside characters and tokens) and
+//! with no form named (the reader finds it), and must give the same events both ways.
 //!
 //! A sample also runs through the executor, whose extraction types the values by the BFCL
 //! schemas. Run: `cargo test -p tool-tests --test open_models_real -- --nocapture` (the table).
