@@ -577,3 +577,244 @@ async fn an_executor_refuses_a_call_with_a_variable_and_tells_the_model_why() {
         format!("The arguments for `get_weather` were not accepted:\n- `city`: expected {LITERAL}; got `my_city`, a variable name, not a value.\nSend the corrected arguments to `get_weather` again.")
     );
 }
+
+/// A call as (name, arguments, its warnings' rules at their pointers, its errors' rules).
+type Expected = (&'static str, serde_json::Value, Vec<(&'static str, &'static str)>, Vec<&'static str>);
+
+fn data(file: &str) -> OpenModelResponse {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/open_models/python").join(file);
+    read(&std::fs::read_to_string(path).unwrap())
+}
+
+fn check(file: &str, text: &str, structure: &[&str], expected: Vec<Expected>) {
+    let response = data(file);
+    assert_eq!(response.form, Some(CallForm::Python), "{file}");
+    assert_eq!(response.text, text, "{file}");
+    assert_eq!(response.warnings.iter().map(|w| w.rule()).collect::<Vec<_>>(), structure, "{file}");
+    type Owned = (String, serde_json::Value, Vec<(String, String)>, Vec<String>);
+    let calls: Vec<Owned> = response
+        .calls
+        .iter()
+        .map(|c| {
+            let w = c.parse_warnings.iter().map(|w| (w.pointer().to_owned(), w.rule().to_owned())).collect();
+            let e = errors(c).into_iter().map(|e| e.1.to_owned()).collect();
+            (c.tool_name.clone(), c.arguments.clone().unwrap_or(serde_json::Value::Null), w, e)
+        })
+        .collect();
+    let expected: Vec<Owned> = expected
+        .into_iter()
+        .map(|(name, arguments, w, e)| {
+            let w = w.into_iter().map(|(p, r)| (p.to_owned(), r.to_owned())).collect();
+            (name.to_owned(), arguments, w, e.into_iter().map(str::to_owned).collect())
+        })
+        .collect();
+    assert_eq!(calls, expected, "{file}");
+}
+
+#[test]
+fn the_answers_in_the_data_folder_read_as_expected() {
+    check(
+        "llama32_python_tag.txt",
+        "",
+        &[],
+        vec![
+            ("get_weather", json!({"city": "São Paulo", "days": 3}), vec![], vec![]),
+            ("get_time", json!({"tz": "America/Sao_Paulo"}), vec![], vec![]),
+        ],
+    );
+    check(
+        "llama4_python_start.txt",
+        "",
+        &[],
+        vec![
+            ("get_weather", json!({"city": "東京", "days": "3"}), vec![], vec![]),
+            ("get_time", json!({"tz": "Asia/Tokyo"}), vec![], vec![]),
+        ],
+    );
+    check(
+        "bfcl_json_literals_tuples.txt",
+        "",
+        &[],
+        vec![
+            (
+                "get_prime_factors",
+                json!({"number": 450, "formatted": true}),
+                vec![("/formatted", "python_json_literal")],
+                vec![],
+            ),
+            (
+                "calculate_distance",
+                json!({"coord1": [33.4484, -112.074], "coord2": [34.0522, -118.2437], "unit": "miles"}),
+                vec![("/coord1", "python_tuple"), ("/coord2", "python_tuple")],
+                vec![],
+            ),
+            (
+                "search_hotels",
+                json!({"filters": {"stars": [4, 5], "pool": true, "near": null}, "note": "Café \"Ÿ\" – é\n"}),
+                vec![("/filters/near", "python_json_literal")],
+                vec![],
+            ),
+        ],
+    );
+    check(
+        "prose_then_list.txt",
+        "Je vais vérifier la météo à Zürich : \nUn instant… 🌦\u{fe0f}",
+        &[],
+        vec![("get_weather", json!({"city": "Zürich", "days": 2}), vec![], vec![])],
+    );
+    check(
+        "cut_inside_string.txt",
+        "",
+        &[],
+        vec![
+            ("get_weather", json!({"city": "Paris", "days": 3}), vec![], vec![]),
+            ("get_time", serde_json::Value::Null, vec![], vec!["truncated_call"]),
+        ],
+    );
+    check(
+        "cut_inside_list.txt",
+        "",
+        &[],
+        vec![("get_weather", serde_json::Value::Null, vec![], vec!["truncated_call"])],
+    );
+    check(
+        "markdown_fence.txt",
+        "Here are the calls:\n\n",
+        &[],
+        vec![
+            ("get_weather", json!({"city": "Reykjavík", "days": 1}), vec![], vec![]),
+            ("get_time", json!({"tz": "Atlantic/Reykjavik"}), vec![], vec![]),
+        ],
+    );
+    check(
+        "several_lists_refusals.txt",
+        "\n\n",
+        &["python_several_lists", "python_several_lists"],
+        vec![
+            ("get_weather", json!({"city": "Lyon", "days": 1}), vec![], vec![]),
+            ("get_time", json!({"tz": "CET"}), vec![], vec![]),
+            ("random_forest.train", json!({"n_estimators": 100}), vec![], vec!["python_not_literal"]),
+            (
+                "finance_calculator.npv",
+                json!({"cash_flows": -50000, "discount_rate": 0.08}),
+                vec![],
+                vec!["python_positional"],
+            ),
+        ],
+    );
+    check(
+        "bare_calls_per_line.txt",
+        "\n",
+        &[],
+        vec![
+            ("get_weather", json!({"city": "Αθήνα", "days": 4}), vec![("", "python_no_brackets")], vec![]),
+            ("get_time", json!({"tz": "Europe/Athens"}), vec![("", "python_no_brackets")], vec![]),
+        ],
+    );
+}
+
+#[test]
+fn a_long_call_streamed_in_small_chunks_is_scanned_once() {
+    // Quadratic rescanning would read 16,000 chunks times a megabyte here.
+    let text = "é".repeat(500_000);
+    let answer = format!("[get_time(tz='{text}'), get_time(tz=\"\"\"{text}\"\"\")]");
+    let parser = OpenModelParser::new(&catalog());
+    let mut stream = parser.stream();
+    let mut events = Vec::new();
+    for chunk in answer.as_bytes().chunks(64) {
+        events.extend(stream.feed_bytes(chunk));
+    }
+    events.extend(stream.finish());
+    let response = OpenModelResponse::from_events(events);
+    assert_eq!(response.calls.len(), 2);
+    assert_eq!(response.calls[1].arguments, Some(json!({ "tz": text })));
+    // A long word at a line start, and a long blank after `[`, waiting for their end.
+    let answer = format!("{}\n[{}get_time(tz='x')]", "w".repeat(1 << 20), " ".repeat(1 << 20));
+    let mut stream = parser.stream();
+    let mut events = Vec::new();
+    for chunk in answer.as_bytes().chunks(64) {
+        events.extend(stream.feed_bytes(chunk));
+    }
+    events.extend(stream.finish());
+    assert_eq!(OpenModelResponse::from_events(events).text, answer);
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PIECES: &[&str] = &[
+        "[",
+        "]",
+        "(",
+        ")",
+        "{",
+        "}",
+        ",",
+        ":",
+        "=",
+        "get_weather(",
+        "get_time(",
+        "echo(",
+        "city=",
+        "days=",
+        "tz=",
+        "x",
+        "\"",
+        "'",
+        "'''",
+        "\"\"\"",
+        "\\",
+        "\\u00e9",
+        "\\x4",
+        "r'",
+        "f'",
+        "b'",
+        "#",
+        "\n",
+        " ",
+        "1_0",
+        "0x1F",
+        "-",
+        "1e-9",
+        "True",
+        "true",
+        "null",
+        "None",
+        "é",
+        "😀",
+        "<|python_tag|>",
+        "<|eot_id|>",
+        "```python\n",
+        "```",
+        "math.",
+        "my_data",
+        "[get_weather(city='Paris', days=3)]",
+        "lambda",
+        " for ",
+        "(1,)",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// Any text made of the form's pieces reads without a panic, and streamed in pieces of any
+        /// size it reads as it does whole.
+        #[test]
+        fn any_text_reads_the_same_whole_and_streamed(
+            pieces in prop::collection::vec(prop::sample::select(PIECES), 0..40),
+            size in 1usize..9,
+        ) {
+            let answer: String = pieces.concat();
+            let parser = OpenModelParser::new(&catalog());
+            let whole = parser.parse(&answer);
+            let mut stream = parser.stream();
+            let mut events = Vec::new();
+            for chunk in answer.as_bytes().chunks(size) {
+                events.extend(stream.feed_bytes(chunk));
+            }
+            events.extend(stream.finish());
+            prop_assert_eq!(OpenModelResponse::from_events(events), whole);
+        }
+    }
+}

@@ -354,6 +354,13 @@ fn read(cx: &Cx, text: &str, bare: bool) -> RawCall {
     raw
 }
 
+/// How many of `text`'s first bytes are among `bytes`, counted up to `MAX_BLANK + 1` (an
+/// opening is looked for through a bounded blank, so that a long one waiting for its end is not
+/// scanned again with each chunk).
+fn leading(text: &str, bytes: &[u8]) -> usize {
+    text.bytes().take(MAX_BLANK + 1).take_while(|b| bytes.contains(b)).count()
+}
+
 /// The length of the blanks and line breaks at the start of `text`.
 fn blank_len(text: &str) -> usize {
     text.len() - text.trim_start_matches([' ', '\t', '\n', '\r']).len()
@@ -386,7 +393,13 @@ enum Shape {
 }
 
 fn call_shape(text: &str, finished: bool) -> Shape {
-    let name = literal::dotted_name_len(text);
+    // The name is looked for in a bounded piece, so that a long word waiting for its end is
+    // not scanned again with each chunk.
+    let mut cap = text.len().min(MAX_NAME + 1);
+    while !text.is_char_boundary(cap) {
+        cap -= 1;
+    }
+    let name = literal::dotted_name_len(&text[..cap]);
     if name == 0 || name > MAX_NAME {
         return if text.is_empty() && !finished { Shape::More } else { Shape::No };
     }
@@ -395,7 +408,7 @@ fn call_shape(text: &str, finished: bool) -> Shape {
     if !finished && (after.is_empty() || after == ".") {
         return Shape::More;
     }
-    let spaces = after.len() - after.trim_start_matches([' ', '\t']).len();
+    let spaces = leading(after, b" \t");
     match after.as_bytes().get(spaces) {
         Some(b'(') => Shape::Yes { name, paren: name + spaces },
         None if !finished && spaces <= MAX_BLANK => Shape::More,
@@ -406,7 +419,7 @@ fn call_shape(text: &str, finished: bool) -> Shape {
 /// Whether a list of calls opens at the `[` before `text`: a call follows whose name is
 /// declared, or which is empty, or whose first argument is named.
 fn list_opens(cx: &Cx, text: &str, finished: bool) -> Opens {
-    let blank = blank_len(text);
+    let blank = leading(text, b" \t\r\n");
     if blank > MAX_BLANK {
         return Opens::No;
     }
@@ -426,7 +439,7 @@ fn evidence(cx: &Cx, text: &str, name: usize, paren: usize, finished: bool) -> O
     }
     let more = if finished { Opens::No } else { Opens::More };
     let inside = &text[paren + 1..];
-    let blank = blank_len(inside);
+    let blank = leading(inside, b" \t\r\n");
     if blank > MAX_BLANK {
         return Opens::No;
     }
@@ -435,12 +448,16 @@ fn evidence(cx: &Cx, text: &str, name: usize, paren: usize, finished: bool) -> O
     if first == b')' {
         return Opens::Yes;
     }
-    let keyword = literal::identifier_len(inside);
+    let mut cap = inside.len().min(MAX_NAME + 1);
+    while !inside.is_char_boundary(cap) {
+        cap -= 1;
+    }
+    let keyword = literal::identifier_len(&inside[..cap]);
     if keyword == 0 || keyword > MAX_NAME {
         return Opens::No;
     }
     let after = &inside[keyword..];
-    let after = &after[after.len() - after.trim_start_matches([' ', '\t']).len()..];
+    let after = &after[leading(after, b" \t")..];
     match after.as_bytes() {
         [] => more,
         [b'='] => more,
@@ -459,7 +476,7 @@ fn fence_opens(cx: &Cx, text: &str, finished: bool) -> Opens {
     }
     let more = if finished { Opens::No } else { Opens::More };
     let rest = &text[FENCE.len()..];
-    let Some(line_end) = memchr::memchr(b'\n', rest.as_bytes()) else {
+    let Some(line_end) = memchr::memchr(b'\n', &rest.as_bytes()[..rest.len().min(MAX_FENCE_LINE + 1)]) else {
         return if rest.len() <= MAX_FENCE_LINE { more } else { Opens::No };
     };
     let language = rest[..line_end].trim();
@@ -467,7 +484,7 @@ fn fence_opens(cx: &Cx, text: &str, finished: bool) -> Opens {
         return Opens::No;
     }
     let body = &rest[line_end + 1..];
-    let blank = blank_len(body);
+    let blank = leading(body, b" \t\r\n");
     if blank > MAX_BLANK {
         return Opens::No;
     }
