@@ -85,10 +85,10 @@ def main():
             answers.append({"key": f"{SHORT[model]}/{qid}", "functions": ref, "text": text})
     with open(f"{out}/answers.jsonl", "w") as f:
         for a in answers:
-            f.write(json.dumps(a, ensure_ascii=False) + "\n")
+            f.write(json.dumps(a, ensure_ascii=False, separators=(",", ":")) + "\n")
     with open(f"{out}/functions.jsonl", "w") as f:
         for ref, fs in sorted(functions.items()):
-            f.write(json.dumps({"ref": ref, "functions": fs}, ensure_ascii=False) + "\n")
+            f.write(json.dumps({"ref": ref, "functions": fs}, ensure_ascii=False, separators=(",", ":")) + "\n")
     write_synthetic(answers, f"{out}/synthetic.jsonl")
 
 
@@ -117,7 +117,7 @@ def write_synthetic(answers, path):
         out.append(dict(a, key=f"synthetic/cut/{a['key']}", text=t[:cut]))
     with open(path, "w") as f:
         for a in out:
-            f.write(json.dumps(a, ensure_ascii=False) + "\n")
+            f.write(json.dumps(a, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
 if __name__ == "__main__":
