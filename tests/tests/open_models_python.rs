@@ -310,6 +310,20 @@ fn a_keyword_given_twice_with_the_same_value_is_read_with_a_warning() {
 }
 
 #[test]
+fn a_python_keyword_as_an_argument_name_is_read_with_a_warning() {
+    let call = one("[integral(value=\"x^3\", from=1, to=5, class='Business')]");
+    assert_eq!(call.arguments, Some(json!({"value": "x^3", "from": 1, "to": 5, "class": "Business"})));
+    let expected = "an argument name Python accepts";
+    assert_eq!(
+        warnings(&call),
+        vec![
+            ("/from", "python_reserved_name", expected, "`from`, a Python keyword", "read as the argument `from`"),
+            ("/class", "python_reserved_name", expected, "`class`, a Python keyword", "read as the argument `class`"),
+        ]
+    );
+}
+
+#[test]
 fn a_keyword_given_twice_with_different_values_is_refused_naming_both() {
     let call = one("[get_weather(city='Paris', days=3, city='Lyon')]");
     assert_eq!(
@@ -817,4 +831,19 @@ mod properties {
             prop_assert_eq!(OpenModelResponse::from_events(events), whole);
         }
     }
+}
+
+#[test]
+fn brackets_that_do_not_match_are_refused_as_broken_python() {
+    let call = one("[echo(a=[1, 2), b=2)]");
+    assert_eq!(errors(&call)[0], ("/a", "python_syntax", "`]` to close the value", Some("`)`")));
+    assert!(call.parse_error.is_some());
+    let call = one("[echo(a={'k': 1)]");
+    assert_eq!(
+        errors(&call),
+        vec![
+            ("", "python_syntax", "`)` to close the call", Some("`]`")),
+            ("/a", "python_syntax", "`}` to close the value", Some("`)`")),
+        ]
+    );
 }

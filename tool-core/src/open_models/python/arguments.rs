@@ -9,6 +9,13 @@ use crate::model::{pointer, truncate, ArgumentError, ParseWarning};
 use crate::open_models::reader::Cx;
 use crate::open_models::request::insert_argument;
 
+/// Python's reserved words: never an argument's name in Python, yet models write `from=`.
+const RESERVED: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
 /// The arguments object of `call`; what was converted goes to `warnings`, what cannot be used
 /// to `errors`.
 pub(super) fn object(
@@ -25,7 +32,19 @@ pub(super) fn object(
     for arg in args {
         let Arg { keyword, text, value, notes, refusals } = arg;
         let key = match keyword {
-            Some(keyword) => keyword.to_owned(),
+            Some(keyword) => {
+                if RESERVED.contains(&keyword) {
+                    // `integral(from=1, to=5)`: Python refuses the call; the name is clear.
+                    warnings.push(ParseWarning::new(
+                        &pointer::child("", keyword),
+                        "python_reserved_name",
+                        "an argument name Python accepts",
+                        &format!("`{keyword}`, a Python keyword"),
+                        &format!("read as the argument `{keyword}`"),
+                    ));
+                }
+                keyword.to_owned()
+            }
             None => {
                 let index = place;
                 place += 1;
@@ -47,9 +66,19 @@ pub(super) fn object(
         };
         let at = pointer::child("", &key);
         warnings.extend(notes.into_iter().map(|note| warning(&at, note)));
+        let refused = !refusals.is_empty();
         errors.extend(refusals.into_iter().map(|refusal| error(&at, refusal)));
-        if let Some(value) = value {
-            insert_argument(&mut object, key, value, warnings, errors);
+        match value {
+            Some(value) => insert_argument(&mut object, key, value, warnings, errors),
+            // Every value left out says why; should one not, the call is still refused.
+            None if !refused => errors.push(ArgumentError {
+                pointer: at,
+                rule: "python_syntax".to_owned(),
+                expected: "a literal value".to_owned(),
+                received: Some(format!("`{}`", truncate(text))),
+                detail: "the value could not be read".to_owned(),
+            }),
+            None => {}
         }
     }
     object

@@ -121,7 +121,7 @@ pub(super) fn parse_call(text: &str) -> Call<'_> {
         }
         let keyword = p.keyword();
         let start = p.i;
-        let value = p.element(0, b')', false);
+        let value = p.element(0, false);
         let arg = Arg {
             keyword,
             text: p.s[start..p.i].trim_end(),
@@ -140,6 +140,18 @@ pub(super) fn parse_call(text: &str) -> Call<'_> {
         }
     }
     call
+}
+
+/// A container not closed by its own bracket, at `path`.
+fn syntax_at(path: &str, close: u8, received: String) -> Refusal {
+    let close = char::from(close);
+    Refusal {
+        path: path.to_owned(),
+        rule: "python_syntax",
+        expected: format!("`{close}` to close the value"),
+        received,
+        detail: format!("the value is not valid Python: expected `{close}`"),
+    }
 }
 
 /// A refusal of the call's structure.
@@ -224,19 +236,19 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// One element of a container (or an argument's value), ending at `,`, at `close`, or, for
-    /// a dict's key, at `:`. What is not one literal is refused whole, from its start to there.
-    fn element(&mut self, depth: usize, close: u8, key: bool) -> Option<Value> {
+    /// One element of a container (or an argument's value), ending at `,`, at a closing
+    /// bracket, or, for a dict's key, at `:`. What is not one literal is refused whole, from its start to there.
+    fn element(&mut self, depth: usize, key: bool) -> Option<Value> {
         self.skip_blank();
         let start = self.i;
         let (notes, refusals) = (self.notes.len(), self.refusals.len());
         let value = self.value(depth);
         self.skip_blank();
+        // A bracket that closes another container than this one is the container's to report.
         let ends = match self.peek() {
-            Some(b',') => true,
+            Some(b',' | b')' | b']' | b'}') | None => true,
             Some(b':') => key,
-            Some(b) => b == close,
-            None => true,
+            Some(_) => false,
         };
         if ends {
             return value;
@@ -247,6 +259,16 @@ impl<'a> Parser<'a> {
         self.i = skip_expression(self.s, start, key);
         self.not_literal(start);
         None
+    }
+
+    /// A bracket that does not close the container open (`[1, 2)`): the text is not Python.
+    fn mismatch(&mut self, close: u8) {
+        let received = match self.s[self.i..].chars().next() {
+            Some(c) => format!("`{c}`"),
+            None => "the end of the call".to_owned(),
+        };
+        self.refusals.push(syntax_at(&self.path, close, received));
+        self.i = (self.i + self.s[self.i..].chars().next().map_or(0, char::len_utf8)).min(self.s.len());
     }
 
     /// Refuses the text from `start` to the reading place: it is no literal.
@@ -363,12 +385,15 @@ impl<'a> Parser<'a> {
                     self.i += 1;
                     break;
                 }
-                None => return None,
+                None => {
+                    self.refusals.push(syntax_at(&self.path, close, "the end of the call".to_owned()));
+                    return None;
+                }
                 _ => {}
             }
             let len = self.path.len();
             pointer::push(&mut self.path, &items.len().to_string());
-            let item = self.element(depth + 1, close, false);
+            let item = self.element(depth + 1, false);
             self.path.truncate(len);
             match item {
                 Some(item) => items.push(item),
@@ -384,10 +409,7 @@ impl<'a> Parser<'a> {
                 if self.eat(close) {
                     break;
                 }
-                // A bracket that does not close this one: the text is not Python.
-                let start = self.i;
-                self.i = skip_expression(self.s, start, false).max(start + usize::from(self.peek().is_some()));
-                self.not_literal(start);
+                self.mismatch(close);
                 return None;
             }
         }
@@ -419,7 +441,7 @@ impl<'a> Parser<'a> {
         let (notes, refusals) = (self.notes.len(), self.refusals.len());
         let len = self.path.len();
         pointer::push(&mut self.path, "0");
-        let first = self.element(depth + 1, b'}', true);
+        let first = self.element(depth + 1, true);
         self.path.truncate(len);
         self.skip_blank();
         if self.eat(b':') {
@@ -446,7 +468,7 @@ impl<'a> Parser<'a> {
             let name = key.as_ref().and_then(|key| self.key_text(key));
             let len = self.path.len();
             pointer::push(&mut self.path, name.as_deref().unwrap_or(""));
-            let value = self.element(depth + 1, b'}', false);
+            let value = self.element(depth + 1, false);
             match (name, value) {
                 (Some(name), Some(value)) => self.insert_key(&mut object, name, value),
                 _ => refused = true,
@@ -457,9 +479,7 @@ impl<'a> Parser<'a> {
                 if self.eat(b'}') {
                     break;
                 }
-                let at = self.i;
-                self.i = skip_expression(self.s, at, false).max(at + usize::from(self.peek().is_some()));
-                self.not_literal(at);
+                self.mismatch(b'}');
                 return None;
             }
             self.skip_blank();
@@ -468,7 +488,7 @@ impl<'a> Parser<'a> {
             }
             let len = self.path.len();
             pointer::push(&mut self.path, &object.len().to_string());
-            key = self.element(depth + 1, b'}', true);
+            key = self.element(depth + 1, true);
             self.path.truncate(len);
             self.skip_blank();
             if !self.eat(b':') {
