@@ -847,3 +847,17 @@ fn brackets_that_do_not_match_are_refused_as_broken_python() {
         ]
     );
 }
+
+#[tokio::test]
+async fn an_unknown_tool_is_refused_with_the_closest_names_and_its_arguments_kept() {
+    let executor = Executor::new(catalog());
+    let record = executor.execute(one("[get_wether(city='Paris', days=2)]")).await;
+    assert_eq!(record.status, CallStatus::Failed);
+    assert_eq!(
+        record.content.text,
+        "There is no tool named `get_wether`. The closest existing tools are: `get_weather`, `get_time`, `get_prime_factors`. Call one of them instead."
+    );
+    assert_eq!(record.request.arguments, Some(json!({"city": "Paris", "days": 2})));
+    assert!(record.request.parse_error.is_none());
+    assert_eq!(record.request.raw_arguments, "get_wether(city='Paris', days=2)");
+}
