@@ -25,7 +25,7 @@ use std::process::Command;
 use serde_json::{Map, Value};
 use tool_core::open_models::{CallForm, OpenModelParser, OpenModelResponse};
 use tool_core::prelude::*;
-use tool_core::{ArgumentErrors, ParseWarning};
+use tool_core::{ArgumentErrors, CallFailure, ParseWarning};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/open_models/bfcl");
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/open_models_reference.py");
@@ -479,7 +479,12 @@ fn a_sample_runs_typed_by_the_bfcl_schemas() {
         let executor = Executor::new(catalog);
         let response = parser(functions).parse(answer["text"].as_str().unwrap());
         for (call, py) in response.calls.into_iter().zip(&python.calls) {
+            let read = call.arguments.clone();
             let record = runtime.block_on(executor.execute(call));
+            if let Some(CallFailure::UnknownTool { .. }) = record.failure {
+                // The record keeps what the reader read, for the model to be told.
+                assert_eq!(record.request.arguments, read, "{key}: an unknown tool's arguments");
+            }
             if record.status != CallStatus::Success {
                 refused += 1;
                 let rules: Vec<&str> =
