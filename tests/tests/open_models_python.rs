@@ -505,6 +505,10 @@ fn a_markdown_fence_around_the_calls_is_dropped_with_them() {
     assert_eq!(response.text, "");
     assert_eq!(response.calls.len(), 2);
     assert_eq!(response.calls[1].parse_warnings[0].rule(), "python_no_brackets");
+    // BFCL's tags, when its prompt asks for them.
+    let response = read("<TOOLCALL>[get_weather(city='Paris', days=2), get_time(tz='CET')]</TOOLCALL><|eot_id|>");
+    assert_eq!((response.text.as_str(), response.calls.len()), ("", 2));
+    assert!(response.warnings.is_empty());
     // A fence of other code stays text.
     let code = "```python\nprint(len(s))\n```";
     assert_eq!(read(code).text, code);
@@ -714,6 +718,15 @@ fn the_answers_in_the_data_folder_read_as_expected() {
                 vec![],
                 vec!["python_positional"],
             ),
+        ],
+    );
+    check(
+        "bfcl_toolcall_tags.txt",
+        "I will look both up.\n",
+        &[],
+        vec![
+            ("get_weather", json!({"city": "Montréal", "days": 2}), vec![], vec![]),
+            ("get_time", json!({"tz": "America/Toronto"}), vec![], vec![]),
         ],
     );
     check(

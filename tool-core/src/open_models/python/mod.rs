@@ -13,8 +13,9 @@
 //!
 //! Read with a warning: a call without its brackets, several lists, a list without its `]`
 //! after complete calls, calls without a comma between them; a Markdown fence around the
-//! calls (```` ```python ````, ```` ```tool_code ````) is dropped with them. A call cut by the end
-//! of the answer (its `)` or a string's closing quote missing) is refused.
+//! calls (```` ```python ````, ```` ```tool_code ````), or BFCL's `<TOOLCALL>` tags, are dropped
+//! with them. A call cut by the end of the answer (its `)` or a string's closing quote missing)
+//! is refused.
 //!
 //! Each call is scanned once as it arrives (strings, triple quotes, escapes, brackets, comments),
 //! and read when its `)` is: it comes out then.
@@ -28,6 +29,9 @@ use super::reader::{starts, Body, Cx, Opens, RawCall, Reader, Step};
 use crate::model::{truncate, ParseWarning};
 
 const FENCE: &str = "```";
+/// The tags BFCL's prompt asks for when it wants the calls tagged.
+const TAG: &str = "<TOOLCALL>";
+const TAG_END: &str = "</TOOLCALL>";
 /// The longest name (dotted, as `uber.ride`) an opening is looked for in; longer is words.
 const MAX_NAME: usize = 256;
 /// The most blank an opening is looked through (between `[` and the name, after `(`).
@@ -43,8 +47,9 @@ pub(super) struct Python {
     state: State,
     /// The lists of calls opened in the answer so far.
     lists: usize,
-    /// Whether the calls are in a Markdown fence, dropped with them.
-    fence: bool,
+    /// What closes the fence or tag the calls are in (```` ``` ````, `</TOOLCALL>`), dropped
+    /// with them.
+    fence: Option<&'static str>,
     /// A warning to give at the next step.
     pending: Option<ParseWarning>,
 }
@@ -71,7 +76,7 @@ enum State {
 
 impl Reader for Python {
     fn triggers(&self) -> &'static [u8] {
-        b"[`"
+        b"[`<"
     }
 
     fn opens_at_line_start(&self) -> bool {
@@ -83,6 +88,10 @@ impl Reader for Python {
         match text.as_bytes().first() {
             Some(b'[') => list_opens(cx, &text[1..], finished),
             Some(b'`') => fence_opens(cx, text, finished),
+            Some(b'<') => match starts(text, TAG, finished) {
+                Opens::Yes => body_opens(cx, &text[TAG.len()..], finished),
+                other => other,
+            },
             Some(_) if line_start => match call_shape(text, finished) {
                 Shape::Yes { name, .. } if cx.tool(&text[..name]).is_some() => Opens::Yes,
                 Shape::More => Opens::More,
@@ -99,8 +108,13 @@ impl Reader for Python {
         let text = &buf[pos..];
         match std::mem::take(&mut self.state) {
             State::Opening => {
+                if text.starts_with(TAG) {
+                    self.fence = Some(TAG_END);
+                    self.state = State::Fence;
+                    return Step::Skip(pos + TAG.len());
+                }
                 if text.starts_with(FENCE) {
-                    self.fence = true;
+                    self.fence = Some(FENCE);
                     self.state = State::Fence;
                     let line = memchr::memchr(b'\n', text.as_bytes()).map_or(text.len(), |at| at + 1);
                     return Step::Skip(pos + line);
@@ -155,7 +169,7 @@ impl Reader for Python {
 impl Python {
     /// Reading leaves the form's calls at `end`.
     fn out(&mut self, end: usize) -> Step {
-        self.fence = false;
+        self.fence = None;
         self.state = State::Opening;
         Step::Out(end)
     }
@@ -190,7 +204,7 @@ impl Python {
             None if !finished => return wait(self),
             None => return self.unclosed_list("the end of the answer".to_owned()),
             Some(b']') => {
-                return if self.fence {
+                return if self.fence.is_some() {
                     self.state = State::Fence;
                     Step::Skip(at + 1)
                 } else {
@@ -227,7 +241,7 @@ impl Python {
 
     /// The list of calls ends without its `]`; what follows is the model's words.
     fn unclosed_list(&mut self, received: String) -> Step {
-        self.state = if self.fence { State::Fence } else { State::Done };
+        self.state = if self.fence.is_some() { State::Fence } else { State::Done };
         Step::Warning(ParseWarning::new(
             "",
             "python_unclosed_list",
@@ -251,8 +265,9 @@ impl Python {
             self.state = State::Fence;
             return Step::More;
         }
-        match starts(text, FENCE, finished) {
-            Opens::Yes => return self.out(pos + FENCE.len()),
+        let close = self.fence.unwrap_or(FENCE);
+        match starts(text, close, finished) {
+            Opens::Yes => return self.out(pos + close.len()),
             Opens::More => {
                 self.state = State::Fence;
                 return Step::More;
@@ -328,7 +343,7 @@ impl Python {
             }
             _ => {}
         }
-        if self.fence {
+        if self.fence.is_some() {
             self.state = State::Fence;
             return self.step(cx, buf, pos, finished);
         }
@@ -483,7 +498,13 @@ fn fence_opens(cx: &Cx, text: &str, finished: bool) -> Opens {
     if line_end > MAX_FENCE_LINE || !language.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return Opens::No;
     }
-    let body = &rest[line_end + 1..];
+    body_opens(cx, &rest[line_end + 1..], finished)
+}
+
+/// Whether calls begin `body` (in a fence or a tag, after blanks): a list of calls, or a call
+/// as [`evidence`] accepts one.
+fn body_opens(cx: &Cx, body: &str, finished: bool) -> Opens {
+    let more = if finished { Opens::No } else { Opens::More };
     let blank = leading(body, b" \t\r\n");
     if blank > MAX_BLANK {
         return Opens::No;
