@@ -2,7 +2,7 @@
 //! declared types: exact arguments objects, warnings and errors, whole and streamed.
 
 use serde_json::json;
-use tool_core::open_models::{CallForm, OpenModelParser, OpenModelResponse};
+use tool_core::open_models::{CallForm, OpenModelEvent, OpenModelParser, OpenModelResponse};
 use tool_core::prelude::*;
 
 /// Tell the weather in a city.
@@ -509,6 +509,8 @@ fn a_markdown_fence_around_the_calls_is_dropped_with_them() {
     let response = read("<TOOLCALL>[get_weather(city='Paris', days=2), get_time(tz='CET')]</TOOLCALL><|eot_id|>");
     assert_eq!((response.text.as_str(), response.calls.len()), ("", 2));
     assert!(response.warnings.is_empty());
+    let response = read("<TOOLCALL>[get_time(tz='CET')] done</TOOLCALL> Bye.");
+    assert_eq!((response.text.as_str(), response.calls.len()), ("done Bye.", 1));
     // A fence of other code stays text.
     let code = "```python\nprint(len(s))\n```";
     assert_eq!(read(code).text, code);
@@ -873,4 +875,36 @@ async fn an_unknown_tool_is_refused_with_the_closest_names_and_its_arguments_kep
     assert_eq!(record.request.arguments, Some(json!({"city": "Paris", "days": 2})));
     assert!(record.request.parse_error.is_none());
     assert_eq!(record.request.raw_arguments, "get_wether(city='Paris', days=2)");
+}
+
+#[test]
+fn a_streamed_call_comes_out_as_soon_as_its_closing_bracket_arrives() {
+    let parser = OpenModelParser::new(&catalog());
+    let mut stream = parser.stream();
+    let calls = |events: &[OpenModelEvent]| events.iter().filter(|e| matches!(e, OpenModelEvent::Call(_))).count();
+    let events = stream.feed("Checking. [get_weather(city='Paris', days=3");
+    assert_eq!(events, vec![OpenModelEvent::Text("Checking. ".into()), OpenModelEvent::Form(CallForm::Python)]);
+    assert_eq!(calls(&stream.feed(")")), 1);
+    assert_eq!(calls(&stream.feed(", get_time(tz='a)b'")), 0);
+    assert_eq!(calls(&stream.feed(")")), 1);
+    assert_eq!(stream.feed("]"), vec![]);
+    assert_eq!(stream.finish(), vec![]);
+}
+
+#[test]
+fn the_form_is_detected_by_its_shape_and_can_be_named() {
+    use tool_core::open_models::detect;
+    assert_eq!(detect("[get_weather(city='Paris', days=3)]<|eot_id|>"), vec![CallForm::Python]);
+    assert_eq!(detect("Sure: [ping()]"), vec![CallForm::Python]);
+    // Without tools, a call needs its brackets and a named argument (or none).
+    assert!(detect("get_weather(city='Paris')").is_empty());
+    assert!(detect("[get_weather('Paris')]").is_empty());
+    assert_eq!(CallForm::from_name("python"), Some(CallForm::Python));
+    assert_eq!(CallForm::Python.to_string(), "python");
+    // Named, the form alone is read: another form's text is words.
+    let parser = OpenModelParser::new(&catalog()).form(CallForm::Python);
+    let kimi = "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>";
+    let response = parser.parse(&format!("{kimi}[get_time(tz='CET')]"));
+    assert_eq!(response.text, kimi);
+    assert_eq!(response.calls.len(), 1);
 }

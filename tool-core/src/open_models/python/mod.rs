@@ -127,10 +127,10 @@ impl Reader for Python {
             }
             State::List { after_call, seen } => self.in_list(cx, buf, pos, after_call, seen, finished),
             State::Fence => self.in_fence(cx, buf, pos, finished),
-            State::FenceText => match memchr::memchr(b'\n', text.as_bytes()) {
-                Some(at) => {
+            State::FenceText => match self.fence_words_end(text) {
+                Some(end) => {
                     self.state = State::Fence;
-                    Step::Text(pos + at + 1)
+                    Step::Text(pos + end)
                 }
                 None if text.is_empty() => self.end_of_fence_text(pos, finished),
                 None => {
@@ -295,6 +295,20 @@ impl Python {
                 self.state = State::FenceText;
                 self.step(cx, buf, pos, finished)
             }
+        }
+    }
+
+    /// Where words in a fence end, when the text so far shows it: after the line's end, or, in
+    /// `<TOOLCALL>` tags, at the next `<` (past the first byte, so that reading moves on).
+    fn fence_words_end(&self, text: &str) -> Option<usize> {
+        let line = memchr::memchr(b'\n', text.as_bytes()).map(|at| at + 1);
+        let tag = match self.fence {
+            Some(TAG_END) => memchr::memchr(b'<', text.as_bytes().get(1..).unwrap_or_default()).map(|at| at + 1),
+            _ => None,
+        };
+        match (line, tag) {
+            (Some(line), Some(tag)) => Some(line.min(tag)),
+            (line, tag) => line.or(tag),
         }
     }
 
