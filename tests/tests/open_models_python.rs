@@ -578,12 +578,35 @@ async fn an_executor_run_gives_the_typed_values() {
     let executor = Executor::new(catalog());
     let response = read("<|python_start|>[get_weather(city=\"Paris\", days=\"3\"), get_prime_factors(number=450, formatted=true)]<|python_end|><|eot|>");
     let records = executor.execute_batch(response.calls).await;
+    let all = |i: usize| -> Vec<(String, String, String, String, String)> {
+        records[i]
+            .warnings()
+            .iter()
+            .map(|w| (w.pointer().into(), w.rule().into(), w.expected().into(), w.received().into(), w.action().into()))
+            .collect()
+    };
     assert_eq!(records[0].content.text, "Paris: sunny for 3 days");
-    let w = &records[0].warnings()[0];
-    assert_eq!((w.pointer(), w.rule()), ("/days", "string_to_integer"));
+    assert_eq!(
+        all(0),
+        vec![(
+            "/days".into(),
+            "string_to_integer".into(),
+            "an integer".into(),
+            "\"3\"".into(),
+            "converted to 3".into()
+        )]
+    );
     assert_eq!(records[1].content.text, "450 true");
-    let w = &records[1].warnings()[0];
-    assert_eq!((w.pointer(), w.rule(), w.received()), ("/formatted", "python_json_literal", "true"));
+    assert_eq!(
+        all(1),
+        vec![(
+            "/formatted".into(),
+            "python_json_literal".into(),
+            "`True`".into(),
+            "true".into(),
+            "read as true".into()
+        )]
+    );
 }
 
 #[tokio::test]
@@ -835,6 +858,25 @@ mod properties {
             size in 1usize..9,
         ) {
             let answer: String = pieces.concat();
+            let parser = OpenModelParser::new(&catalog());
+            let whole = parser.parse(&answer);
+            let mut stream = parser.stream();
+            let mut events = Vec::new();
+            for chunk in answer.as_bytes().chunks(size) {
+                events.extend(stream.feed_bytes(chunk));
+            }
+            events.extend(stream.finish());
+            prop_assert_eq!(OpenModelResponse::from_events(events), whole);
+        }
+
+        /// Any text at all (pieces of the form between arbitrary characters) reads without a
+        /// panic, the same whole and streamed.
+        #[test]
+        fn arbitrary_text_reads_the_same_whole_and_streamed(
+            parts in prop::collection::vec(("\\PC{0,6}", prop::sample::select(PIECES)), 0..20),
+            size in 1usize..9,
+        ) {
+            let answer: String = parts.iter().map(|(noise, piece)| format!("{noise}{piece}")).collect();
             let parser = OpenModelParser::new(&catalog());
             let whole = parser.parse(&answer);
             let mut stream = parser.stream();

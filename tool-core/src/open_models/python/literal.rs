@@ -237,7 +237,8 @@ impl<'a> Parser<'a> {
     }
 
     /// One element of a container (or an argument's value), ending at `,`, at a closing
-    /// bracket, or, for a dict's key, at `:`. What is not one literal is refused whole, from its start to there.
+    /// bracket, or, for a dict's key, at `:`. What is not one literal is refused whole, from its
+    /// start to there.
     fn element(&mut self, depth: usize, key: bool) -> Option<Value> {
         self.skip_blank();
         let start = self.i;
@@ -494,7 +495,7 @@ impl<'a> Parser<'a> {
             if !self.eat(b':') {
                 // `{1: 2, 3}`: Python refuses a set and a dict mixed.
                 self.i = skip_expression(self.s, start + 1, false);
-                let _ = self.eat(b'}');
+                self.eat(b'}');
                 self.not_literal(start);
                 return None;
             }
