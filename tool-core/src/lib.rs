@@ -33,13 +33,13 @@
 //!
 //! The README has a short tour; the guides in the repository's `docs/` folder (its
 //! `README.md` lists them) cover every form of `#[tool]`, the executor, the records, the
-//! providers, MCP, REST tools and the XML protocol.
+//! providers, MCP, REST tools, the XML protocol and open models' own tool calls.
 //!
 //! What a host uses most is at the crate root and in the [`prelude`]. The modules hold the rest:
 //! [`extract`] (reading arguments without a declared tool, the parameter traits), [`schema`]
 //! (the schemars settings every schema is made with), [`providers`] (each provider's dialect),
-//! [`document`] (the catalog written out), and, behind their features, `mcp`, `rest`, `xml`
-//! and `cli`.
+//! [`document`] (the catalog written out), and, behind their features, `mcp`, `rest`, `xml`,
+//! `open_models` and `cli`.
 
 // The modules are layers, bottom first: each uses only the ones above it in this list, never
 // one that uses it back (`tests/tests/layers.rs` checks both from the source).
@@ -277,6 +277,9 @@ mod guides {
     #[cfg(feature = "xml")]
     #[doc = include_str!("../../docs/xml.md")]
     pub struct Xml;
+    #[cfg(feature = "open-models")]
+    #[doc = include_str!("../../docs/open-models.md")]
+    pub struct OpenModels;
     #[cfg(feature = "cli")]
     #[doc = include_str!("../../docs/cli.md")]
     pub struct Cli;

@@ -271,8 +271,21 @@ fn object_opens(cx: &Cx, buf: &str, at: usize, finished: bool) -> Opens {
     let closed = extent.scan(buf, limit).is_some();
     let mut name: Option<String> = None;
     let mut arguments = false;
+    // After a declared tool's name, other keys may be its arguments written beside it, unless
+    // one is `description`: a tool's definition echoed back (`{"name": .., "description": ..}`)
+    // is not a call. The object's keys within the window tell.
+    let declared = |name: &Option<String>| name.as_deref().is_some_and(|name| cx.tool(name).is_some());
     for member in extent.members() {
         let key = key_name(&buf[member.key.clone()]);
+        if key == "description" {
+            return Opens::No;
+        }
+        if declared(&name) {
+            if key == "parameters" || key == "arguments" {
+                return Opens::Yes;
+            }
+            continue;
+        }
         if !call_key(&key) {
             return Opens::No;
         }
@@ -284,17 +297,22 @@ fn object_opens(cx: &Cx, buf: &str, at: usize, finished: bool) -> Opens {
             },
             _ => {}
         }
-        if let Some(name) = &name {
-            if arguments || cx.tool(name).is_some() {
-                return Opens::Yes;
-            }
+        if name.is_some() && arguments {
+            return Opens::Yes;
         }
     }
     // A quoted key whose `:` has not come yet already tells.
     if let Some(key) = extent.pending_key().filter(|_| !extent.in_string()) {
-        if string_value(&buf[key]).is_some_and(|key| !call_key(&key)) {
-            return Opens::No;
+        match string_value(&buf[key]) {
+            Some(key) if key == "description" => return Opens::No,
+            Some(key) if !declared(&name) && !call_key(&key) => return Opens::No,
+            _ => {}
         }
+    }
+    // A declared tool without arguments (`{"name": "get_time"}`) or with them beside its name,
+    // once the object or the window ends without a `description`.
+    if declared(&name) && (closed || extent.scanned() >= limit || finished) {
+        return Opens::Yes;
     }
     if closed || extent.scanned() >= limit || finished {
         Opens::No
