@@ -398,3 +398,34 @@ fn the_result_format_follows_the_form_and_the_answers_own_marks() {
         }
     }
 }
+
+#[test]
+fn llamas_tools_can_go_in_the_first_user_message_instead() {
+    let catalog = catalog();
+    let header = "Environment: ipython\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n";
+    let json = OpenModelPrompt::new(&catalog, PromptStyle::LlamaJson).unwrap();
+    assert_eq!(
+        json.user_message("  What is the weather in Paris?\n").unwrap(),
+        format!(
+            "Given the following functions, please respond with a JSON for a function call with its proper arguments \
+             that best answers the given prompt.\n\nRespond in the format {{\"name\": function name, \"parameters\": \
+             dictionary of argument name and its value}}.Do not use variables.\n\n{TOOLS}What is the weather in Paris?"
+        )
+    );
+    assert_eq!(json.system_without_tools(), header);
+    let python = OpenModelPrompt::new(&catalog, PromptStyle::LlamaPython).unwrap();
+    assert_eq!(
+        python.user_message("Weather in Oslo?").unwrap(),
+        format!(
+            "Given the following functions, please respond with a python list for function calls with their proper \
+             arguments to best answer the given prompt.\n\nRespond in the format [func_name1(params_name1=\
+             params_value1, params_name2=params_value2...), func_name2(params)] Do not use variables.\n\n{TOOLS}\
+             Weather in Oslo?"
+        )
+    );
+    assert_eq!(python.system_without_tools(), format!("{header}{PYTHON_DEFAULT_SYSTEM}"));
+    assert_eq!(python.clone().system("Be brief.").system_without_tools(), format!("{header}Be brief."));
+    let bfcl = OpenModelPrompt::new(&catalog, PromptStyle::BfclPython).unwrap();
+    assert_eq!(bfcl.user_message("Weather in Oslo?"), None);
+    assert_eq!(bfcl.system_without_tools(), bfcl.build());
+}

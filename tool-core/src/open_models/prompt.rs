@@ -171,10 +171,7 @@ impl OpenModelPrompt {
                     "Environment: ipython\nCutting Knowledge Date: December 2023\nToday Date: {}\n\n{instructions}\n\n",
                     self.today
                 );
-                for tool in &self.tools {
-                    text.push_str(&python_json_indented(&json!({ "type": "function", "function": tool })));
-                    text.push_str("\n\n");
-                }
+                text.push_str(&self.tool_list());
                 text.push_str(system.unwrap_or(default));
                 text
             }
@@ -191,6 +188,72 @@ impl OpenModelPrompt {
                 text
             }
         }
+    }
+}
+
+impl OpenModelPrompt {
+    /// The first user message with the tools in it, as Llama's templates write it when
+    /// `tools_in_user_message` is set (Llama 3.1's default): the instructions in their user
+    /// wording, the tools, then the user's own message, trimmed. The system message is then
+    /// [`OpenModelPrompt::system_without_tools`]. `None` for BFCL's prompt, which has no such
+    /// variant.
+    ///
+    /// ```
+    /// use tool_core::prelude::*;
+    /// use tool_core::open_models::{OpenModelPrompt, PromptStyle};
+    ///
+    /// let catalog = ToolCatalog::builder().build().unwrap();
+    /// let prompt = OpenModelPrompt::new(&catalog, PromptStyle::LlamaJson).unwrap();
+    /// assert_eq!(
+    ///     prompt.user_message(" Weather in Paris? ").unwrap(),
+    ///     "Given the following functions, please respond with a JSON for a function call with its proper \
+    ///      arguments that best answers the given prompt.\n\nRespond in the format {\"name\": function name, \
+    ///      \"parameters\": dictionary of argument name and its value}.Do not use variables.\n\nWeather in Paris?"
+    /// );
+    /// assert_eq!(prompt.system_without_tools(), "Environment: ipython\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n");
+    /// ```
+    pub fn user_message(&self, first_user_message: &str) -> Option<String> {
+        let instructions = match self.style {
+            PromptStyle::LlamaPython => {
+                "Given the following functions, please respond with a python list for function calls with their \
+                 proper arguments to best answer the given prompt.\n\nRespond in the format [func_name1(\
+                 params_name1=params_value1, params_name2=params_value2...), func_name2(params)] Do not use variables."
+            }
+            PromptStyle::LlamaJson => {
+                "Given the following functions, please respond with a JSON for a function call with its proper \
+                 arguments that best answers the given prompt.\n\nRespond in the format {\"name\": function name, \
+                 \"parameters\": dictionary of argument name and its value}.Do not use variables."
+            }
+            PromptStyle::BfclPython => return None,
+        };
+        Some(format!("{instructions}\n\n{}{}", self.tool_list(), first_user_message.trim()))
+    }
+
+    /// The system message that goes with [`OpenModelPrompt::user_message`]: Llama's header
+    /// lines and the host's system text, without the tools. For BFCL's prompt, which keeps the
+    /// tools in the system message, [`OpenModelPrompt::build`].
+    pub fn system_without_tools(&self) -> String {
+        let system = self.system.as_deref().map(str::trim);
+        let default = match self.style {
+            PromptStyle::LlamaPython => PYTHON_DEFAULT_SYSTEM,
+            PromptStyle::LlamaJson => "",
+            PromptStyle::BfclPython => return self.build(),
+        };
+        format!(
+            "Environment: ipython\nCutting Knowledge Date: December 2023\nToday Date: {}\n\n{}",
+            self.today,
+            system.unwrap_or(default)
+        )
+    }
+
+    /// Each tool as Llama's templates write it, a blank line after each.
+    fn tool_list(&self) -> String {
+        let mut text = String::new();
+        for tool in &self.tools {
+            text.push_str(&python_json_indented(&json!({ "type": "function", "function": tool })));
+            text.push_str("\n\n");
+        }
+        text
     }
 }
 
