@@ -65,11 +65,10 @@ Send the corrected arguments to `notes.search` again."
 async fn small_open_model() -> Result<(), Box<dyn std::error::Error>> {
     use tool_core::open_models::{CallForm, OpenModelParser};
 
-    let Some(python) = CallForm::from_name("python") else { return Ok(()) };
     // Llama 3.2 3B writes Python calls between its own special tokens, numbers often quoted.
     let answer = "<|python_tag|>[notes.search(query='rust', limit=\"2\")]<|eot_id|>";
     let executor = Executor::new(ToolCatalog::global()?.clone());
-    let parser = OpenModelParser::new(executor.catalog()).form(python);
+    let parser = OpenModelParser::new(executor.catalog()).form(CallForm::Python);
     let turn = parser.parse_and_execute(&executor, answer).await;
     assert_eq!(turn.records[0].content.text, r#"["rust #1","rust #2"]"#);
     assert_eq!(turn.records[0].warnings()[0].rule(), "string_to_integer");

@@ -447,11 +447,15 @@ impl Executor {
     /// Looks the tool up and binds the arguments; a failure here is already a record.
     fn prepare(&self, mut request: ToolCallRequest, started: Instant) -> Stage {
         let Some(tool) = self.catalog.get(&request.tool_name) else {
-            // Keep what the model sent readable in the record: a generic tolerant parse.
-            let untyped = crate::extract::untyped_with(&request.raw_arguments, self.catalog.policy());
-            request.parse_warnings.extend(untyped.warnings);
-            request.arguments = untyped.arguments;
-            request.parse_error = untyped.value.err();
+            // Keep what the model sent readable in the record: a generic tolerant parse, unless
+            // a reader already made the arguments object (a Python call's raw text is no JSON)
+            // or refused them (a call the end of the answer cut keeps its own error).
+            if request.arguments.is_none() && request.parse_error.is_none() {
+                let untyped = crate::extract::untyped_with(&request.raw_arguments, self.catalog.policy());
+                request.parse_warnings.extend(untyped.warnings);
+                request.arguments = untyped.arguments;
+                request.parse_error = untyped.value.err();
+            }
             let suggestions: Vec<String> =
                 self.catalog.closest_names(&request.tool_name, 3).into_iter().map(str::to_owned).collect();
             let message = unknown_tool_message(&request.tool_name, &suggestions, self.catalog.is_empty());

@@ -134,6 +134,11 @@ fn reader(form: CallForm) -> FormReader {
         CallForm::Hermes => FormReader::Xml,
         CallForm::Kimi => FormReader::Own(Box::<super::kimi::Kimi>::default()),
         CallForm::Glm => FormReader::Own(Box::<super::glm::Glm>::default()),
+        CallForm::DeepSeek => FormReader::Own(Box::<super::deepseek::DeepSeek>::default()),
+        CallForm::Mistral => FormReader::Own(Box::<super::mistral::Mistral>::default()),
+        CallForm::LlamaJson => FormReader::Own(Box::<super::llama_json::LlamaJson>::default()),
+        CallForm::Harmony => FormReader::Own(Box::<super::harmony::Harmony>::default()),
+        CallForm::Python => FormReader::Own(Box::<super::python::Python>::default()),
     }
 }
 
@@ -168,7 +173,9 @@ impl FormReader {
 /// What a whole answer holds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct OpenModelResponse {
-    /// The form the calls were read in (`None` when the answer holds no call).
+    /// The form the calls were read in: the first whose markup the answer shows (`None` when it
+    /// shows none). A form marked by its own tokens is named even when no call follows them
+    /// (a harmony answer of an analysis and a final message, an empty Kimi section).
     pub form: Option<CallForm>,
     /// The model's own words: the text outside the calls, in order, special tokens left out.
     pub text: String,
@@ -422,7 +429,12 @@ impl OpenModelStream {
         let rest = self.buf.split_off(self.pos);
         self.buf.clear();
         self.pos = 0;
-        let events = xml.feed(&rest);
+        let mut events = xml.feed(&rest);
+        // A character a byte chunk cut after the opening is the XML reader's to finish.
+        let tail = self.tail.take();
+        if !tail.is_empty() {
+            events.extend(xml.feed_bytes(&tail));
+        }
         self.xml = Some(xml);
         let events = self.xml_events(events, false);
         self.events.extend(events);
@@ -439,8 +451,12 @@ impl OpenModelStream {
         for event in events {
             match event {
                 XmlEvent::Text(text) => words(self.xml_text.push(&text), &mut out),
-                XmlEvent::Call(call) => {
+                XmlEvent::Call(mut call) => {
                     words(self.xml_text.flush(), &mut out);
+                    // The XML reader's own form is `<invoke>`: for it, Hermes's JSON and
+                    // Qwen3-Coder's `<function=..>` are variants; here they are the forms the
+                    // models were trained on, and say nothing about the call.
+                    call.parse_warnings.retain(|w| !matches!(w.rule(), "xml_json_tool_call" | "xml_qwen_form"));
                     out.push(OpenModelEvent::Call(call));
                 }
                 XmlEvent::Warning(warning) => {

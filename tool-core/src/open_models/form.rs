@@ -21,11 +21,41 @@ pub enum CallForm {
     /// GLM-4.5 to 4.7: `<tool_call>name<arg_key>key</arg_key><arg_value>value</arg_value></tool_call>`,
     /// each value text, typed by its declared parameter.
     Glm,
+    /// DeepSeek V3 and R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name`
+    /// and the arguments in a `` ```json `` fence; V3.1: `<｜tool▁call▁begin｜>name<｜tool▁sep｜>{..}`.
+    DeepSeek,
+    /// Mistral: `[TOOL_CALLS] [{"name": .., "arguments": {..}, "id": ..}]` before v11,
+    /// `[TOOL_CALLS]name[CALL_ID]id[ARGS]{..}` from v11 on.
+    Mistral,
+    /// Llama 3.1, 3.3 and 4: `{"name": .., "parameters": {..}}`, after `<|python_tag|>` or
+    /// alone, several separated by `;`.
+    LlamaJson,
+    /// gpt-oss's harmony messages: `<|start|>assistant<|channel|>commentary to=functions.name`
+    /// ` <|constrain|>json<|message|>{..}<|call|>`; the other messages' text is the model's words.
+    Harmony,
+    /// Python calls ("pythonic": Llama 3.2 and 4, BFCL's prompts, many fine-tunes):
+    /// `[get_weather(city="Paris", days=3), get_time(tz='CET')]`, the values Python literals.
+    Python,
 }
 
 impl CallForm {
     /// Every form, in the order they are tried when none is named.
-    pub const ALL: &'static [CallForm] = &[CallForm::Kimi, CallForm::Glm, CallForm::Hermes];
+    pub const ALL: &'static [CallForm] = &[
+        CallForm::Kimi,
+        CallForm::Harmony,
+        CallForm::DeepSeek,
+        CallForm::Mistral,
+        CallForm::Glm,
+        CallForm::Hermes,
+        CallForm::Python,
+        CallForm::LlamaJson,
+    ];
+
+    /// Whether the form is written in plain text, without special tokens or tags of its own
+    /// (Python calls, Llama's JSON).
+    pub fn is_plain_text(self) -> bool {
+        matches!(self, CallForm::Python | CallForm::LlamaJson)
+    }
 
     /// The form's stable name (`python`, `llama_json`, `kimi`...), as in `docs/open-models.md`.
     pub fn name(self) -> &'static str {
@@ -33,6 +63,11 @@ impl CallForm {
             CallForm::Kimi => "kimi",
             CallForm::Hermes => "hermes",
             CallForm::Glm => "glm",
+            CallForm::DeepSeek => "deepseek",
+            CallForm::Mistral => "mistral",
+            CallForm::LlamaJson => "llama_json",
+            CallForm::Harmony => "harmony",
+            CallForm::Python => "python",
         }
     }
 

@@ -40,8 +40,10 @@ impl Reader for Glm {
             Opens::Yes => {}
             other => return other,
         }
-        // Hermes writes JSON after the tag, Qwen3-Coder `<function=`: GLM the tool's name.
-        let after = text[OPEN.len()..].trim_start();
+        // Hermes writes JSON after the tag, Qwen3-Coder `<function=`: GLM the tool's name, right
+        // after it (or after a line break); prose that mentions the tag (`use <tool_call> here`)
+        // puts a space there.
+        let after = text[OPEN.len()..].trim_start_matches(['\n', '\r']);
         match after.chars().next() {
             None if !finished => Opens::More,
             Some(c) if c.is_alphabetic() || c == '_' => Opens::Yes,

@@ -33,10 +33,13 @@ enum State {
     /// At the opening the engine found.
     #[default]
     Opening,
-    /// In a section, between calls.
-    Section,
+    /// In a section, between calls; `words` once the model's words began there (their blanks
+    /// are then words too, up to the next token).
+    Section { words: bool },
     /// In a call that began at `start` (its `<|tool_call_begin|>`), searched up to `scanned`.
     Call { start: usize, in_section: bool, scanned: usize },
+    /// A call without its section was read: what follows it is outside.
+    Out,
 }
 
 impl Reader for Kimi {
@@ -53,7 +56,7 @@ impl Reader for Kimi {
             State::Opening => {
                 let text = &buf[pos..];
                 if let Some(token) = [SECTION_BEGIN, SECTION_BEGIN_SINGULAR].into_iter().find(|t| text.starts_with(t)) {
-                    self.state = State::Section;
+                    self.state = State::Section { words: false };
                     if token == SECTION_BEGIN_SINGULAR {
                         return Step::Warning(ParseWarning::new(
                             "",
@@ -74,21 +77,29 @@ impl Reader for Kimi {
                     "read the call without its section",
                 ))
             }
-            State::Section => self.in_section(buf, pos, finished),
+            State::Section { words } => self.in_section(buf, pos, words, finished),
+            State::Out => {
+                self.state = State::Opening;
+                Step::Out(pos)
+            }
             State::Call { start, in_section, scanned } => self.in_call(buf, start, in_section, scanned, finished),
         }
     }
 }
 
 impl Kimi {
-    fn in_section(&mut self, buf: &str, pos: usize, finished: bool) -> Step {
+    fn in_section(&mut self, buf: &str, pos: usize, words: bool, finished: bool) -> Step {
         // The singular opening token was read in `Opening` without being skipped.
-        if let Some(rest) = buf[pos..].strip_prefix(SECTION_BEGIN_SINGULAR) {
-            return Step::Skip(buf.len() - rest.len());
+        match starts(&buf[pos..], SECTION_BEGIN_SINGULAR, finished) {
+            Opens::Yes => return Step::Skip(pos + SECTION_BEGIN_SINGULAR.len()),
+            // Decided on the whole token, as reading the whole answer decides it.
+            Opens::More => return Step::More,
+            Opens::No => {}
         }
         let text = &buf[pos..];
+        // Blanks between the tokens are markup; a chunk's cut must not make them so inside words.
         let blank = text.len() - text.trim_start().len();
-        if blank > 0 {
+        if blank > 0 && !words {
             return Step::Skip(pos + blank);
         }
         if text.is_empty() {
@@ -115,7 +126,10 @@ impl Kimi {
             }
             Opens::More => Step::More,
             // Words inside the section are the model's, up to the next token.
-            Opens::No => Step::Text(memchr::memchr(b'<', &text.as_bytes()[1..]).map_or(buf.len(), |at| pos + 1 + at)),
+            Opens::No => {
+                self.state = State::Section { words: true };
+                Step::Text(memchr::memchr(b'<', &text.as_bytes()[1..]).map_or(buf.len(), |at| pos + 1 + at))
+            }
         }
     }
 
@@ -139,7 +153,7 @@ impl Kimi {
             }
             let mut call = read_call(&buf[body_start..]);
             call.cut = Some("`<|tool_call_end|>`");
-            self.state = if in_section { State::Section } else { State::Opening };
+            self.state = if in_section { State::Section { words: false } } else { State::Opening };
             let end = buf.len();
             return if in_section { Step::Call(end, Box::new(call)) } else { self.out_after(call, end) };
         };
@@ -157,7 +171,7 @@ impl Kimi {
             end
         };
         if in_section {
-            self.state = State::Section;
+            self.state = State::Section { words: false };
             Step::Call(after, Box::new(call))
         } else {
             self.out_after(call, after)
@@ -166,7 +180,7 @@ impl Kimi {
 
     /// A call read without its section: the reader is outside again after it.
     fn out_after(&mut self, call: RawCall, end: usize) -> Step {
-        self.state = State::Opening;
+        self.state = State::Out;
         Step::Call(end, Box::new(call))
     }
 }

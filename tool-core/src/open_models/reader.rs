@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 use std::fmt::Debug;
 
+use serde_json::Value;
+
 use crate::model::{ArgumentError, ParseWarning, ToolDefinition};
 use crate::xml::Shape;
 
@@ -118,6 +120,9 @@ pub(super) enum Body {
     /// Parameter names and their text (GLM's `<arg_key>`/`<arg_value>`), each typed by its
     /// declared parameter without a warning: the form carries text alone.
     Pairs(Vec<(String, String)>),
+    /// The arguments object the reader built from the form's own literals (a Python call's):
+    /// extraction converts each value by its declared type, with its usual warnings.
+    Object(Value),
 }
 
 /// Whether `text` starts with `token`, or, when the answer is not finished, could still grow into it.

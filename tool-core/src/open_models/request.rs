@@ -24,6 +24,7 @@ impl Requests {
         let arguments = match body {
             Body::Json => None,
             Body::Pairs(pairs) => Some(Value::Object(pairs_object(cx, &name, pairs, &mut warnings, &mut errors))),
+            Body::Object(object) => Some(object),
         };
         if let Some(expected) = cut {
             errors.push(ArgumentError {

@@ -287,7 +287,16 @@ impl XmlStream {
                     Form::Xml => "`</function_calls>`",
                     Form::Qwen => "`</tool_call>`",
                 };
-                self.close_block(block);
+                let json = block.form == Form::Qwen && block.invokes == 0 && block.text.trim_start().starts_with('{');
+                let cut = || matches!(serde_json::from_str::<Value>(block.text.trim()), Err(error) if error.is_eof());
+                match json.then(cut) {
+                    // A Hermes/Qwen JSON call the end cut: refused, never read as words.
+                    Some(true) => {
+                        let call = self.cut_json_call(&block.text);
+                        self.events.push(XmlEvent::Call(call));
+                    }
+                    _ => self.close_block(block),
+                }
                 self.events.push(structure("xml_unclosed_block", expected, THE_END, "read the calls the block holds"));
                 false
             }
@@ -380,6 +389,30 @@ impl XmlStream {
             "read the JSON call",
         ));
         Some(call)
+    }
+
+    /// The call in `<tool_call>{"name": .., "arguments": {..` when the end of the answer cut
+    /// it: its name and the arguments' text as far as they came, refused.
+    fn cut_json_call(&mut self, text: &str) -> ToolCallRequest {
+        // The value after `"key":`, as far as it came.
+        let after_key = |key: &str| {
+            let at = text.find(key)?;
+            text[at + key.len()..].trim_start().strip_prefix(':').map(str::trim_start)
+        };
+        let name = after_key("\"name\"")
+            .and_then(|value| serde_json::Deserializer::from_str(value).into_iter::<String>().next())
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let raw = after_key("\"arguments\"").or_else(|| after_key("\"parameters\"")).unwrap_or_default().trim_end();
+        let mut call = self.request(name, raw.to_owned());
+        call.parse_error = Some(ArgumentErrors::single(ArgumentError {
+            pointer: String::new(),
+            rule: "truncated_call".to_owned(),
+            expected: "the whole call, closed by `</tool_call>`".to_owned(),
+            received: Some(THE_END.to_owned()),
+            detail: "the answer ended inside the call, so its values may be cut short; it was not run".to_owned(),
+        }));
+        call
     }
 
     fn open_invoke(&mut self, block: Option<Block>, form: Form, opening: Opening, (start, end): (usize, usize)) {
@@ -706,6 +739,11 @@ impl Utf8Tail {
             bytes.drain(..cut);
             self.0 = bytes;
         }
+    }
+
+    /// The start of a cut character, for a reader that reads on in this one's place.
+    pub fn take(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.0)
     }
 
     /// Bytes of a cut character that never got their end: U+FFFD.

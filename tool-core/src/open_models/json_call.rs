@@ -1,0 +1,119 @@
+//! A call written as a JSON object, `{"name": "get_weather", "parameters": {..}}` (Llama) or
+//! `{"name": .., "arguments": {..}, "id": ..}` (Mistral before v11): the name and id read, the
+//! arguments kept as the text the model wrote for extraction to read.
+
+use super::json_extent::{key_name, string_value, Extent, Member};
+use super::reader::RawCall;
+use crate::model::{pointer, truncate, ParseWarning};
+
+/// The keys a call object may hold besides its name and arguments.
+const KNOWN: &[&str] = &["name", "parameters", "arguments", "id", "type"];
+
+/// Whether an object holding `key` at the top can still be a call (checked before its name and
+/// arguments are seen, so that JSON in prose is not held back waiting).
+pub(super) fn call_key(key: &str) -> bool {
+    KNOWN.contains(&key)
+}
+
+/// The call in the object `extent` scanned in `buf` up to `end`: the object's end, or, when
+/// `cut`, the answer's end. `form` prefixes the rules (`llama`, `mistral`).
+pub(super) fn read_object(buf: &str, extent: &Extent, end: usize, cut: bool, form: &str) -> RawCall {
+    let mut call = RawCall::default();
+    let members = extent.members();
+    let mut single_quotes = None;
+    let mut arguments: Option<&Member> = None;
+    let mut others: Vec<&Member> = Vec::new();
+    for member in &members {
+        let key_text = &buf[member.key.clone()];
+        if key_text.trim_start().starts_with('\'') {
+            single_quotes.get_or_insert_with(|| key_text.to_owned());
+        }
+        let key = key_name(key_text);
+        let value = buf[member.value.clone()].trim();
+        match key.as_str() {
+            "name" => {
+                if value.starts_with('\'') {
+                    single_quotes.get_or_insert_with(|| value.to_owned());
+                }
+                call.name = match string_value(value) {
+                    Some(name) => name,
+                    None if !member.complete => value.trim_start_matches(['"', '\'']).to_owned(),
+                    None => {
+                        call.warnings.push(ParseWarning::new(
+                            "",
+                            format!("{form}_name_not_string"),
+                            "the tool's name as a string",
+                            &truncate(value),
+                            "read the text as the name",
+                        ));
+                        value.to_owned()
+                    }
+                };
+            }
+            "parameters" | "arguments" if arguments.is_none() => arguments = Some(member),
+            "id" => call.id = string_value(value).filter(|id| !id.is_empty()),
+            "type" => {}
+            _ => others.push(member),
+        }
+    }
+    if let Some(text) = single_quotes {
+        call.warnings.push(ParseWarning::new(
+            "",
+            format!("{form}_single_quotes"),
+            "JSON strings in double quotes",
+            &truncate(&text),
+            "read the single-quoted strings",
+        ));
+    }
+    match arguments {
+        Some(member) => {
+            let value = buf[member.value.clone()].trim();
+            call.raw = match value.starts_with(['"', '\'']).then(|| string_value(value)).flatten() {
+                Some(inner) => {
+                    call.warnings.push(ParseWarning::new(
+                        "",
+                        format!("{form}_arguments_string"),
+                        "the arguments as a JSON object",
+                        &truncate(value),
+                        "read the JSON text inside the string",
+                    ));
+                    inner
+                }
+                None => value.to_owned(),
+            };
+            for other in others {
+                let key = key_name(&buf[other.key.clone()]);
+                call.warnings.push(ParseWarning::new(
+                    &pointer::child("", &key),
+                    format!("{form}_unknown_key"),
+                    "`name`, `parameters` or `arguments`, `id`, `type`",
+                    &truncate(buf[other.value.clone()].trim()),
+                    "ignored the key",
+                ));
+            }
+        }
+        None if !cut => {
+            // `{"name": "get_weather", "city": "Paris"}`: the other keys are the arguments.
+            let pairs: Vec<String> = others
+                .iter()
+                .map(|m| format!("{}: {}", buf[m.key.clone()].trim(), buf[m.value.clone()].trim()))
+                .collect();
+            call.raw = format!("{{{}}}", pairs.join(", "));
+            let action = if others.is_empty() {
+                "read the call without arguments"
+            } else {
+                "read the object's other keys as the arguments"
+            };
+            call.warnings.push(ParseWarning::new(
+                "",
+                format!("{form}_no_arguments_key"),
+                "`parameters` or `arguments` beside `name`",
+                &truncate(buf[extent.start()..end].trim()),
+                action,
+            ));
+        }
+        // Cut before its arguments: what arrived of the object is kept.
+        None => call.raw = buf[extent.start()..end].trim().to_owned(),
+    }
+    call
+}

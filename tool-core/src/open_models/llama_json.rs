@@ -1,0 +1,304 @@
+//! Llama 3.1, 3.3 and 4's JSON calls: `{"name": "get_weather", "parameters": {"city": "Paris"}}`,
+//! after `<|python_tag|>` (dropped as a special token) or alone, several separated by `;`.
+//!
+//! The form is plain text, so an object in the model's prose is a call only when it has the
+//! call's shape: a string `"name"` and a `"parameters"` or `"arguments"` key, or a `"name"`
+//! that is a declared tool; an object whose first keys are others (`{"name": "Alice", "age": 3}`)
+//! is prose. Whether an object is a call is settled within its first [`WINDOW`] bytes, so a
+//! long JSON document in the prose is not held back, nor scanned again at each chunk.
+//! Read with a warning: calls separated by `,` or given as a JSON list, calls in a markdown
+//! code fence (removed), the arguments as a JSON string, a declared name with its arguments beside it instead of under `parameters`,
+//! keys a call does not have. Numbers written as strings (`"n": "10"`) are left to extraction,
+//! which converts them by the declared type with its own warning.
+
+use super::json_call::{call_key, read_object};
+use super::json_extent::{key_name, string_value, Extent};
+use super::reader::{starts, Cx, Opens, Reader, Step};
+use crate::model::{truncate, ParseWarning};
+
+/// How far into an object the reader looks for the call's shape before deciding it is prose.
+pub(super) const WINDOW: usize = 512;
+
+#[derive(Debug, Default)]
+pub(super) struct LlamaJson {
+    state: State,
+    /// The calls are inside a markdown code fence, whose closing line ends them.
+    fenced: bool,
+}
+
+#[derive(Debug, Default)]
+enum State {
+    /// At the `{` or `[` the engine found.
+    #[default]
+    Opening,
+    /// At the `[` of a list of calls, its warning given.
+    ListOpen,
+    /// In a list of calls, before an object, a `,` or the list's end.
+    List,
+    /// In a call object.
+    Object { extent: Extent, in_list: bool },
+    /// After a call object outside a list: a separator and another call, or the end.
+    After,
+    /// At a code fence's opening line, its warning given: the calls begin at `to`.
+    Fence { to: usize },
+    /// The calls ended at `at`: the fence around them closes after it, or not.
+    Closing { at: usize },
+}
+
+impl Reader for LlamaJson {
+    fn triggers(&self) -> &'static [u8] {
+        b"{[`"
+    }
+
+    fn opens(&self, cx: &Cx, buf: &str, at: usize, _: bool, finished: bool) -> Opens {
+        match buf.as_bytes()[at] {
+            b'`' => match fence_opening(buf, at, finished) {
+                Ok(to) => self.opens(cx, buf, to, false, finished),
+                Err(opens) => opens,
+            },
+            b'{' => object_opens(cx, buf, at, finished),
+            b'[' => {
+                let bytes = buf.as_bytes();
+                let limit = (at + WINDOW).min(bytes.len());
+                match (at + 1..limit).find(|&i| !bytes[i].is_ascii_whitespace()) {
+                    Some(i) if bytes[i] == b'{' => object_opens(cx, buf, i, finished),
+                    Some(_) => Opens::No,
+                    None if limit == bytes.len() && !finished => Opens::More,
+                    None => Opens::No,
+                }
+            }
+            _ => Opens::No,
+        }
+    }
+
+    fn step(&mut self, cx: &Cx, buf: &str, pos: usize, finished: bool) -> Step {
+        match std::mem::take(&mut self.state) {
+            State::Opening if buf[pos..].starts_with('`') => {
+                let Ok(to) = fence_opening(buf, pos, finished) else {
+                    // `opens` found the fence's opening line whole in this same text.
+                    return Step::Out(pos);
+                };
+                self.fenced = true;
+                self.state = State::Fence { to };
+                Step::Warning(ParseWarning::new(
+                    "",
+                    "llama_code_fence",
+                    "the calls' JSON alone",
+                    &truncate(buf[pos..to].trim_end()),
+                    "removed the markdown code fence around the calls",
+                ))
+            }
+            State::Fence { to } => Step::Skip(to),
+            State::Closing { at } => self.out(buf, at, finished),
+            State::Opening if buf[pos..].starts_with('[') => {
+                self.state = State::ListOpen;
+                Step::Warning(ParseWarning::new(
+                    "",
+                    "llama_json_list",
+                    "one call object, or calls separated by `;`",
+                    "a JSON list of calls",
+                    "read each call in the list",
+                ))
+            }
+            State::Opening => {
+                self.state = State::Object { extent: Extent::new(pos, true), in_list: false };
+                self.step(cx, buf, pos, finished)
+            }
+            State::ListOpen => {
+                self.state = State::List;
+                Step::Skip(pos + 1)
+            }
+            State::List => self.in_list(buf, pos, finished),
+            State::Object { mut extent, in_list } => {
+                let next = if in_list { State::List } else { State::After };
+                match extent.scan(buf, usize::MAX) {
+                    Some(end) => {
+                        self.state = next;
+                        Step::Call(end, Box::new(read_object(buf, &extent, end, false, "llama")))
+                    }
+                    None if !finished => {
+                        self.state = State::Object { extent, in_list };
+                        Step::More
+                    }
+                    None => {
+                        self.state = next;
+                        let mut call = read_object(buf, &extent, buf.len(), true, "llama");
+                        call.cut = Some("the rest of the call object and its closing `}`");
+                        Step::Call(buf.len(), Box::new(call))
+                    }
+                }
+            }
+            State::After => self.after(cx, buf, pos, finished),
+        }
+    }
+}
+
+impl LlamaJson {
+    /// The calls end at `at`; inside a fence, after its closing line.
+    fn out(&mut self, buf: &str, at: usize, finished: bool) -> Step {
+        if !self.fenced {
+            return Step::Out(at);
+        }
+        let bytes = buf.as_bytes();
+        let limit = bytes.len().min(at + WINDOW);
+        let close = (at..limit).find(|&i| !bytes[i].is_ascii_whitespace());
+        let wait = |this: &mut Self| {
+            this.state = State::Closing { at };
+            Step::More
+        };
+        match close {
+            None if !finished && limit == bytes.len() => return wait(self),
+            Some(i) => match starts(&buf[i..], "```", finished) {
+                Opens::Yes => {
+                    self.fenced = false;
+                    return Step::Out(i + 3);
+                }
+                Opens::More => return wait(self),
+                Opens::No => {}
+            },
+            None => {}
+        }
+        self.fenced = false;
+        Step::Out(at)
+    }
+
+    fn in_list(&mut self, buf: &str, pos: usize, finished: bool) -> Step {
+        let text = &buf[pos..];
+        let blank = text.len() - text.trim_start().len();
+        if blank > 0 {
+            self.state = State::List;
+            return Step::Skip(pos + blank);
+        }
+        match text.as_bytes().first() {
+            None if !finished => {
+                self.state = State::List;
+                Step::More
+            }
+            Some(b',') => {
+                self.state = State::List;
+                Step::Skip(pos + 1)
+            }
+            Some(b'{') => {
+                self.state = State::Object { extent: Extent::new(pos, true), in_list: true };
+                Step::Skip(pos)
+            }
+            Some(b']') => self.out(buf, pos + 1, finished),
+            // The list left open, or words in it: the calls end here.
+            _ => self.out(buf, pos, finished),
+        }
+    }
+
+    /// After a call: `;` (or `,`) and another call, or the end of the calls.
+    fn after(&mut self, cx: &Cx, buf: &str, pos: usize, finished: bool) -> Step {
+        let bytes = buf.as_bytes();
+        // Blanks before a separator are looked over up to a bound, so that a long run of them
+        // is not scanned again at each chunk.
+        let skip = |from: usize| (from..bytes.len().min(from + WINDOW)).find(|&i| !bytes[i].is_ascii_whitespace());
+        let Some(separator) = skip(pos) else {
+            if finished || bytes.len() >= pos + WINDOW {
+                return self.out(buf, pos, finished);
+            }
+            self.state = State::After;
+            return Step::More;
+        };
+        let comma = match bytes[separator] {
+            b';' => false,
+            b',' => true,
+            _ => return self.out(buf, pos, finished),
+        };
+        let Some(next) = skip(separator + 1) else {
+            if finished || bytes.len() >= separator + 1 + WINDOW {
+                return self.out(buf, pos, finished);
+            }
+            self.state = State::After;
+            return Step::More;
+        };
+        if bytes[next] != b'{' {
+            return self.out(buf, pos, finished);
+        }
+        match object_opens(cx, buf, next, finished) {
+            Opens::No => self.out(buf, pos, finished),
+            Opens::More => {
+                self.state = State::After;
+                Step::More
+            }
+            Opens::Yes => {
+                self.state = State::Object { extent: Extent::new(next, true), in_list: false };
+                if comma {
+                    return Step::Warning(ParseWarning::new(
+                        "",
+                        "llama_comma_separator",
+                        "`;` between calls",
+                        ",",
+                        "read the next call",
+                    ));
+                }
+                Step::Skip(next)
+            }
+        }
+    }
+}
+
+/// Where the calls begin after a code fence's opening line at `at` (`` ```json `` and the line
+/// break), or whether an opening can begin there at all.
+fn fence_opening(buf: &str, at: usize, finished: bool) -> Result<usize, Opens> {
+    let bytes = buf.as_bytes();
+    let more = if finished { Opens::No } else { Opens::More };
+    match starts(&buf[at..], "```", finished) {
+        Opens::Yes => {}
+        other => return Err(other),
+    }
+    let limit = bytes.len().min(at + WINDOW);
+    let mut i = at + 3;
+    while i < limit && bytes[i].is_ascii_alphanumeric() {
+        i += 1;
+    }
+    while i < limit && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    match bytes.get(i) {
+        Some(b'{' | b'[') if i > at + 3 && i < limit => Ok(i),
+        None if limit == bytes.len() => Err(more),
+        _ => Err(Opens::No),
+    }
+}
+
+/// Whether the object at `at` is a call: a string name beside `parameters` or `arguments`, or
+/// a declared tool's name; settled within its first [`WINDOW`] bytes.
+fn object_opens(cx: &Cx, buf: &str, at: usize, finished: bool) -> Opens {
+    let mut extent = Extent::new(at, true);
+    let limit = at.saturating_add(WINDOW);
+    let closed = extent.scan(buf, limit).is_some();
+    let mut name: Option<String> = None;
+    let mut arguments = false;
+    for member in extent.members() {
+        let key = key_name(&buf[member.key.clone()]);
+        if !call_key(&key) {
+            return Opens::No;
+        }
+        match key.as_str() {
+            "parameters" | "arguments" => arguments = true,
+            "name" if member.complete => match string_value(&buf[member.value.clone()]) {
+                Some(text) if !text.is_empty() => name = Some(text),
+                _ => return Opens::No,
+            },
+            _ => {}
+        }
+        if let Some(name) = &name {
+            if arguments || cx.tool(name).is_some() {
+                return Opens::Yes;
+            }
+        }
+    }
+    // A quoted key whose `:` has not come yet already tells.
+    if let Some(key) = extent.pending_key().filter(|_| !extent.in_string()) {
+        if string_value(&buf[key]).is_some_and(|key| !call_key(&key)) {
+            return Opens::No;
+        }
+    }
+    if closed || extent.scanned() >= limit || finished {
+        Opens::No
+    } else {
+        Opens::More
+    }
+}
