@@ -69,9 +69,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let prompt = OpenModelPrompt::new(&catalog, PromptStyle::LlamaPython)?.today("26 Nov 2026").build();
     println!("== The system message ==\n{prompt}");
 
-    let python = CallForm::from_name("python").ok_or("this build of tool-core has no Python-call reader")?;
     let executor = Executor::new(catalog);
-    let parser = OpenModelParser::new(executor.catalog()).form(python);
+    let parser = OpenModelParser::new(executor.catalog()).form(CallForm::Python);
     for answer in ANSWERS {
         println!("\n== The model's answer ==\n{answer}");
         let turn = parser.parse_and_execute(&executor, answer).await;
