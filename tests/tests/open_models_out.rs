@@ -429,3 +429,28 @@ fn llamas_tools_can_go_in_the_first_user_message_instead() {
     assert_eq!(bfcl.user_message("Weather in Oslo?"), None);
     assert_eq!(bfcl.system_without_tools(), bfcl.build());
 }
+
+#[tokio::test]
+async fn a_python_answer_read_and_run_comes_back_as_llama_3_2s_ipython_turn() {
+    let executor = Executor::new(catalog());
+    // A small model's Python calls, a number in quotes, a dotted name.
+    let answer = "<|python_tag|>[get_weather(city=\"Zürich\", days=\"2\"), clock.now(tz='Europe/Paris')]<|eot_id|>";
+    let turn =
+        OpenModelParser::new(executor.catalog()).form(CallForm::Python).parse_and_execute(&executor, answer).await;
+    assert_eq!(turn.form, Some(CallForm::Python));
+    assert_eq!(turn.result_format, Some(ResultFormat::Llama32));
+    let warnings: Vec<(&str, &str)> = turn.records[0].warnings().iter().map(|w| (w.rule(), w.pointer())).collect();
+    assert_eq!(warnings, vec![("string_to_integer", "/days")]);
+    assert_eq!(
+        turn.results,
+        "<|start_header_id|>ipython<|end_header_id|>\n\n{\"output\": \"Zürich: 22C for 2 days\"}<|eot_id|>\
+         <|start_header_id|>ipython<|end_header_id|>\n\n{\"output\": \"{\\\"tz\\\":\\\"Europe/Paris\\\",\\\"time\\\":\\\"12:00\\\"}\"}<|eot_id|>"
+    );
+    let llama4 = "<|python_start|>[clock.now(tz=\"UTC\")]<|python_end|><|eot|>";
+    let turn = OpenModelParser::new(executor.catalog()).parse_and_execute(&executor, llama4).await;
+    assert_eq!(turn.form, Some(CallForm::Python));
+    assert_eq!(
+        turn.results,
+        "<|header_start|>ipython<|header_end|>\n\n\"{\\\"tz\\\":\\\"UTC\\\",\\\"time\\\":\\\"12:00\\\"}\"<|eot|>"
+    );
+}

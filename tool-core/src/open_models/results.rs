@@ -236,7 +236,7 @@ pub fn result_messages(records: &[ExecutionRecord]) -> Vec<Value> {
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
 pub struct OpenModelTurn {
-    /// The form the calls were read in (`None` when the answer holds no call).
+    /// The answer's form (see [`OpenModelResponse::form`](super::OpenModelResponse::form)).
     pub form: Option<CallForm>,
     /// The model's own words (see [`OpenModelResponse::text`](super::OpenModelResponse::text)).
     pub text: String,
@@ -245,7 +245,7 @@ pub struct OpenModelTurn {
     /// What concerns the answer's structure rather than one call.
     pub warnings: Vec<ParseWarning>,
     /// How the family that wrote the answer takes its results
-    /// ([`ResultFormat::for_answer`]); `None` when the answer holds no call.
+    /// ([`ResultFormat::for_answer`]); `None` when the answer shows no form.
     pub result_format: Option<ResultFormat>,
     /// The records in that format, ready to append to the prompt (empty without calls).
     pub results: String,
