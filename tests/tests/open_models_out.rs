@@ -454,3 +454,32 @@ async fn a_python_answer_read_and_run_comes_back_as_llama_3_2s_ipython_turn() {
         "<|header_start|>ipython<|header_end|>\n\n\"{\\\"tz\\\":\\\"UTC\\\",\\\"time\\\":\\\"12:00\\\"}\"<|eot|>"
     );
 }
+
+/// Found by the `open_models` fuzz target: what waits at the end of a chunk (`{` may open
+/// Llama's JSON) can be settled only by the answer's end, which then shows an XML form behind
+/// it; the XML reader handed the rest must be ended too, or its call is lost read whole.
+#[test]
+fn an_xml_call_shown_only_at_the_answers_end_is_read_whole_as_streamed() {
+    let parser = OpenModelParser::new(&catalog());
+    for answer in ["{\"\"<function=get_weather>", "{\"\"<function_calls>"] {
+        let whole = parser.parse(answer);
+        for step in [1, 3, 100] {
+            let mut stream = parser.stream();
+            let mut events = Vec::new();
+            for chunk in answer.as_bytes().chunks(step) {
+                events.extend(stream.feed_bytes(chunk));
+            }
+            events.extend(stream.finish());
+            assert_eq!(tool_core::open_models::OpenModelResponse::from_events(events), whole, "{answer:?} by {step}");
+        }
+        assert_eq!(whole.form, Some(CallForm::Hermes));
+        assert_eq!(whole.text, "{\"\"");
+    }
+    let whole = parser.parse("{\"\"<function=get_weather>");
+    assert_eq!(whole.calls.len(), 1);
+    assert_eq!(whole.calls[0].tool_name, "get_weather");
+    assert_eq!(whole.calls[0].parse_error.as_ref().unwrap().errors[0].rule, "truncated_call");
+    let whole = parser.parse("{\"\"<function_calls>");
+    let rules: Vec<&str> = whole.warnings.iter().map(|w| w.rule()).collect();
+    assert_eq!(rules, ["xml_unclosed_block"]);
+}
