@@ -1,5 +1,6 @@
-//! The README's tour, whole: declare a tool, execute a messy call, export the catalog for two
-//! providers, serve it over MCP and call it through MCP.
+//! The README's tour, whole: declare a tool, execute a messy call, read and execute a small open
+//! model's answer, export the catalog for two providers, serve it over MCP and call it through
+//! MCP.
 //!
 //! ```text
 //! cargo run -p tool-examples --bin tour
@@ -27,6 +28,7 @@ async fn notes_search(
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     execute().await?;
+    small_open_model().await?;
     export_for_providers()?;
     serve_over_mcp().await?;
     Ok(())
@@ -57,6 +59,22 @@ async fn execute() -> Result<(), Box<dyn std::error::Error>> {
 Send the corrected arguments to `notes.search` again."
     );
     println!("{}", record.content.text);
+    Ok(())
+}
+
+async fn small_open_model() -> Result<(), Box<dyn std::error::Error>> {
+    use tool_core::open_models::{CallForm, OpenModelParser};
+
+    // Llama 3.2 3B writes Python calls between its own special tokens, numbers often quoted.
+    let answer = "<|python_tag|>[notes.search(query='rust', limit=\"2\")]<|eot_id|>";
+    let executor = Executor::new(ToolCatalog::global()?.clone());
+    let parser = OpenModelParser::new(executor.catalog()).form(CallForm::Python);
+    let turn = parser.parse_and_execute(&executor, answer).await;
+    assert_eq!(turn.records[0].content.text, r#"["rust #1","rust #2"]"#);
+    assert_eq!(turn.records[0].warnings()[0].rule(), "string_to_integer");
+    // The result goes back as Llama reads results: an `ipython` turn.
+    let output = r#"{"output": "[\"rust #1\",\"rust #2\"]"}"#;
+    assert_eq!(turn.results, format!("<|start_header_id|>ipython<|end_header_id|>\n\n{output}<|eot_id|>"));
     Ok(())
 }
 

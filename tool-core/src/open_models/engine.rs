@@ -290,6 +290,14 @@ impl OpenModelStream {
             return self.xml_events(events, true);
         }
         self.run(true);
+        // The end of the answer can settle what waited (a `{` that was no call) and show the
+        // XML reader's form behind it: that reader was handed the rest and must end it too, or
+        // the calls and warnings it gives at the end are lost.
+        if let Some(xml) = self.xml.take() {
+            let events = xml.finish();
+            let rest = self.xml_events(events, true);
+            self.events.extend(rest);
+        }
         self.events
     }
 

@@ -7,6 +7,10 @@
 //! - In: [`OpenModelParser`] reads a whole answer ([`OpenModelParser::parse`]) or a streamed
 //!   one ([`OpenModelParser::stream`]) in a form the host names ([`OpenModelParser::form`]) or
 //!   in the first one the answer shows; [`detect`] names the forms an answer holds.
+//! - Out: for the forms that live in the prompt alone (Python calls, Llama's JSON), the tool
+//!   list and instructions of the system message ([`OpenModelPrompt`], [`tools_json`]).
+//! - Results back: [`OpenModelParser::parse_and_execute`], and the records written as each
+//!   family takes them ([`ResultFormat`]) or as chat messages ([`result_messages`]).
 //!
 //! Every form, the families that write it and what each warning means: `docs/open-models.md`.
 
@@ -26,7 +30,14 @@ mod llama_json; // Llama 3.1 to 4: `{"name": .., "parameters": {..}}`
 mod mistral; // Mistral: `[TOOL_CALLS]`, before and from v11
 mod deepseek; // DeepSeek V3, R1, V3.1: `<｜tool▁call▁begin｜>` .. `<｜tool▁call▁end｜>`
 mod python; // Python calls: `[get_weather(city="Paris", days=3)]`
+mod prompt; // the system message of the prompt-only forms: instructions and tool list
+mod results; // results back in each family's form; parse and execute
 
 pub use detect::detect;
 pub use engine::{OpenModelEvent, OpenModelParser, OpenModelResponse, OpenModelStream};
 pub use form::CallForm;
+pub use prompt::{
+    tools_json, OpenModelPrompt, PromptStyle, BFCL_PYTHON_INSTRUCTIONS, LLAMA_JSON_INSTRUCTIONS, PYTHON_DEFAULT_SYSTEM,
+    PYTHON_INSTRUCTIONS,
+};
+pub use results::{result_messages, OpenModelTurn, ResultFormat};

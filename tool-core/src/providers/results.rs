@@ -397,6 +397,24 @@ pub(crate) fn text_with_blocks(output: &crate::ToolOutput) -> String {
     render(None, &output.text, &output.blocks).joined()
 }
 
+/// The text a prompt that carries text alone gets for `output`, as [`text_with_blocks`] gives
+/// it, a block with no text standing as a placeholder that says why: `reason`.
+#[cfg_attr(not(feature = "open-models"), allow(dead_code))]
+pub(crate) fn text_alone(output: &crate::ToolOutput, reason: &str) -> String {
+    let mut parts = Vec::new();
+    if !output.text.is_empty() || output.blocks.is_empty() {
+        parts.push(output.text.clone());
+    }
+    for block in &output.blocks {
+        match block_text(block) {
+            Some(text) if text.is_empty() => {}
+            Some(text) => parts.push(text),
+            None => parts.push(placeholder(block, reason)),
+        }
+    }
+    parts.join("\n")
+}
+
 /// A block in `provider`'s own form, if it has one.
 fn native_block(provider: Provider, block: &ContentBlock) -> Option<Value> {
     // What each provider takes in a tool's result, from its API reference.
