@@ -9,9 +9,7 @@
 //! without the section's tokens, a call left open before the next one, no separator, V3's
 //! arguments without their fence.
 
-use memchr::memmem;
-
-use super::reader::{starts, starts_any, Cx, Opens, RawCall, Reader, Step};
+use super::reader::{first_token, starts, starts_any, Cx, Opens, RawCall, Reader, Step};
 use super::tokens;
 use crate::model::{truncate, ParseWarning};
 
@@ -115,14 +113,10 @@ impl DeepSeek {
     fn in_call(&mut self, buf: &str, start: usize, in_section: bool, scanned: usize, finished: bool) -> Step {
         let body_start = start + CALL_BEGIN.len();
         let from = scanned.max(body_start);
-        let rest = &buf.as_bytes()[from..];
         // The call ends at its end token, or, left open, where the next call or the
         // section's end begins.
         let ends = [CALL_END, CALL_BEGIN, CALLS_END];
-        let found = ends
-            .iter()
-            .filter_map(|token| memmem::find(rest, token.as_bytes()).map(|at| (from + at, *token)))
-            .min_by_key(|(at, _)| *at);
+        let found = first_token(buf.as_bytes(), from, &ends);
         let next = if in_section { State::Section { words: false } } else { State::Done };
         let Some((end, token)) = found else {
             if !finished {

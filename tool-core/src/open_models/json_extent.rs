@@ -164,19 +164,6 @@ impl Extent {
         }
         members
     }
-
-    /// The key being read when the scan stopped, with no `:` after it yet.
-    pub fn pending_key(&self) -> Option<Range<usize>> {
-        match (self.in_key, self.piece) {
-            (true, Some(piece)) if self.record && self.depth == 1 => Some(piece..self.last),
-            _ => None,
-        }
-    }
-
-    /// Whether the scan stopped inside a string.
-    pub fn in_string(&self) -> bool {
-        self.quote.is_some()
-    }
 }
 
 /// The text of a JSON string as written (`"get_weather"`, `'get_weather'`), decoded; a key

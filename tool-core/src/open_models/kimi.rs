@@ -9,9 +9,7 @@
 //! warning: the singular `<|tool_call_section_begin|>` some versions write, a call without its
 //! section, an id without `functions.`, a call or section left open.
 
-use memchr::memmem;
-
-use super::reader::{starts, starts_any, Cx, Opens, RawCall, Reader, Step};
+use super::reader::{first_token, starts, starts_any, Cx, Opens, RawCall, Reader, Step};
 use crate::model::{truncate, ParseWarning};
 
 const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
@@ -136,14 +134,10 @@ impl Kimi {
     fn in_call(&mut self, buf: &str, start: usize, in_section: bool, scanned: usize, finished: bool) -> Step {
         let body_start = start + CALL_BEGIN.len();
         let from = scanned.max(body_start);
-        let rest = &buf.as_bytes()[from..];
         // The call ends at its end token, or, left open, where the next call or the
         // section's end begins.
         let ends = [CALL_END, CALL_BEGIN, SECTION_END, SECTION_END_SINGULAR];
-        let found = ends
-            .iter()
-            .filter_map(|token| memmem::find(rest, token.as_bytes()).map(|at| (from + at, *token)))
-            .min_by_key(|(at, _)| *at);
+        let found = first_token(buf.as_bytes(), from, &ends);
         let Some((end, token)) = found else {
             if !finished {
                 let longest = ends.iter().map(|t| t.len()).max().unwrap_or(0);

@@ -301,14 +301,6 @@ fn object_opens(cx: &Cx, buf: &str, at: usize, finished: bool) -> Opens {
             return Opens::Yes;
         }
     }
-    // A quoted key whose `:` has not come yet already tells.
-    if let Some(key) = extent.pending_key().filter(|_| !extent.in_string()) {
-        match string_value(&buf[key]) {
-            Some(key) if key == "description" => return Opens::No,
-            Some(key) if !declared(&name) && !call_key(&key) => return Opens::No,
-            _ => {}
-        }
-    }
     // A declared tool without arguments (`{"name": "get_time"}`) or with them beside its name,
     // once the object or the window ends without a `description`.
     if declared(&name) && (closed || extent.scanned() >= limit || finished) {

@@ -9,12 +9,10 @@
 //! single object without its list, single-quoted keys and names, the arguments as a JSON
 //! string, a name without arguments.
 
-use memchr::memmem;
-
 use super::json_call::read_object;
 use super::json_extent::Extent;
 use super::llama_json::WINDOW;
-use super::reader::{starts, starts_any, Cx, Opens, RawCall, Reader, Step};
+use super::reader::{first_token, starts, starts_any, Cx, Opens, RawCall, Reader, Step};
 use super::tokens;
 use crate::model::{truncate, ParseWarning};
 
@@ -142,11 +140,7 @@ impl Reader for Mistral {
                 }
             },
             State::Loose { name, id, start, scanned } => {
-                let rest = &buf.as_bytes()[scanned..];
-                let end = [TOOL_CALLS, "</s>"]
-                    .iter()
-                    .filter_map(|token| memmem::find(rest, token.as_bytes()).map(|at| scanned + at))
-                    .min();
+                let end = first_token(buf.as_bytes(), scanned, &[TOOL_CALLS, "</s>"]).map(|(at, _)| at);
                 let end = match end {
                     Some(end) => end,
                     None if finished => buf.len(),

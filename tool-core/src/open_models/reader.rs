@@ -152,3 +152,28 @@ pub(super) fn starts_any(text: &str, tokens: &[&str], finished: bool) -> Opens {
         Opens::No
     }
 }
+
+/// The first of `tokens` in `bytes` from `from` on, with where it begins. Searching for each
+/// token through the whole rest would read the rest once per call when one of them (a section's
+/// end) stands only at the end of a long answer; this stops at the first one met.
+pub(super) fn first_token(bytes: &[u8], from: usize, tokens: &[&'static str]) -> Option<(usize, &'static str)> {
+    let mut firsts: Vec<u8> = tokens.iter().filter_map(|token| token.as_bytes().first().copied()).collect();
+    firsts.sort_unstable();
+    firsts.dedup();
+    let rest = bytes.get(from..)?;
+    let mut at = 0;
+    while at < rest.len() {
+        let next = match firsts[..] {
+            [a] => memchr::memchr(a, &rest[at..]),
+            [a, b] => memchr::memchr2(a, b, &rest[at..]),
+            [a, b, c] => memchr::memchr3(a, b, c, &rest[at..]),
+            _ => rest[at..].iter().position(|byte| firsts.contains(byte)),
+        }?;
+        let place = at + next;
+        if let Some(token) = tokens.iter().find(|token| rest[place..].starts_with(token.as_bytes())) {
+            return Some((from + place, token));
+        }
+        at = place + 1;
+    }
+    None
+}
