@@ -11,7 +11,7 @@
 
 use memchr::memmem;
 
-use super::reader::{starts, Body, Cx, Opens, RawCall, Reader, Step};
+use super::reader::{first_token, starts, Body, Cx, Opens, RawCall, Reader, Step};
 use crate::model::{pointer, truncate, ParseWarning};
 
 const OPEN: &str = "<tool_call>";
@@ -57,13 +57,8 @@ impl Reader for Glm {
         }
         let body_start = pos + OPEN.len();
         let from = self.scanned.unwrap_or(body_start).max(body_start);
-        let rest = &buf.as_bytes()[from..];
-        let close = memmem::find(rest, CLOSE.as_bytes()).map(|at| (from + at, true));
-        let next = memmem::find(rest, OPEN.as_bytes()).map(|at| (from + at, false));
-        let end = match (close, next) {
-            (Some(c), Some(n)) => Some(if n.0 < c.0 { n } else { c }),
-            (c, n) => c.or(n),
-        };
+        // The call ends at its `</tool_call>`, or, left open, where the next call begins.
+        let end = first_token(buf.as_bytes(), from, &[CLOSE, OPEN]).map(|(at, token)| (at, token == CLOSE));
         let Some((end, closed)) = end else {
             if !finished {
                 self.scanned = Some(buf.len().saturating_sub(CLOSE.len()).max(body_start));
