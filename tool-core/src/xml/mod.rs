@@ -17,8 +17,10 @@ mod parse; // the parser, whole or streamed
 mod prompt; // `<functions>`, output instructions, the prompt builder
 mod turn; // parse and execute; results rendered back
 
+#[cfg(feature = "open-models")]
 pub(crate) use parse::Utf8Tail;
 pub use parse::{XmlEvent, XmlParser, XmlResponse, XmlStream};
 pub use prompt::{functions_block, XmlPrompt, OUTPUT_INSTRUCTIONS, OUTPUT_INSTRUCTIONS_ZH};
 pub use turn::{function_results, parse_and_execute, tool_result_event, XmlTurn};
+#[cfg(feature = "open-models")]
 pub(crate) use values::{typed, Reading, Shape};

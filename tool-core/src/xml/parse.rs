@@ -742,6 +742,7 @@ impl Utf8Tail {
     }
 
     /// The start of a cut character, for a reader that reads on in this one's place.
+    #[cfg(feature = "open-models")]
     pub fn take(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.0)
     }
