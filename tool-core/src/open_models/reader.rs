@@ -157,17 +157,27 @@ pub(super) fn starts_any(text: &str, tokens: &[&str], finished: bool) -> Opens {
 /// token through the whole rest would read the rest once per call when one of them (a section's
 /// end) stands only at the end of a long answer; this stops at the first one met.
 pub(super) fn first_token(bytes: &[u8], from: usize, tokens: &[&'static str]) -> Option<(usize, &'static str)> {
-    let mut firsts: Vec<u8> = tokens.iter().filter_map(|token| token.as_bytes().first().copied()).collect();
-    firsts.sort_unstable();
-    firsts.dedup();
+    // The distinct first bytes of the tokens (every form's tokens begin with one of a few).
+    let mut firsts = [0u8; 3];
+    let mut count = 0;
+    for token in tokens {
+        let first = *token.as_bytes().first()?;
+        if !firsts[..count].contains(&first) {
+            if count == firsts.len() {
+                return first_token_slow(bytes, from, tokens);
+            }
+            firsts[count] = first;
+            count += 1;
+        }
+    }
     let rest = bytes.get(from..)?;
     let mut at = 0;
     while at < rest.len() {
-        let next = match firsts[..] {
+        let next = match firsts[..count] {
             [a] => memchr::memchr(a, &rest[at..]),
             [a, b] => memchr::memchr2(a, b, &rest[at..]),
             [a, b, c] => memchr::memchr3(a, b, c, &rest[at..]),
-            _ => rest[at..].iter().position(|byte| firsts.contains(byte)),
+            _ => None,
         }?;
         let place = at + next;
         if let Some(token) = tokens.iter().find(|token| rest[place..].starts_with(token.as_bytes())) {
@@ -176,4 +186,12 @@ pub(super) fn first_token(bytes: &[u8], from: usize, tokens: &[&'static str]) ->
         at = place + 1;
     }
     None
+}
+
+/// [`first_token`] for tokens of more than three first bytes: each place tried in turn.
+fn first_token_slow(bytes: &[u8], from: usize, tokens: &[&'static str]) -> Option<(usize, &'static str)> {
+    let rest = bytes.get(from..)?;
+    (0..rest.len()).find_map(|place| {
+        tokens.iter().find(|token| rest[place..].starts_with(token.as_bytes())).map(|token| (from + place, *token))
+    })
 }
