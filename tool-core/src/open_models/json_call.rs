@@ -117,3 +117,35 @@ pub(super) fn read_object(buf: &str, extent: &Extent, end: usize, cut: bool, for
     }
     call
 }
+
+/// What comes next inside a JSON list of calls (`[{..}, {..}]`), from `pos`.
+pub(super) enum ListItem {
+    /// Blanks, up to the end given.
+    Blank(usize),
+    /// The text so far ends here: nothing tells yet.
+    More,
+    /// A `,` between calls, ending at the end given.
+    Comma(usize),
+    /// A call object, beginning at `pos`.
+    Object,
+    /// The list's `]`, ending at the end given.
+    Close(usize),
+    /// Anything else (words, or the end of a finished answer): the list was left open.
+    Other,
+}
+
+/// The next piece of a list of calls at `pos`.
+pub(super) fn list_item(buf: &str, pos: usize, finished: bool) -> ListItem {
+    let text = &buf[pos..];
+    let blank = text.len() - text.trim_start().len();
+    if blank > 0 {
+        return ListItem::Blank(pos + blank);
+    }
+    match text.as_bytes().first() {
+        None if !finished => ListItem::More,
+        Some(b',') => ListItem::Comma(pos + 1),
+        Some(b'{') => ListItem::Object,
+        Some(b']') => ListItem::Close(pos + 1),
+        _ => ListItem::Other,
+    }
+}

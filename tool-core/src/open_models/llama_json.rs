@@ -11,7 +11,7 @@
 //! keys a call does not have. Numbers written as strings (`"n": "10"`) are left to extraction,
 //! which converts them by the declared type with its own warning.
 
-use super::json_call::{call_key, read_object};
+use super::json_call::{call_key, list_item, read_object, ListItem};
 use super::json_extent::{key_name, string_value, Extent};
 use super::reader::{starts, Cx, Opens, Reader, Step};
 use crate::model::{truncate, ParseWarning};
@@ -163,28 +163,22 @@ impl LlamaJson {
     }
 
     fn in_list(&mut self, buf: &str, pos: usize, finished: bool) -> Step {
-        let text = &buf[pos..];
-        let blank = text.len() - text.trim_start().len();
-        if blank > 0 {
-            self.state = State::List;
-            return Step::Skip(pos + blank);
-        }
-        match text.as_bytes().first() {
-            None if !finished => {
+        match list_item(buf, pos, finished) {
+            ListItem::Blank(end) | ListItem::Comma(end) => {
+                self.state = State::List;
+                Step::Skip(end)
+            }
+            ListItem::More => {
                 self.state = State::List;
                 Step::More
             }
-            Some(b',') => {
-                self.state = State::List;
-                Step::Skip(pos + 1)
-            }
-            Some(b'{') => {
+            ListItem::Object => {
                 self.state = State::Object { extent: Extent::new(pos, true), in_list: true };
                 Step::Skip(pos)
             }
-            Some(b']') => self.out(buf, pos + 1, finished),
+            ListItem::Close(end) => self.out(buf, end, finished),
             // The list left open, or words in it: the calls end here.
-            _ => self.out(buf, pos, finished),
+            ListItem::Other => self.out(buf, pos, finished),
         }
     }
 

@@ -9,7 +9,7 @@
 //! single object without its list, single-quoted keys and names, the arguments as a JSON
 //! string, a name without arguments.
 
-use super::json_call::read_object;
+use super::json_call::{list_item, read_object, ListItem};
 use super::json_extent::Extent;
 use super::llama_json::WINDOW;
 use super::reader::{first_token, starts, starts_any, Cx, Opens, RawCall, Reader, Step};
@@ -234,30 +234,24 @@ impl Mistral {
     }
 
     fn in_list(&mut self, buf: &str, pos: usize, finished: bool) -> Step {
-        let text = &buf[pos..];
-        let blank = text.len() - text.trim_start().len();
-        if blank > 0 {
-            self.state = State::List;
-            return Step::Skip(pos + blank);
-        }
-        match text.as_bytes().first() {
-            None if !finished => {
+        match list_item(buf, pos, finished) {
+            ListItem::Blank(end) | ListItem::Comma(end) => {
+                self.state = State::List;
+                Step::Skip(end)
+            }
+            ListItem::More => {
                 self.state = State::List;
                 Step::More
             }
-            Some(b',') => {
-                self.state = State::List;
-                Step::Skip(pos + 1)
-            }
-            Some(b'{') => {
+            ListItem::Object => {
                 self.state = State::Object { extent: Extent::new(pos, true), in_list: true };
                 Step::Skip(pos)
             }
-            Some(b']') => {
+            ListItem::Close(end) => {
                 self.state = State::After;
-                Step::Skip(pos + 1)
+                Step::Skip(end)
             }
-            _ => Step::Out(pos),
+            ListItem::Other => Step::Out(pos),
         }
     }
 
