@@ -3,6 +3,7 @@
 pub mod dialect_tools;
 pub mod external;
 pub mod generated;
+pub mod open_models;
 pub mod python;
 pub mod source;
 
