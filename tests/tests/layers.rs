@@ -28,6 +28,7 @@ const LAYERS: &[&str] = &[
     "executor",
     "providers",
     "listen",
+    "search",
     "mcp",
     "rest",
     "xml",

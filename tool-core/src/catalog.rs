@@ -29,6 +29,9 @@ struct Inner {
     tools: Vec<Entry>,
     by_name: HashMap<String, usize>,
     policy: ExtractionPolicy,
+    /// Per tool, in `tools`' order: whether requests leave it out up front.
+    deferred: Vec<bool>,
+    deferral: Deferral,
     /// The names prepared for suggestions, on the first unknown name.
     suggestions: OnceLock<Names>,
 }
@@ -42,6 +45,15 @@ pub enum CatalogProblem {
         name: String,
         /// Where each one is declared.
         locations: Vec<SourceLocation>,
+    },
+    /// A deferral setting names a tool the catalog does not have.
+    UnknownTool {
+        /// The name given.
+        name: String,
+        /// The setting that gave it (`defer`, `keep_loaded`).
+        setting: &'static str,
+        /// The closest name the catalog has, if one is close.
+        suggestion: Option<String>,
     },
     /// A definition breaks a rule.
     InvalidDefinition {
@@ -60,6 +72,13 @@ impl fmt::Display for CatalogProblem {
             CatalogProblem::DuplicateName { name, locations } => {
                 let places: Vec<String> = locations.iter().map(ToString::to_string).collect();
                 write!(f, "the tool name `{name}` is declared {} times: at {}; rename all but one (`#[tool(name = \"...\")]`)", locations.len(), places.join(" and at "))
+            }
+            CatalogProblem::UnknownTool { name, setting, suggestion } => {
+                write!(f, "`{setting}(\"{name}\")` names no tool of the catalog")?;
+                match suggestion {
+                    Some(close) => write!(f, " (did you mean `{close}`?)"),
+                    None => write!(f, ": give the name a tool is declared with"),
+                }
             }
             CatalogProblem::InvalidDefinition { name, location, reason } => {
                 write!(f, "the tool `{name}` (at {location}) {reason}")
@@ -134,9 +153,31 @@ impl ToolCatalog {
         names.closest(name, limit, 0.34).into_iter().map(|i| names.name(i)).collect()
     }
 
-    /// A builder starting from this catalog's tools and policy.
+    /// A builder starting from this catalog's tools, policy and deferral.
     pub fn to_builder(&self) -> CatalogBuilder {
-        CatalogBuilder { tools: self.inner.tools.clone(), policy: self.inner.policy }
+        CatalogBuilder {
+            tools: self.inner.tools.clone(),
+            policy: self.inner.policy,
+            deferral: self.inner.deferral.clone(),
+        }
+    }
+
+    /// Whether requests leave this tool out up front, for a tool search to find: it is
+    /// `#[tool(defer)]` or the catalog defers it ([`CatalogBuilder::defer_all`],
+    /// [`CatalogBuilder::defer`], [`CatalogBuilder::defer_tagged`]), and no
+    /// [`CatalogBuilder::keep_loaded`] keeps it. `false` for a name the catalog does not have.
+    pub fn is_deferred(&self, name: &str) -> bool {
+        self.inner.by_name.get(name).is_some_and(|&i| self.inner.deferred[i])
+    }
+
+    /// The definitions requests send up front (those not deferred), sorted by name.
+    pub fn loaded(&self) -> impl Iterator<Item = &ToolDefinition> {
+        self.definitions().zip(&self.inner.deferred).filter(|(_, d)| !**d).map(|(t, _)| t)
+    }
+
+    /// The definitions left for a tool search to find, sorted by name.
+    pub fn deferred(&self) -> impl Iterator<Item = &ToolDefinition> {
+        self.definitions().zip(&self.inner.deferred).filter(|(_, d)| **d).map(|(t, _)| t)
     }
 
     /// How forgiving argument extraction is for calls to these tools.
@@ -156,6 +197,30 @@ impl fmt::Debug for ToolCatalog {
 pub struct CatalogBuilder {
     tools: Vec<Entry>,
     policy: ExtractionPolicy,
+    deferral: Deferral,
+}
+
+/// Which tools requests leave out up front: the catalog's settings over `#[tool(defer)]`.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Deferral {
+    all: bool,
+    names: Vec<String>,
+    tags: Vec<String>,
+    keep_names: Vec<String>,
+    keep_tags: Vec<String>,
+}
+
+impl Deferral {
+    /// Whether `definition` is deferred: kept loaded by name or tag wins, then deferred by
+    /// the catalog or its declaration.
+    fn defers(&self, definition: &ToolDefinition) -> bool {
+        let kept = self.keep_names.contains(&definition.name) || self.keep_tags.iter().any(|t| definition.has_tag(t));
+        let deferred = self.all
+            || definition.defer
+            || self.names.contains(&definition.name)
+            || self.tags.iter().any(|t| definition.has_tag(t));
+        deferred && !kept
+    }
 }
 
 /// A tool in a catalog, and whether it gives way to others of its name.
@@ -290,6 +355,40 @@ impl CatalogBuilder {
         self
     }
 
+    /// Defers every tool except those [`keep_loaded`](CatalogBuilder::keep_loaded) or
+    /// [`keep_loaded_tagged`](CatalogBuilder::keep_loaded_tagged) name: requests send those
+    /// and a tool search, and the search finds the rest.
+    pub fn defer_all(mut self) -> Self {
+        self.deferral.all = true;
+        self
+    }
+
+    /// Defers this tool, as `#[tool(defer)]` would. A name the catalog does not have is a
+    /// [`CatalogProblem::UnknownTool`].
+    pub fn defer(mut self, name: impl Into<String>) -> Self {
+        self.deferral.names.push(name.into());
+        self
+    }
+
+    /// Defers the tools carrying `tag`.
+    pub fn defer_tagged(mut self, tag: impl Into<String>) -> Self {
+        self.deferral.tags.push(tag.into());
+        self
+    }
+
+    /// Never defers this tool, whatever else says so: it is in every request. A name the
+    /// catalog does not have is a [`CatalogProblem::UnknownTool`].
+    pub fn keep_loaded(mut self, name: impl Into<String>) -> Self {
+        self.deferral.keep_names.push(name.into());
+        self
+    }
+
+    /// Never defers the tools carrying `tag`.
+    pub fn keep_loaded_tagged(mut self, tag: impl Into<String>) -> Self {
+        self.deferral.keep_tags.push(tag.into());
+        self
+    }
+
     /// Keeps only the tools carrying `tag` (a [`retain`](CatalogBuilder::retain) by tag).
     pub fn retain_tagged(self, tag: &str) -> Self {
         self.retain(|d| d.has_tag(tag))
@@ -323,12 +422,23 @@ impl CatalogBuilder {
         for (i, entry) in self.tools.iter().enumerate() {
             by_name.insert(entry.name().to_owned(), i);
         }
+        let settings = [("defer", &self.deferral.names), ("keep_loaded", &self.deferral.keep_names)];
+        for (setting, names) in settings {
+            for name in names.iter().filter(|name| !by_name.contains_key(name.as_str())) {
+                let known = Names::new(self.tools.iter().map(Entry::name));
+                let suggestion = known.closest(name, 1, 0.34).first().map(|&i| known.name(i).to_owned());
+                problems.push(CatalogProblem::UnknownTool { name: name.clone(), setting, suggestion });
+            }
+        }
+        let deferred = self.tools.iter().map(|entry| self.deferral.defers(entry.tool.definition())).collect();
         if problems.is_empty() {
             Ok(ToolCatalog {
                 inner: Arc::new(Inner {
                     tools: self.tools,
                     by_name,
                     policy: self.policy,
+                    deferred,
+                    deferral: self.deferral,
                     suggestions: OnceLock::new(),
                 }),
             })

@@ -56,6 +56,8 @@ mod declare; // what `#[tool]` expands to: declared tools, their registration an
 mod catalog; // the set of tools a host offers
 mod executor; // running calls: timeouts, cancellation, parallelism, records
 pub mod providers; // provider dialects: definitions out, calls in, results back
+#[cfg(feature = "search")]
+pub mod search; // tool search over large catalogs, and deferred loading
 #[cfg(any(feature = "mcp", feature = "playground"))]
 mod listen; // an HTTP server's accept loop: connections capped, slow headers cut off
 #[cfg(feature = "mcp")]

@@ -320,6 +320,7 @@ fn declared_impl(
     };
     let (category, version) = (opt(&config.category), opt(&config.version));
     let strict = config.strict;
+    let defer = config.defer;
     let timeout = match &config.timeout_ms {
         Some(lit) => quote!(::core::option::Option::Some(#lit)),
         None => quote!(::core::option::Option::None),
@@ -350,6 +351,7 @@ fn declared_impl(
                         annotations: #annotations,
                         timeout_ms: #timeout,
                         strict: #strict,
+                        defer: #defer,
                         file: ::core::file!(),
                         line: ::core::line!(),
                     };

@@ -33,6 +33,8 @@ pub struct Declaration {
     pub timeout_ms: Option<u64>,
     /// `#[tool(strict)]`: no conversions or repairs for this tool.
     pub strict: bool,
+    /// `#[tool(defer)]`: left out of requests until a tool search finds it.
+    pub defer: bool,
     pub file: &'static str,
     pub line: u32,
 }
@@ -177,6 +179,7 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
         },
         timeout: decl.timeout_ms.map(Duration::from_millis),
         strict: decl.strict,
+        defer: decl.defer,
         source: SourceLocation { file: decl.file.to_owned(), line: decl.line },
     }
 }

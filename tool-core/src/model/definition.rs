@@ -254,6 +254,10 @@ pub struct ToolDefinition {
     /// Whether its arguments must arrive exactly as declared (no repairs, no conversions).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub strict: bool,
+    /// Whether the tool is left out of what a request sends up front, to be found by a tool
+    /// search (`#[tool(defer)]`); a catalog's deferral policy may defer more.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub defer: bool,
     /// Where the tool was declared.
     pub source: SourceLocation,
 }

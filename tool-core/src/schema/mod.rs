@@ -95,6 +95,7 @@ impl ToolDefinition {
             annotations: Default::default(),
             timeout: None,
             strict: false,
+            defer: false,
             source: SourceLocation { file: caller.file().to_owned(), line: caller.line() },
         }
     }

@@ -58,6 +58,7 @@ impl DynamicTool {
             tags: Vec::new(),
             timeout: None,
             strict: false,
+            defer: false,
             handler: None,
             source: SourceLocation { file: "(runtime)".to_owned(), line: 0 },
         }
@@ -108,6 +109,7 @@ pub struct DynamicToolBuilder {
     tags: Vec<String>,
     timeout: Option<std::time::Duration>,
     strict: bool,
+    defer: bool,
     handler: Option<Arc<DynamicHandler>>,
     source: SourceLocation,
 }
@@ -175,6 +177,12 @@ impl DynamicToolBuilder {
         self
     }
 
+    /// Left out of what a request sends up front, to be found by a tool search.
+    pub fn defer(mut self) -> Self {
+        self.defer = true;
+        self
+    }
+
     /// Where the tool comes from (a config file, a server URL), for catalog reports.
     pub fn source(mut self, file: impl Into<String>, line: u32) -> Self {
         self.source = SourceLocation { file: file.into(), line };
@@ -207,6 +215,7 @@ impl DynamicToolBuilder {
         definition.tags = self.tags;
         definition.timeout = self.timeout;
         definition.strict = self.strict;
+        definition.defer = self.defer;
         definition.source = self.source;
         Ok(DynamicTool { definition, compiled: OnceLock::new(), handler })
     }

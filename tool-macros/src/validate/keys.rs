@@ -21,6 +21,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "blocking",
     "inline",
     "strict",
+    "defer",
     "crate",
 ];
 
@@ -57,6 +58,8 @@ pub struct ToolConfig {
     /// Set when `inline` is true: a sync fn that stays on the async worker.
     pub inline: Option<Span>,
     pub strict: bool,
+    /// `defer`: left out of requests until a tool search finds it.
+    pub defer: bool,
     pub krate: Option<Path>,
 }
 
@@ -181,6 +184,7 @@ impl ToolConfig {
             "blocking" => self.blocking = flag(key)?.then(|| key.span()),
             "inline" => self.inline = flag(key)?.then(|| key.span()),
             "strict" => self.strict = flag(key)?,
+            "defer" => self.defer = flag(key)?,
             "crate" => self.krate = Some(krate(key)?),
             "annotations" => self.annotations = Some(Annotations::read(key, errors)?),
             other if IMPL_KEYS.contains(&other) => {
@@ -482,7 +486,7 @@ mod tests {
         (config, errors.messages())
     }
 
-    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `crate`";
+    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `defer`, `crate`";
 
     #[test]
     fn flags_take_true_and_false() {

@@ -1,0 +1,377 @@
+//! The lexical ranker: BM25F over the fields of each tool's search document.
+//!
+//! Each field's term counts are normalised by that field's length against its average over
+//! the catalog and weighted by the field's weight, then summed before the saturation, so a
+//! word in a tool's name counts more than the same word in a long description, and a word
+//! repeated down a description does not outweigh one in the name. The per-tool part of the
+//! score depends only on the catalog, so it is computed once at build; a query adds up
+//! precomputed weights along the postings of its terms.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::document::{texts, SearchField};
+use super::text::Analyzer;
+use crate::model::ToolDefinition;
+
+const FIELDS: usize = SearchField::ALL.len();
+
+/// How a [`ToolSearch`] weighs what it finds. The defaults suit tool catalogs: names count
+/// most, then tags, parameter names, the description, parameter descriptions and values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchOptions {
+    weights: [f32; FIELDS],
+    length_normalisation: [f32; FIELDS],
+    saturation: f32,
+    stemming: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        let mut weights = [0.0; FIELDS];
+        let mut length_normalisation = [0.0; FIELDS];
+        for (field, weight, b) in [
+            (SearchField::Name, 3.0, 0.3),
+            (SearchField::Description, 1.0, 0.75),
+            (SearchField::Parameters, 1.5, 0.5),
+            (SearchField::ParameterDescriptions, 0.6, 0.75),
+            (SearchField::Values, 0.5, 0.5),
+            (SearchField::Tags, 2.0, 0.3),
+        ] {
+            weights[field.index()] = weight;
+            length_normalisation[field.index()] = b;
+        }
+        SearchOptions { weights, length_normalisation, saturation: 1.2, stemming: true }
+    }
+}
+
+impl SearchOptions {
+    /// The weight of a field (0 leaves it out of the ranking).
+    pub fn weight(mut self, field: SearchField, weight: f32) -> Self {
+        self.weights[field.index()] = weight.max(0.0);
+        self
+    }
+
+    /// How much a field's length lowers the weight of a word in it, from 0 (not at all) to 1
+    /// (in proportion to its length over the average): BM25's `b`.
+    pub fn length_normalisation(mut self, field: SearchField, b: f32) -> Self {
+        self.length_normalisation[field.index()] = b.clamp(0.0, 1.0);
+        self
+    }
+
+    /// How quickly repeating a word stops adding to a tool's score: BM25's `k1` (1.2).
+    pub fn saturation(mut self, k1: f32) -> Self {
+        self.saturation = k1.max(0.01);
+        self
+    }
+
+    /// Whether English words are searched by their stem (`booking` finds `book`), on by default.
+    pub fn stemming(mut self, stemming: bool) -> Self {
+        self.stemming = stemming;
+        self
+    }
+}
+
+/// A tool a query found, with its score and why it matched.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchHit {
+    /// The tool's name.
+    pub name: String,
+    /// Its score: higher is better; comparable only within one query.
+    pub score: f32,
+    /// Whether the query was the tool's name itself (these come first).
+    pub exact_name: bool,
+    /// The query's words this tool matched, in the query's order.
+    pub matches: Vec<TermMatch>,
+}
+
+/// One word of a query found in a tool's search document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TermMatch {
+    /// The word as the query wrote it (lower case).
+    pub word: String,
+    /// The term it was searched by: its stem, or the word.
+    pub term: String,
+    /// The fields it was found in.
+    pub fields: Vec<SearchField>,
+    /// What it added to the score.
+    pub score: f32,
+}
+
+/// A tool search over a set of tool definitions: deterministic, in memory, no network.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::search::ToolSearch;
+/// use tool_core::ToolDefinition;
+///
+/// let weather = ToolDefinition::new(
+///     "weather.forecast",
+///     "The forecast for a city: temperature, rain and wind.",
+///     json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+/// );
+/// let flights = ToolDefinition::new(
+///     "flights.book",
+///     "Books a flight between two airports.",
+///     json!({"type": "object", "properties": {"from": {"type": "string"}, "to": {"type": "string"}}, "required": []}),
+/// );
+/// let search = ToolSearch::new([&weather, &flights]);
+/// let hits = search.search("Will it rain in Lyon tomorrow?", 5);
+/// assert_eq!(hits[0].name, "weather.forecast");
+/// assert_eq!(hits[0].matches[0].word, "rain");
+/// assert_eq!(search.search("booking a flight", 1)[0].name, "flights.book");
+/// ```
+pub struct ToolSearch {
+    analyzer: Analyzer,
+    names: Vec<String>,
+    /// Lower-case names, for the query that is a tool's name.
+    folded_names: HashMap<String, u32>,
+    terms: HashMap<String, u32>,
+    /// Per term, the tools that hold it, in the order of `names`.
+    postings: Vec<Vec<Posting>>,
+    idf: Vec<f32>,
+    options: SearchOptions,
+}
+
+/// A term of a query, and the word that gave it.
+struct QueryTerm {
+    word: String,
+    term: String,
+    id: u32,
+}
+
+/// One tool holding one term.
+#[derive(Debug, Clone, Copy)]
+struct Posting {
+    tool: u32,
+    /// The saturated, length-normalised, field-weighted count: the score is `idf * weight`.
+    weight: f32,
+    /// The fields it is in, one bit each (in the order of [`SearchField::ALL`]).
+    fields: u8,
+}
+
+impl ToolSearch {
+    /// An index of `definitions` with the default [`SearchOptions`].
+    pub fn new<'a>(definitions: impl IntoIterator<Item = &'a ToolDefinition>) -> ToolSearch {
+        ToolSearch::with_options(definitions, SearchOptions::default())
+    }
+
+    /// An index of `definitions` weighed by `options`. Definitions that share a name (one
+    /// tool from two sources, versions of one API) are each indexed, and found as one tool:
+    /// the name ranks by its best definition.
+    pub fn with_options<'a>(
+        definitions: impl IntoIterator<Item = &'a ToolDefinition>,
+        options: SearchOptions,
+    ) -> ToolSearch {
+        let analyzer = Analyzer::new(options.stemming);
+        let mut names = Vec::new();
+        let mut folded_names = HashMap::new();
+        let mut terms: HashMap<String, u32> = HashMap::new();
+        // A word as written maps to its term once: stemming each occurrence would dominate.
+        let mut known: HashMap<Cow<'a, str>, u32> = HashMap::new();
+        // Per tool, its (term, field) occurrences and its fields' lengths.
+        let mut occurrences: Vec<Vec<(u32, u8)>> = Vec::new();
+        let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
+        for definition in definitions {
+            folded_names.entry(definition.name.to_lowercase()).or_insert(names.len() as u32);
+            names.push(definition.name.clone());
+            let mut mine = Vec::new();
+            let mut length = [0u32; FIELDS];
+            texts(definition, |field, text| {
+                analyzer.words(text, |surface| {
+                    let id = match known.get(surface.as_ref()) {
+                        Some(id) => *id,
+                        None => {
+                            let term = analyzer.term(&surface);
+                            let next = terms.len() as u32;
+                            let id = *terms.entry(term).or_insert(next);
+                            known.insert(surface, id);
+                            id
+                        }
+                    };
+                    mine.push((id, field.index() as u8));
+                    length[field.index()] += 1;
+                });
+            });
+            occurrences.push(mine);
+            lengths.push(length);
+        }
+        let tools = names.len().max(1) as f32;
+        let mut average = [0f32; FIELDS];
+        for length in &lengths {
+            for (sum, l) in average.iter_mut().zip(length) {
+                *sum += *l as f32;
+            }
+        }
+        for sum in &mut average {
+            *sum = (*sum / tools).max(1.0);
+        }
+        let mut postings: Vec<Vec<Posting>> = vec![Vec::new(); terms.len()];
+        for (tool, mine) in occurrences.iter_mut().enumerate() {
+            mine.sort_unstable();
+            let norm: [f32; FIELDS] = std::array::from_fn(|f| {
+                let b = options.length_normalisation[f];
+                1.0 - b + b * lengths[tool][f] as f32 / average[f]
+            });
+            for group in mine.chunk_by(|a, b| a.0 == b.0) {
+                let mut count = [0u32; FIELDS];
+                for (_, field) in group {
+                    count[*field as usize] += 1;
+                }
+                let mut tf = 0.0;
+                let mut fields = 0u8;
+                for f in 0..FIELDS {
+                    if count[f] > 0 {
+                        tf += options.weights[f] * count[f] as f32 / norm[f];
+                        fields |= 1 << f;
+                    }
+                }
+                if tf > 0.0 {
+                    let weight = tf / (options.saturation + tf);
+                    postings[group[0].0 as usize].push(Posting { tool: tool as u32, weight, fields });
+                }
+            }
+        }
+        let idf = postings
+            .iter()
+            .map(|p| {
+                let df = p.len() as f32;
+                (1.0 + (tools - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        ToolSearch { analyzer, names, folded_names, terms, postings, idf, options }
+    }
+
+    /// The number of tools indexed.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether no tool is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The names of the tools indexed, in the order given.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.names.iter().map(String::as_str)
+    }
+
+    /// The options it was built with.
+    pub fn options(&self) -> &SearchOptions {
+        &self.options
+    }
+
+    /// The best `limit` tools for `query`, best first; ties in name order. A query that is a
+    /// tool's name (any case) puts that tool first. A tool that matches no word of the query
+    /// is not a hit.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<SearchHit> {
+        self.search_where(query, limit, |_| true)
+    }
+
+    /// As [`search`](ToolSearch::search), among the tools `keep` accepts (by name).
+    pub fn search_where(&self, query: &str, limit: usize, mut keep: impl FnMut(&str) -> bool) -> Vec<SearchHit> {
+        if limit == 0 || self.names.is_empty() {
+            return Vec::new();
+        }
+        let words = self.query_terms(query);
+        let mut scores = vec![0f32; self.names.len()];
+        for query in &words {
+            let idf = self.idf[query.id as usize];
+            for posting in &self.postings[query.id as usize] {
+                scores[posting.tool as usize] += idf * posting.weight;
+            }
+        }
+        let exact = self.folded_names.get(query.trim().to_lowercase().as_str()).map(|&t| &self.names[t as usize]);
+        let is_exact = |tool: u32| exact.is_some_and(|name| *name == self.names[tool as usize]);
+        let mut found: Vec<(u32, f32)> = scores
+            .iter()
+            .enumerate()
+            .filter(|&(tool, &score)| (score > 0.0 || is_exact(tool as u32)) && keep(&self.names[tool]))
+            .map(|(tool, &score)| (tool as u32, score))
+            .collect();
+        let order = |a: &(u32, f32), b: &(u32, f32)| {
+            is_exact(b.0)
+                .cmp(&is_exact(a.0))
+                .then(b.1.total_cmp(&a.1))
+                .then_with(|| self.names[a.0 as usize].cmp(&self.names[b.0 as usize]))
+                .then(a.0.cmp(&b.0))
+        };
+        // Enough candidates that, after a name's weaker definitions go, `limit` names remain.
+        let mut hits: Vec<SearchHit> = Vec::with_capacity(limit);
+        let mut take = limit;
+        loop {
+            if found.len() > take {
+                found.select_nth_unstable_by(take - 1, order);
+            }
+            let mut best = found[..take.min(found.len())].to_vec();
+            best.sort_unstable_by(order);
+            hits.clear();
+            for (tool, score) in best {
+                let name = &self.names[tool as usize];
+                if hits.len() < limit && !hits.iter().any(|hit| hit.name == *name) {
+                    let matches = self.matches(tool, &words);
+                    hits.push(SearchHit { name: name.clone(), score, exact_name: is_exact(tool), matches });
+                }
+            }
+            if hits.len() == limit || take >= found.len() {
+                return hits;
+            }
+            take = (take * 2).min(found.len());
+        }
+    }
+
+    /// The query's distinct known terms, each with the first word that gave it.
+    fn query_terms(&self, query: &str) -> Vec<QueryTerm> {
+        let mut out: Vec<QueryTerm> = Vec::new();
+        for word in self.analyzer.terms(query) {
+            if let Some(&id) = self.terms.get(&word.term) {
+                if !out.iter().any(|q| q.id == id) {
+                    out.push(QueryTerm { word: word.surface.into_owned(), term: word.term, id });
+                }
+            }
+        }
+        out
+    }
+
+    /// Why `tool` matched: each query term it holds, where, and for how much.
+    fn matches(&self, tool: u32, words: &[QueryTerm]) -> Vec<TermMatch> {
+        let mut out = Vec::new();
+        for query in words {
+            let postings = &self.postings[query.id as usize];
+            if let Ok(i) = postings.binary_search_by_key(&tool, |p| p.tool) {
+                let posting = postings[i];
+                out.push(TermMatch {
+                    word: query.word.clone(),
+                    term: query.term.clone(),
+                    fields: SearchField::ALL.into_iter().filter(|f| posting.fields & (1 << f.index()) != 0).collect(),
+                    score: self.idf[query.id as usize] * posting.weight,
+                });
+            }
+        }
+        out
+    }
+
+    /// The heap the index holds, in bytes (the tables' capacities and the strings in them).
+    pub fn heap_bytes(&self) -> usize {
+        let strings = |s: &String| s.capacity();
+        let table = |len: usize| len * (std::mem::size_of::<(String, u32)>() + 8);
+        self.names.capacity() * std::mem::size_of::<String>()
+            + self.names.iter().map(strings).sum::<usize>()
+            + table(self.folded_names.capacity())
+            + self.folded_names.keys().map(strings).sum::<usize>()
+            + table(self.terms.capacity())
+            + self.terms.keys().map(strings).sum::<usize>()
+            + self.postings.capacity() * std::mem::size_of::<Vec<Posting>>()
+            + self.postings.iter().map(|p| p.capacity() * std::mem::size_of::<Posting>()).sum::<usize>()
+            + self.idf.capacity() * 4
+    }
+}
+
+impl std::fmt::Debug for ToolSearch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSearch").field("tools", &self.names.len()).field("terms", &self.terms.len()).finish()
+    }
+}

@@ -1,0 +1,18 @@
+//! Tool search: a catalog of thousands of tools, found by what a request asks for.
+//!
+//! [`ToolSearch`] ranks tools by BM25F over each tool's search document: its name split into
+//! words, its description, its parameters' names and descriptions, the values they take, its
+//! tags ([`SearchField`]). English words are stemmed, stop words left out, and Chinese,
+//! Japanese and Korean text is searched by pairs of characters. It is deterministic, needs no
+//! network, and says why each tool matched ([`TermMatch`]).
+
+mod discovered; // what a conversation's searches found
+mod document; // a tool's search document: its fields and their texts
+mod index; // BM25F: the index and the ranking
+mod text; // text cut into terms
+mod tool; // the search as a tool the model calls
+
+pub use discovered::{Discovered, MAX_DISCOVERED};
+pub use document::SearchField;
+pub use index::{SearchHit, SearchOptions, TermMatch, ToolSearch};
+pub use tool::{SearchToolBuilder, DEFAULT_SEARCH_LIMIT, MAX_QUERY_BYTES, SEARCH_TOOL_NAME};
