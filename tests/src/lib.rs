@@ -6,6 +6,7 @@ pub mod generated;
 pub mod open_models;
 pub mod python;
 pub mod source;
+pub mod trigrams;
 
 use serde_json::Value;
 use tool_core::prelude::*;

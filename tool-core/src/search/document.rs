@@ -98,45 +98,37 @@ fn schema_texts<'a>(schema: &'a Value, nodes: &mut usize, give: &mut impl FnMut(
     if *nodes > MAX_SCHEMA_NODES {
         return;
     }
-    for key in ["description", "title"] {
-        if let Some(Value::String(text)) = object.get(key) {
+    // One pass over the keys: a schema node is read once, whatever keywords it has.
+    for (key, value) in object {
+        match (key.as_str(), value) {
             // The root's description repeats the tool's; its title is the type's name.
-            if *nodes > 1 {
+            ("description" | "title", Value::String(text)) if *nodes > 1 => {
                 give(SearchField::ParameterDescriptions, text);
             }
-        }
-    }
-    if let Some(Value::Array(values)) = object.get("enum") {
-        for value in values {
-            value_strings(value, nodes, &mut |s| give(SearchField::Values, s));
-        }
-    }
-    if let Some(Value::String(value)) = object.get("const") {
-        give(SearchField::Values, value);
-    }
-    if let Some(Value::Object(properties)) = object.get("properties") {
-        for (name, property) in properties {
-            give(SearchField::Parameters, name);
-            schema_texts(property, nodes, give);
-        }
-    }
-    for key in ["items", "additionalProperties", "not"] {
-        if let Some(inner @ Value::Object(_)) = object.get(key) {
-            schema_texts(inner, nodes, give);
-        }
-    }
-    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
-        if let Some(Value::Array(inner)) = object.get(key) {
-            for schema in inner {
-                schema_texts(schema, nodes, give);
+            ("enum", Value::Array(values)) => {
+                for value in values {
+                    value_strings(value, nodes, &mut |s| give(SearchField::Values, s));
+                }
             }
-        }
-    }
-    for key in ["$defs", "definitions"] {
-        if let Some(Value::Object(defs)) = object.get(key) {
-            for schema in defs.values() {
-                schema_texts(schema, nodes, give);
+            ("const", Value::String(value)) => give(SearchField::Values, value),
+            ("properties", Value::Object(properties)) => {
+                for (name, property) in properties {
+                    give(SearchField::Parameters, name);
+                    schema_texts(property, nodes, give);
+                }
             }
+            ("items" | "additionalProperties" | "not", Value::Object(_)) => schema_texts(value, nodes, give),
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(inner)) => {
+                for schema in inner {
+                    schema_texts(schema, nodes, give);
+                }
+            }
+            ("$defs" | "definitions", Value::Object(defs)) => {
+                for schema in defs.values() {
+                    schema_texts(schema, nodes, give);
+                }
+            }
+            _ => {}
         }
     }
 }

@@ -7,7 +7,6 @@
 //! score depends only on the catalog, so it is computed once at build; a query adds up
 //! precomputed weights along the postings of its terms.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::Serialize;
@@ -18,6 +17,11 @@ use crate::model::ToolDefinition;
 
 const FIELDS: usize = SearchField::ALL.len();
 
+/// The terms' tables are hashed with foldhash, seeded at random per process: a tool's words
+/// may come from a remote server, so the hash must not be one an attacker can collide at will,
+/// and every word of every tool is hashed, so it must be quick.
+type Hasher = foldhash::fast::RandomState;
+
 /// How a [`ToolSearch`] weighs what it finds. The defaults suit tool catalogs: names count
 /// most, then tags, parameter names, the description, parameter descriptions and values.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,7 +29,10 @@ pub struct SearchOptions {
     weights: [f32; FIELDS],
     length_normalisation: [f32; FIELDS],
     saturation: f32,
+    coverage: f32,
     stemming: bool,
+    synonyms: Vec<Vec<String>>,
+    synonym_weight: f32,
 }
 
 impl Default for SearchOptions {
@@ -43,7 +50,15 @@ impl Default for SearchOptions {
             weights[field.index()] = weight;
             length_normalisation[field.index()] = b;
         }
-        SearchOptions { weights, length_normalisation, saturation: 1.2, stemming: true }
+        SearchOptions {
+            weights,
+            length_normalisation,
+            saturation: 1.2,
+            coverage: 0.5,
+            stemming: true,
+            synonyms: Vec::new(),
+            synonym_weight: 0.5,
+        }
     }
 }
 
@@ -67,6 +82,33 @@ impl SearchOptions {
         self
     }
 
+    /// Groups of words that mean the same in the host's domain (`film movie`, `taxi cab
+    /// ride`): a query's word also finds the others of its group, at
+    /// [`synonym_weight`](SearchOptions::synonym_weight). None by default: general synonym
+    /// lists find as many wrong tools as right ones.
+    pub fn synonyms<G, W>(mut self, groups: impl IntoIterator<Item = G>) -> Self
+    where
+        G: IntoIterator<Item = W>,
+        W: Into<String>,
+    {
+        self.synonyms = groups.into_iter().map(|g| g.into_iter().map(Into::into).collect()).collect();
+        self
+    }
+
+    /// How much a synonym counts against the word the query wrote (0.5).
+    pub fn synonym_weight(mut self, weight: f32) -> Self {
+        self.synonym_weight = weight.clamp(0.0, 1.0);
+        self
+    }
+
+    /// How much a tool that matches more of the query's words ranks above one that matches
+    /// fewer with the same score: the score is multiplied by the share of the query's words
+    /// it matched, to this power (0.5; 0 turns it off).
+    pub fn coverage(mut self, power: f32) -> Self {
+        self.coverage = power.clamp(0.0, 4.0);
+        self
+    }
+
     /// Whether English words are searched by their stem (`booking` finds `book`), on by default.
     pub fn stemming(mut self, stemming: bool) -> Self {
         self.stemming = stemming;
@@ -85,6 +127,10 @@ pub struct SearchHit {
     pub exact_name: bool,
     /// The query's words this tool matched, in the query's order.
     pub matches: Vec<TermMatch>,
+    /// The cosine similarity of the query to the tool's text, when a
+    /// [`HybridSearch`](super::HybridSearch) ranked it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
 }
 
 /// One word of a query found in a tool's search document.
@@ -128,10 +174,12 @@ pub struct ToolSearch {
     names: Vec<String>,
     /// Lower-case names, for the query that is a tool's name.
     folded_names: HashMap<String, u32>,
-    terms: HashMap<String, u32>,
+    terms: HashMap<String, u32, Hasher>,
     /// Per term, the tools that hold it, in the order of `names`.
     postings: Vec<Vec<Posting>>,
     idf: Vec<f32>,
+    /// Per term of a synonym group, the other terms of its groups that some tool holds.
+    synonyms: HashMap<String, Vec<u32>>,
     options: SearchOptions,
 }
 
@@ -140,6 +188,8 @@ struct QueryTerm {
     word: String,
     term: String,
     id: u32,
+    /// 1 for a word of the query, less for a synonym of one.
+    weight: f32,
 }
 
 /// One tool holding one term.
@@ -168,36 +218,38 @@ impl ToolSearch {
         let analyzer = Analyzer::new(options.stemming);
         let mut names = Vec::new();
         let mut folded_names = HashMap::new();
-        let mut terms: HashMap<String, u32> = HashMap::new();
+        let mut terms: HashMap<String, u32, Hasher> = HashMap::default();
         // A word as written maps to its term once: stemming each occurrence would dominate.
-        let mut known: HashMap<Cow<'a, str>, u32> = HashMap::new();
-        // Per tool, its (term, field) occurrences and its fields' lengths.
-        let mut occurrences: Vec<Vec<(u32, u8)>> = Vec::new();
+        let mut known: HashMap<String, u32, Hasher> = HashMap::default();
+        // Every tool's (term, field) occurrences, one after the other; where each tool's start;
+        // each tool's fields' lengths.
+        let mut occurrences: Vec<(u32, u8)> = Vec::new();
+        let mut starts: Vec<usize> = Vec::new();
         let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
         for definition in definitions {
             folded_names.entry(definition.name.to_lowercase()).or_insert(names.len() as u32);
             names.push(definition.name.clone());
-            let mut mine = Vec::new();
+            starts.push(occurrences.len());
             let mut length = [0u32; FIELDS];
             texts(definition, |field, text| {
                 analyzer.words(text, |surface| {
-                    let id = match known.get(surface.as_ref()) {
+                    let id = match known.get(surface) {
                         Some(id) => *id,
                         None => {
-                            let term = analyzer.term(&surface);
+                            let term = analyzer.term(surface);
                             let next = terms.len() as u32;
                             let id = *terms.entry(term).or_insert(next);
-                            known.insert(surface, id);
+                            known.insert(surface.to_owned(), id);
                             id
                         }
                     };
-                    mine.push((id, field.index() as u8));
+                    occurrences.push((id, field.index() as u8));
                     length[field.index()] += 1;
                 });
             });
-            occurrences.push(mine);
             lengths.push(length);
         }
+        starts.push(occurrences.len());
         let tools = names.len().max(1) as f32;
         let mut average = [0f32; FIELDS];
         for length in &lengths {
@@ -209,7 +261,8 @@ impl ToolSearch {
             *sum = (*sum / tools).max(1.0);
         }
         let mut postings: Vec<Vec<Posting>> = vec![Vec::new(); terms.len()];
-        for (tool, mine) in occurrences.iter_mut().enumerate() {
+        for tool in 0..names.len() {
+            let mine = &mut occurrences[starts[tool]..starts[tool + 1]];
             mine.sort_unstable();
             let norm: [f32; FIELDS] = std::array::from_fn(|f| {
                 let b = options.length_normalisation[f];
@@ -241,7 +294,21 @@ impl ToolSearch {
                 (1.0 + (tools - df + 0.5) / (df + 0.5)).ln()
             })
             .collect();
-        ToolSearch { analyzer, names, folded_names, terms, postings, idf, options }
+        let mut synonyms: HashMap<String, Vec<u32>> = HashMap::new();
+        for group in &options.synonyms {
+            let group: Vec<String> = group.iter().map(|word| analyzer.term(&word.to_lowercase())).collect();
+            for term in &group {
+                let others = synonyms.entry(term.clone()).or_default();
+                for other in group.iter().filter(|other| *other != term) {
+                    if let Some(&id) = terms.get(other) {
+                        if !others.contains(&id) {
+                            others.push(id);
+                        }
+                    }
+                }
+            }
+        }
+        ToolSearch { analyzer, names, folded_names, terms, postings, idf, synonyms, options }
     }
 
     /// The number of tools indexed.
@@ -278,10 +345,18 @@ impl ToolSearch {
         }
         let words = self.query_terms(query);
         let mut scores = vec![0f32; self.names.len()];
+        let mut counts = vec![0u16; self.names.len()];
         for query in &words {
-            let idf = self.idf[query.id as usize];
+            let idf = self.idf[query.id as usize] * query.weight;
             for posting in &self.postings[query.id as usize] {
                 scores[posting.tool as usize] += idf * posting.weight;
+                counts[posting.tool as usize] += u16::from(query.weight == 1.0);
+            }
+        }
+        let written = words.iter().filter(|q| q.weight == 1.0).count();
+        if self.options.coverage > 0.0 && written > 0 {
+            for (score, count) in scores.iter_mut().zip(&counts) {
+                *score *= (f32::from(*count) / written as f32).powf(self.options.coverage);
             }
         }
         let exact = self.folded_names.get(query.trim().to_lowercase().as_str()).map(|&t| &self.names[t as usize]);
@@ -313,7 +388,13 @@ impl ToolSearch {
                 let name = &self.names[tool as usize];
                 if hits.len() < limit && !hits.iter().any(|hit| hit.name == *name) {
                     let matches = self.matches(tool, &words);
-                    hits.push(SearchHit { name: name.clone(), score, exact_name: is_exact(tool), matches });
+                    hits.push(SearchHit {
+                        name: name.clone(),
+                        score,
+                        exact_name: is_exact(tool),
+                        matches,
+                        similarity: None,
+                    });
                 }
             }
             if hits.len() == limit || take >= found.len() {
@@ -326,10 +407,19 @@ impl ToolSearch {
     /// The query's distinct known terms, each with the first word that gave it.
     fn query_terms(&self, query: &str) -> Vec<QueryTerm> {
         let mut out: Vec<QueryTerm> = Vec::new();
-        for word in self.analyzer.terms(query) {
+        let words = self.analyzer.terms(query);
+        for word in &words {
             if let Some(&id) = self.terms.get(&word.term) {
                 if !out.iter().any(|q| q.id == id) {
-                    out.push(QueryTerm { word: word.surface.into_owned(), term: word.term, id });
+                    out.push(QueryTerm { word: word.surface.clone(), term: word.term.clone(), id, weight: 1.0 });
+                }
+            }
+        }
+        for word in &words {
+            for &id in self.synonyms.get(&word.term).into_iter().flatten() {
+                if !out.iter().any(|q| q.id == id) {
+                    let term = self.terms.iter().find(|(_, t)| **t == id).map(|(t, _)| t.clone()).unwrap_or_default();
+                    out.push(QueryTerm { word: word.surface.clone(), term, id, weight: self.options.synonym_weight });
                 }
             }
         }
@@ -347,7 +437,7 @@ impl ToolSearch {
                     word: query.word.clone(),
                     term: query.term.clone(),
                     fields: SearchField::ALL.into_iter().filter(|f| posting.fields & (1 << f.index()) != 0).collect(),
-                    score: self.idf[query.id as usize] * posting.weight,
+                    score: self.idf[query.id as usize] * query.weight * posting.weight,
                 });
             }
         }

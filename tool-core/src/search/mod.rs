@@ -8,11 +8,13 @@
 
 mod discovered; // what a conversation's searches found
 mod document; // a tool's search document: its fields and their texts
+mod hybrid; // a host's embedder, fused with the lexical ranking
 mod index; // BM25F: the index and the ranking
 mod text; // text cut into terms
 mod tool; // the search as a tool the model calls
 
 pub use discovered::{Discovered, MAX_DISCOVERED};
 pub use document::SearchField;
+pub use hybrid::{embedding_text, EmbedError, Embedder, HybridSearch, EMBED_BATCH};
 pub use index::{SearchHit, SearchOptions, TermMatch, ToolSearch};
 pub use tool::{SearchToolBuilder, DEFAULT_SEARCH_LIMIT, MAX_QUERY_BYTES, SEARCH_TOOL_NAME};

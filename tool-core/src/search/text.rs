@@ -2,8 +2,6 @@
 //! English words stemmed, and Chinese, Japanese and Korean text cut into overlapping pairs of
 //! characters (those scripts do not separate words with spaces).
 
-use std::borrow::Cow;
-
 use rust_stemmers::{Algorithm, Stemmer};
 
 /// Cuts text into terms. One per index: the stemmer is made once.
@@ -13,9 +11,9 @@ pub(crate) struct Analyzer {
 
 /// A word of the text as written (case folded, split), and the term it is searched by.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Word<'a> {
+pub(crate) struct Word {
     /// The word, lower case, before stemming.
-    pub surface: Cow<'a, str>,
+    pub surface: String,
     /// The term: the stem, or the surface when not stemmed.
     pub term: String,
 }
@@ -28,25 +26,35 @@ impl Analyzer {
     /// Calls `each` with every word of `text` that is searched by, case folded: words of
     /// identifiers and prose, and pairs of ideographs; stop words and bare numbers left out.
     /// [`term`](Analyzer::term) gives the term each is searched by.
-    pub(crate) fn words<'a>(&self, text: &'a str, mut each: impl FnMut(Cow<'a, str>)) {
+    pub(crate) fn words(&self, text: &str, mut each: impl FnMut(&str)) {
+        // Words with capitals are folded here rather than into a new string each.
+        let mut folded = String::new();
         pieces(text, |piece| match piece {
             Piece::Word(word) => {
-                let surface = fold(word);
-                if keep(&surface) {
+                let surface = if word.chars().any(char::is_uppercase) {
+                    folded.clear();
+                    if word.is_ascii() {
+                        folded.push_str(word);
+                        folded.make_ascii_lowercase();
+                    } else {
+                        folded.extend(word.chars().flat_map(char::to_lowercase));
+                    }
+                    folded.as_str()
+                } else {
+                    word
+                };
+                if keep(surface) {
                     each(surface);
                 }
             }
-            Piece::Ideographs(run) => ideograph_pairs(run, |pair| each(Cow::Borrowed(pair))),
+            Piece::Ideographs(run) => ideograph_pairs(run, &mut each),
         });
     }
 
     /// The words of `text` with their terms.
-    pub(crate) fn terms<'a>(&self, text: &'a str) -> Vec<Word<'a>> {
+    pub(crate) fn terms(&self, text: &str) -> Vec<Word> {
         let mut out = Vec::new();
-        self.words(text, |surface| {
-            let term = self.term(&surface);
-            out.push(Word { surface, term });
-        });
+        self.words(text, |surface| out.push(Word { surface: surface.to_owned(), term: self.term(surface) }));
         out
     }
 
@@ -88,9 +96,17 @@ fn is_ideographic(c: char) -> bool {
 /// `HTMLParser` is `HTML` and `Parser`, `v2Items` is `v2` and `Items`.
 fn pieces<'a>(text: &'a str, mut each: impl FnMut(Piece<'a>)) {
     let mut start: Option<(usize, bool)> = None;
-    for (i, c) in text.char_indices() {
-        let ideographic = is_ideographic(c);
-        let word = !ideographic && c.is_alphanumeric();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // Most text of tool definitions is ASCII: its bytes are classified without decoding.
+        let (ideographic, word, width) = if bytes[i].is_ascii() {
+            (false, bytes[i].is_ascii_alphanumeric(), 1)
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            let ideographic = is_ideographic(c);
+            (ideographic, !ideographic && c.is_alphanumeric(), c.len_utf8())
+        };
         match start {
             Some((s, true)) if !ideographic => {
                 each(Piece::Ideographs(&text[s..i]));
@@ -103,6 +119,7 @@ fn pieces<'a>(text: &'a str, mut each: impl FnMut(Piece<'a>)) {
             None if ideographic || word => start = Some((i, ideographic)),
             _ => {}
         }
+        i += width;
     }
     match start {
         Some((s, true)) => each(Piece::Ideographs(&text[s..])),
@@ -113,37 +130,38 @@ fn pieces<'a>(text: &'a str, mut each: impl FnMut(Piece<'a>)) {
 
 /// Splits one run of letters and digits at its case changes.
 fn split_case<'a>(run: &'a str, each: &mut impl FnMut(Piece<'a>)) {
-    let chars: Vec<(usize, char)> = run.char_indices().collect();
+    if run.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()) {
+        each(Piece::Word(run));
+        return;
+    }
     let mut from = 0;
-    for k in 1..chars.len() {
-        let (prev, c) = (chars[k - 1].1, chars[k].1);
-        let next_lower = chars.get(k + 1).is_some_and(|(_, n)| n.is_lowercase());
-        let boundary = (c.is_uppercase() && (prev.is_lowercase() || prev.is_ascii_digit()))
-            || (c.is_uppercase() && prev.is_uppercase() && next_lower);
-        if boundary {
-            each(Piece::Word(&run[from..chars[k].0]));
-            from = chars[k].0;
+    let mut chars = run.char_indices().peekable();
+    let mut prev: Option<char> = None;
+    while let Some((i, c)) = chars.next() {
+        if let Some(p) = prev {
+            let next_lower = chars.peek().is_some_and(|(_, n)| n.is_lowercase());
+            let boundary =
+                c.is_uppercase() && (p.is_lowercase() || p.is_ascii_digit() || (p.is_uppercase() && next_lower));
+            if boundary {
+                each(Piece::Word(&run[from..i]));
+                from = i;
+            }
         }
+        prev = Some(c);
     }
     each(Piece::Word(&run[from..]));
 }
 
-/// Lower case, without copying text that already is.
-fn fold(word: &str) -> Cow<'_, str> {
-    if word.chars().any(char::is_uppercase) {
-        Cow::Owned(word.to_lowercase())
-    } else {
-        Cow::Borrowed(word)
-    }
-}
-
 /// Whether a folded word is searched by: not a stop word, not a bare number.
 fn keep(word: &str) -> bool {
-    !word.bytes().all(|b| b.is_ascii_digit()) && STOP_WORDS.binary_search(&word).is_err()
+    !word.bytes().all(|b| b.is_ascii_digit()) && (word.len() > LONGEST_STOP_WORD || !is_stop_word(word))
 }
 
+/// The length of the longest stop word: longer words need no look-up.
+const LONGEST_STOP_WORD: usize = 6;
+
 /// Overlapping pairs of characters; a lone character is its own term.
-fn ideograph_pairs<'a>(run: &'a str, mut each: impl FnMut(&'a str)) {
+fn ideograph_pairs(run: &str, each: &mut impl FnMut(&str)) {
     let bounds: Vec<usize> = run.char_indices().map(|(i, _)| i).chain([run.len()]).collect();
     if bounds.len() == 2 {
         each(run);
@@ -154,19 +172,130 @@ fn ideograph_pairs<'a>(run: &'a str, mut each: impl FnMut(&'a str)) {
     }
 }
 
-/// English words too common in requests and descriptions to tell tools apart, sorted for a
-/// binary search. Words that name what a tool does (`get`, `find`, `list`) are not here:
-/// they are what a request and a tool name share.
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "before", "being",
-    "both", "but", "by", "can", "could", "did", "do", "does", "doing", "each", "either", "etc", "for", "from", "had",
-    "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it",
-    "its", "itself", "just", "let", "like", "may", "me", "might", "more", "most", "much", "must", "my", "myself",
-    "need", "needs", "no", "nor", "of", "on", "once", "only", "or", "other", "our", "ours", "please", "shall", "she",
-    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they",
-    "this", "those", "to", "too", "us", "use", "used", "very", "want", "was", "we", "were", "what", "when", "where",
-    "which", "while", "who", "whom", "whose", "why", "will", "with", "would", "you", "your", "yours",
-];
+/// English words too common in requests and descriptions to tell tools apart. Words that name
+/// what a tool does (`get`, `find`, `list`) are not here: they are what a request and a tool
+/// name share.
+fn is_stop_word(word: &str) -> bool {
+    matches!(
+        word,
+        "a" | "about"
+            | "after"
+            | "all"
+            | "also"
+            | "am"
+            | "an"
+            | "and"
+            | "any"
+            | "are"
+            | "as"
+            | "at"
+            | "be"
+            | "been"
+            | "before"
+            | "being"
+            | "both"
+            | "but"
+            | "by"
+            | "can"
+            | "could"
+            | "did"
+            | "do"
+            | "does"
+            | "doing"
+            | "each"
+            | "either"
+            | "etc"
+            | "for"
+            | "from"
+            | "had"
+            | "has"
+            | "have"
+            | "having"
+            | "he"
+            | "her"
+            | "here"
+            | "hers"
+            | "him"
+            | "his"
+            | "how"
+            | "i"
+            | "if"
+            | "in"
+            | "into"
+            | "is"
+            | "it"
+            | "its"
+            | "itself"
+            | "just"
+            | "let"
+            | "like"
+            | "may"
+            | "me"
+            | "might"
+            | "more"
+            | "most"
+            | "much"
+            | "must"
+            | "my"
+            | "myself"
+            | "need"
+            | "needs"
+            | "no"
+            | "nor"
+            | "of"
+            | "on"
+            | "once"
+            | "only"
+            | "or"
+            | "other"
+            | "our"
+            | "ours"
+            | "please"
+            | "shall"
+            | "she"
+            | "should"
+            | "so"
+            | "some"
+            | "such"
+            | "than"
+            | "that"
+            | "the"
+            | "their"
+            | "theirs"
+            | "them"
+            | "then"
+            | "there"
+            | "these"
+            | "they"
+            | "this"
+            | "those"
+            | "to"
+            | "too"
+            | "us"
+            | "use"
+            | "used"
+            | "very"
+            | "want"
+            | "was"
+            | "we"
+            | "were"
+            | "what"
+            | "when"
+            | "where"
+            | "which"
+            | "while"
+            | "who"
+            | "whom"
+            | "whose"
+            | "why"
+            | "will"
+            | "with"
+            | "would"
+            | "you"
+            | "your"
+            | "yours"
+    )
+}
 
 #[cfg(test)]
 mod tests {
@@ -177,9 +306,11 @@ mod tests {
     }
 
     #[test]
-    fn stop_words_are_sorted_and_lower_case() {
-        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(STOP_WORDS.iter().all(|w| w.chars().all(|c| c.is_ascii_lowercase())));
+    fn no_stop_word_is_longer_than_the_bound() {
+        for word in ["yourself", "ourselves", "because", "between", "without"] {
+            assert!(!is_stop_word(word), "{word}");
+        }
+        assert!(is_stop_word("theirs") && is_stop_word("the"));
     }
 
     #[test]

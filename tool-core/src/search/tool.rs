@@ -27,7 +27,7 @@ pub const MAX_QUERY_BYTES: usize = 2048;
 /// ```
 /// use serde_json::json;
 /// use tool_core::search::SearchToolBuilder;
-/// use tool_core::ToolDefinition;
+/// use tool_core::{Tool, ToolDefinition};
 ///
 /// let weather = ToolDefinition::new(
 ///     "weather.forecast",
@@ -110,8 +110,7 @@ impl SearchToolBuilder {
                 "limit": {
                     "type": "integer",
                     "minimum": 1,
-                    "maximum": max_limit,
-                    "description": format!("How many tools to return, best first (default {default_limit}).")
+                    "description": format!("How many tools to return, best first (default {default_limit}, at most {max_limit}).")
                 }
             },
             "required": ["query"]
