@@ -17,6 +17,8 @@ mod http;
 mod import;
 mod primitives;
 mod redact;
+#[cfg(feature = "search")]
+mod search; // the deferred tools served through a search tool
 mod serve;
 
 pub use http::{McpHttpBuilder, McpHttpServer};
