@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
-use super::serve::McpServerError;
 use crate::executor::{CallStatus, ExecutionRecord, Executor};
 use crate::model::ToolOutput;
 use crate::search::{Discovered, SearchToolBuilder};
@@ -26,30 +25,26 @@ pub(super) type ConfigureSearch = Arc<dyn Fn(SearchToolBuilder) -> SearchToolBui
 pub(super) const MAX_SESSION_DISCOVERED: usize = 200;
 
 /// `executor` over its catalog with the search tool added (never deferred), and the tool's
-/// name; `executor` itself, and no name, when the catalog defers nothing.
+/// name; `executor` itself, and no name, when the catalog defers nothing. The error says why
+/// the tool could not be added.
 pub(super) fn add_search_tool(
     executor: &Executor,
     configure: &ConfigureSearch,
-) -> Result<(Executor, Option<String>), McpServerError> {
+) -> Result<(Executor, Option<String>), String> {
     let catalog = executor.catalog();
     if catalog.deferred().next().is_none() {
         return Ok((executor.clone(), None));
     }
     let tool = configure(SearchToolBuilder::new(catalog.deferred()))
         .build()
-        .map_err(|e| McpServerError::ToolSearch(format!("the search tool is not valid: {e}")))?;
+        .map_err(|e| format!("the search tool is not valid: {e}"))?;
     let name = tool.definition().name.clone();
     if catalog.contains(&name) {
-        return Err(McpServerError::ToolSearch(format!(
+        return Err(format!(
             "the catalog already has a tool named `{name}`, the search tool's name: name the search tool otherwise (`.tool_search_with(|search| search.name(\"find_tools\"))`)"
-        )));
+        ));
     }
-    let catalog = catalog
-        .to_builder()
-        .add_tool(tool)
-        .keep_loaded(name.clone())
-        .build()
-        .map_err(|e| McpServerError::ToolSearch(e.to_string()))?;
+    let catalog = catalog.to_builder().add_tool(tool).keep_loaded(name.clone()).build().map_err(|e| e.to_string())?;
     Ok((executor.with_catalog(catalog), Some(name)))
 }
 
@@ -91,10 +86,8 @@ pub(super) fn settle(
     };
     for entry in entries {
         // A name the served catalog no longer has (replaced meanwhile) is left as found.
-        let Some((name, definition)) = entry
-            .get("name")
-            .and_then(Value::as_str)
-            .and_then(|name| Some((name.to_owned(), definition(name)?)))
+        let Some((name, definition)) =
+            entry.get("name").and_then(Value::as_str).and_then(|name| Some((name.to_owned(), definition(name)?)))
         else {
             tools.push(entry);
             continue;

@@ -7,14 +7,14 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 // MCP's logging (`logging/setLevel`, `notifications/message`) is deprecated from protocol
 // 2026-07-28 on (SEP-2577) but still part of it, and clients of earlier versions use it: served
 // until the protocol removes it.
+#[cfg(feature = "search")]
+use rmcp::model::ProtocolVersion;
 #[allow(deprecated)]
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
     ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
     ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscriptionFilter, Tool as McpTool,
 };
-#[cfg(feature = "search")]
-use rmcp::model::ProtocolVersion;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams, ReadResourceResponse,
@@ -358,7 +358,8 @@ impl McpServer {
     fn prepare(&self, executor: Executor) -> Result<Served, McpServerError> {
         #[cfg(feature = "search")]
         if let Some(configure) = &self.search {
-            let (searching, name) = super::search::add_search_tool(&executor, configure)?;
+            let (searching, name) =
+                super::search::add_search_tool(&executor, configure).map_err(McpServerError::ToolSearch)?;
             return Served::new(executor, searching, name);
         }
         Served::new(executor.clone(), executor, None)
@@ -732,8 +733,9 @@ impl ServerHandler for McpServer {
                 .ok_or_else(|| ErrorData::invalid_params(format!("unknown cursor `{cursor}`"), None))?,
         };
         let end = (start + self.page).min(listed.len());
-        let mut result =
-            ListToolsResult::with_all_items(listed[start..end].iter().map(|&place| served.tools[place].clone()).collect());
+        let mut result = ListToolsResult::with_all_items(
+            listed[start..end].iter().map(|&place| served.tools[place].clone()).collect(),
+        );
         result.next_cursor = (end < listed.len()).then(|| end.to_string());
         Ok(result)
     }
