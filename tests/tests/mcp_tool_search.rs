@@ -397,6 +397,24 @@ async fn beyond_the_cap_a_session_gets_definitions_instead_of_a_longer_list() {
 }
 
 #[tokio::test]
+async fn with_no_room_for_finds_every_session_gets_definitions() {
+    let server = McpServer::new(Executor::new(catalog())).unwrap().max_discovered_per_session(0).tool_search().unwrap();
+    let (client, watcher) = session(&server).await;
+    let found = search(&client, "weather forecast for a city", 1).await;
+    assert_eq!(
+        found,
+        json!({
+            "query": "weather forecast for a city",
+            "tools": [weather_definition()],
+            "message": "`weather.forecast` is not in your tool list: its entry is its definition; call it by name with the arguments its `inputSchema` describes."
+        })
+    );
+    assert_eq!(names(&client).await, ["notes.add", "notes.count", "search_tools"]);
+    assert_eq!(watcher.seen(), 0);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn the_search_tool_can_be_renamed_and_a_name_the_catalog_holds_is_refused() {
     let server = McpServer::new(Executor::new(catalog()))
         .unwrap()

@@ -157,7 +157,59 @@ fn names(names: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::names;
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::{json, Value};
+
+    use super::{names, settle, Listing};
+    use crate::executor::{CallStatus, ExecutionRecord};
+    use crate::model::{ToolCallRequest, ToolOutput};
+    use crate::search::Discovered;
+
+    fn record(status: CallStatus, structured: Value) -> ExecutionRecord {
+        ExecutionRecord {
+            request: Arc::new(ToolCallRequest::new("search_tools", "1", r#"{"query": "refund"}"#)),
+            status,
+            content: ToolOutput::structured(structured),
+            failure: None,
+            duration: std::time::Duration::ZERO,
+            output_cut: None,
+        }
+    }
+
+    fn definition(name: &str) -> Option<Value> {
+        (name == "orders.refund").then(|| json!({"name": "orders_refund", "description": "Refund.", "inputSchema": {}}))
+    }
+
+    #[test]
+    fn a_found_tool_joins_under_its_wire_name_and_one_the_server_no_longer_has_is_left_as_found() {
+        let found = json!({"query": "refund", "tools": [
+            {"name": "orders.refund", "description": "Refund."},
+            {"name": "orders.gone", "description": "Replaced meanwhile."}
+        ]});
+        let discovered = Mutex::new(Discovered::new());
+        let mut settled = record(CallStatus::Success, found);
+        assert!(settle(&mut settled, Listing::Session { discovered: &discovered, max: 5 }, definition));
+        assert_eq!(
+            settled.content.structured,
+            Some(json!({"query": "refund", "tools": [
+                {"name": "orders_refund", "description": "Refund."},
+                {"name": "orders.gone", "description": "Replaced meanwhile."}
+            ], "message": "`orders_refund` is now in your tool list: call it by name."}))
+        );
+        assert_eq!(settled.content.text, settled.content.structured.as_ref().unwrap().to_string());
+        assert_eq!(discovered.lock().unwrap().names().collect::<Vec<_>>(), ["orders.refund"]);
+    }
+
+    #[test]
+    fn a_failed_search_is_left_alone() {
+        let discovered = Mutex::new(Discovered::new());
+        let failed = json!({"query": "refund", "tools": [{"name": "orders.refund", "description": "Refund."}]});
+        let mut settled = record(CallStatus::Failed, failed.clone());
+        assert!(!settle(&mut settled, Listing::Session { discovered: &discovered, max: 5 }, definition));
+        assert_eq!(settled.content.structured, Some(failed));
+        assert!(discovered.lock().unwrap().is_empty());
+    }
 
     #[test]
     fn names_read_as_a_list_in_a_sentence() {

@@ -345,11 +345,12 @@ impl McpServer {
     }
 
     /// The most deferred tools one session's searches add to its `tools/list` (200 by
-    /// default); the tools found beyond come with their definitions in the search's result,
-    /// and a session forgets what it found when it ends.
+    /// default, at most [`MAX_DISCOVERED`](crate::search::MAX_DISCOVERED)): the tools found
+    /// beyond come with their definitions in the search's result; with 0, every session is
+    /// served as a 2026-07-28 client is. A session forgets what it found when it ends.
     #[cfg(feature = "search")]
     pub fn max_discovered_per_session(mut self, tools: usize) -> McpServer {
-        self.max_discovered = tools;
+        self.max_discovered = tools.min(crate::search::MAX_DISCOVERED);
         self
     }
 
@@ -855,8 +856,10 @@ impl ServerHandler for McpServer {
         if served.search_tool.as_deref() == Some(record.request.tool_name.as_str()) {
             use super::search::{settle, Listing};
             let listing = match self.discoveries(&served, &context) {
-                Some(discovered) => Listing::Session { discovered, max: self.max_discovered },
-                None => Listing::Result,
+                Some(discovered) if self.max_discovered > 0 => {
+                    Listing::Session { discovered, max: self.max_discovered }
+                }
+                _ => Listing::Result,
             };
             if settle(&mut record, listing, |name| served.definition(name)) {
                 // Before the result, so a client that lists on reading it sees the new tools.
