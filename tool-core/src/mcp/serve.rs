@@ -325,6 +325,18 @@ impl McpServer {
     ///
     /// A catalog that defers nothing is served as without this. A catalog that already has a
     /// tool of the search tool's name is refused with [`McpServerError::ToolSearch`].
+    ///
+    /// ```no_run
+    /// use tool_core::mcp::McpServer;
+    /// use tool_core::prelude::*;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let catalog = ToolCatalog::global()?.to_builder().defer_all().build()?;
+    /// McpServer::new(Executor::new(catalog))?.tool_search()?.serve_stdio().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
     #[cfg(feature = "search")]
     pub fn tool_search(self) -> Result<McpServer, McpServerError> {
         self.tool_search_with(|search| search)
