@@ -517,3 +517,47 @@ async fn an_import_with_deferral_gives_deferred_tools_that_a_tool_search_finds()
     plain.close().await;
     running.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_serves_an_imported_servers_tools_through_its_search() {
+    // The remote server lists all its tools; the gateway imports them deferred and serves them
+    // through its search tool.
+    let remote = McpServer::new(Executor::new(catalog())).unwrap().http().start().await.unwrap();
+    let imported = McpImport::http(remote.url()).prefix("remote.").defer(true).connect().await.unwrap();
+    let gateway = imported.add_to(ToolCatalog::builder().add_declared::<add_note>()).build().unwrap();
+    let server = McpServer::new(Executor::new(gateway)).unwrap().tool_search().unwrap();
+    let (client, watcher) = session(&server).await;
+    assert_eq!(names(&client).await, ["notes.add", "search_tools"]);
+
+    let found = search(&client, "refund an order", 1).await;
+    assert_eq!(
+        found,
+        json!({
+            "query": "refund an order",
+            "tools": [{"name": "remote.orders.refund", "description": "Refund an order, in full or in part."}],
+            "message": "`remote.orders.refund` is now in your tool list: call it by name."
+        })
+    );
+    assert_eq!(wait_for(&watcher, 1).await, 1);
+    let listed = client.list_all_tools().await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&listed[2]).unwrap(),
+        json!({
+            "name": "remote.orders.refund",
+            "description": "Refund an order, in full or in part.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"order": {"type": "string", "description": "The order."}},
+                "required": ["order"]
+            }
+        })
+    );
+    let refund = call(&client, "remote.orders.refund", json!({"order": "C-3"})).await;
+    assert_eq!(
+        refund,
+        json!({"content": [{"type": "text", "text": r#"orders.refund ran with {"order":"C-3"}"#}], "isError": false})
+    );
+    client.cancel().await.unwrap();
+    imported.close().await;
+    remote.shutdown().await;
+}
