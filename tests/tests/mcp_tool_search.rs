@@ -337,6 +337,33 @@ async fn a_2026_07_28_client_gets_the_definitions_and_an_unchanged_list() {
     client.cancel().await.unwrap();
 }
 
+#[tokio::test]
+async fn a_2026_07_28_listen_stream_hears_of_a_replaced_catalog_but_not_of_a_search() {
+    use rmcp::model::{ServerNotification, SubscriptionFilter};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+
+    let server = searching();
+    let replacing = server.clone();
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let running = server.serve(ours).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let client = ().serve_with_lifecycle(theirs, lifecycle).await.unwrap();
+    let mut stream = client.listen(SubscriptionFilter::builder().tools_list_changed().build()).await.unwrap();
+    assert_eq!(stream.acknowledged().tools_list_changed, Some(true));
+
+    search(&client, "weather forecast", 1).await;
+    let quiet = tokio::time::timeout(Duration::from_millis(200), stream.next()).await;
+    assert!(quiet.is_err(), "a search changed nothing to tell: {quiet:?}");
+
+    replacing.replace(Executor::new(catalog())).await.unwrap();
+    let next = tokio::time::timeout(Duration::from_secs(5), stream.next()).await.unwrap().unwrap().unwrap();
+    assert!(matches!(next, ServerNotification::ToolListChangedNotification(_)), "{next:?}");
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stateless_request_gets_the_definitions_for_there_is_no_session_to_list_them_in() {
     let running = searching().http().stateless().start().await.unwrap();

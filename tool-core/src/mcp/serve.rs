@@ -4,11 +4,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
+#[cfg(feature = "search")]
+use rmcp::model::ProtocolVersion;
 // MCP's logging (`logging/setLevel`, `notifications/message`) is deprecated from protocol
 // 2026-07-28 on (SEP-2577) but still part of it, and clients of earlier versions use it: served
 // until the protocol removes it.
-#[cfg(feature = "search")]
-use rmcp::model::ProtocolVersion;
 #[allow(deprecated)]
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
