@@ -207,6 +207,14 @@ impl Executor {
         &self.conversations
     }
 
+    /// This executor over another catalog, sharing its environment, settings and the
+    /// instances of stateful tools: for a server that adds a tool of its own (the MCP server's
+    /// tool search) to the host's catalog.
+    #[cfg(all(feature = "mcp", feature = "search"))]
+    pub(crate) fn with_catalog(&self, catalog: ToolCatalog) -> Executor {
+        Executor { catalog, ..self.clone() }
+    }
+
     /// Runs one call.
     pub async fn execute(&self, request: ToolCallRequest) -> ExecutionRecord {
         self.execute_in(request, CallScope::default()).await

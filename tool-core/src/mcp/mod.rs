@@ -7,9 +7,12 @@
 //! cancellation) is an `isError` result carrying the message written for the model, never a
 //! JSON-RPC error the model cannot read. Beside the tools, a server offers the resources,
 //! resource templates and prompts of its [`McpPrimitives`], with completion of their arguments.
+//! With [`McpServer::tool_search`] (feature `search`), the catalog's deferred tools are left out
+//! of `tools/list` and found with a search tool.
 //!
 //! Importing: a server's tools (a child process over stdio, a streamable HTTP URL) become
-//! tools of a catalog, called through the executor like local ones.
+//! tools of a catalog, called through the executor like local ones; deferred, with
+//! [`McpImportBuilder::defer`], for a tool search to find.
 
 mod ask;
 mod guard;
@@ -17,6 +20,8 @@ mod http;
 mod import;
 mod primitives;
 mod redact;
+#[cfg(feature = "search")]
+mod search; // the deferred tools served through a search tool
 mod serve;
 
 pub use http::{McpHttpBuilder, McpHttpServer};

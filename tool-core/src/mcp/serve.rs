@@ -1,8 +1,11 @@
 //! Serving a catalog: the rmcp server handler.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
+#[cfg(feature = "search")]
+use rmcp::model::ProtocolVersion;
 // MCP's logging (`logging/setLevel`, `notifications/message`) is deprecated from protocol
 // 2026-07-28 on (SEP-2577) but still part of it, and clients of earlier versions use it: served
 // until the protocol removes it.
@@ -94,6 +97,12 @@ pub struct McpServer {
     conversation_header: Option<Arc<str>>,
     /// The resources, templates and prompts offered beside the tools.
     primitives: McpPrimitives,
+    /// Serves the catalog's deferred tools through a search tool, built this way.
+    #[cfg(feature = "search")]
+    search: Option<super::search::ConfigureSearch>,
+    /// The most deferred tools a session's searches add to its `tools/list`.
+    #[cfg(feature = "search")]
+    max_discovered: usize,
 }
 
 /// Numbers the sessions of this process, for their conversation ids.
@@ -116,6 +125,9 @@ struct Session {
     /// The least severe log level the client wants (`logging/setLevel`); every level until it
     /// sets one.
     log_level: Mutex<Option<LogLevel>>,
+    /// The deferred tools this session's searches found, in its `tools/list` after the others.
+    #[cfg(feature = "search")]
+    discovered: Mutex<crate::search::Discovered>,
 }
 
 impl Session {
@@ -171,14 +183,31 @@ type RecordObserver = dyn Fn(&ExecutionRecord) + Send + Sync;
 
 /// What is served: the executor and its catalog's MCP export.
 struct Served {
+    /// The host's executor, as given.
+    #[cfg_attr(not(feature = "search"), allow(dead_code))]
+    host: Executor,
+    /// What calls run on: the host's executor, over its catalog with the search tool added
+    /// when the server searches the deferred tools.
     executor: Executor,
+    /// Every tool of `executor`'s catalog, exported, in the catalog's order.
     tools: Vec<McpTool>,
+    /// The tools every `tools/list` holds, by their place in `tools`: all of them, or, with a
+    /// search tool, those not deferred (the search tool among them).
+    listed: Vec<usize>,
+    /// Each tool's place in `tools`, by our name.
+    #[cfg_attr(not(feature = "search"), allow(dead_code))]
+    places: HashMap<String, usize>,
+    /// The search tool's name, when there is one.
+    #[cfg_attr(not(feature = "search"), allow(dead_code))]
+    search_tool: Option<String>,
     names: NameMap,
 }
 
 impl Served {
-    fn new(executor: Executor) -> Result<Served, McpServerError> {
-        let exported = export(Dialect::Mcp, executor.catalog().definitions())?;
+    /// Serves `host`; `executor` is what calls run on (`host`, or `host` with `search_tool`).
+    fn new(host: Executor, executor: Executor, search_tool: Option<String>) -> Result<Served, McpServerError> {
+        let catalog = executor.catalog();
+        let exported = export(Dialect::Mcp, catalog.definitions())?;
         let tools = exported
             .tools
             .into_iter()
@@ -188,7 +217,20 @@ impl Served {
                     .map_err(|e| McpServerError::InvalidTool { tool: name, reason: e.to_string() })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Served { executor, tools, names: exported.names })
+        let listed = catalog
+            .names()
+            .enumerate()
+            .filter(|(_, name)| search_tool.is_none() || !catalog.is_deferred(name))
+            .map(|(place, _)| place)
+            .collect();
+        let places = catalog.names().enumerate().map(|(place, name)| (name.to_owned(), place)).collect();
+        Ok(Served { host, executor, tools, listed, places, search_tool, names: exported.names })
+    }
+
+    /// The MCP definition of the tool we name `name`.
+    #[cfg(feature = "search")]
+    fn definition(&self, name: &str) -> Option<Value> {
+        self.places.get(name).and_then(|&place| serde_json::to_value(&self.tools[place]).ok())
     }
 }
 
@@ -222,6 +264,9 @@ pub enum McpServerError {
         /// The stateful tools.
         tools: Vec<String>,
     },
+    /// The search tool over the deferred tools could not be added to the catalog.
+    #[error("the tool search cannot be served: {0}")]
+    ToolSearch(String),
     /// The HTTP listener could not be bound.
     #[error("cannot listen on {address}: {reason}")]
     Bind {
@@ -248,7 +293,7 @@ impl McpServer {
     /// [`CatalogBuilder::retain_tagged`](crate::CatalogBuilder::retain_tagged) or
     /// [`CatalogBuilder::retain`](crate::CatalogBuilder::retain).
     pub fn new(executor: Executor) -> Result<McpServer, McpServerError> {
-        let served = Served::new(executor)?;
+        let served = Served::new(executor.clone(), executor, None)?;
         Ok(McpServer {
             served: Arc::new(RwLock::new(Arc::new(served))),
             sessions: Arc::default(),
@@ -259,7 +304,78 @@ impl McpServer {
             session: None,
             conversation_header: None,
             primitives: McpPrimitives::default(),
+            #[cfg(feature = "search")]
+            search: None,
+            #[cfg(feature = "search")]
+            max_discovered: super::search::MAX_SESSION_DISCOVERED,
         })
+    }
+
+    /// Serves the catalog's deferred tools ([`ToolCatalog::deferred`](crate::ToolCatalog::deferred))
+    /// through a search tool, `search_tools` ([`SearchToolBuilder`](crate::search::SearchToolBuilder)):
+    /// `tools/list` holds the other tools and the search tool.
+    ///
+    /// A client of protocol 2025-11-25 or earlier has a `tools/list` of its own: the tools its
+    /// searches find are added after the others, in the order found (the part before never
+    /// changes), and `notifications/tools/list_changed` tells it; the search's result says they
+    /// are there. From protocol 2026-07-28 on, `tools/list` may not vary per connection nor
+    /// change as a side effect of a request, so it stays as it is and the search's result
+    /// carries each found tool's whole MCP definition. Every client may call a deferred tool
+    /// by name, found or not: the server knows it.
+    ///
+    /// A catalog that defers nothing is served as without this. A catalog that already has a
+    /// tool of the search tool's name is refused with [`McpServerError::ToolSearch`].
+    ///
+    /// ```no_run
+    /// use tool_core::mcp::McpServer;
+    /// use tool_core::prelude::*;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let catalog = ToolCatalog::global()?.to_builder().defer_all().build()?;
+    /// McpServer::new(Executor::new(catalog))?.tool_search()?.serve_stdio().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "search")]
+    pub fn tool_search(self) -> Result<McpServer, McpServerError> {
+        self.tool_search_with(|search| search)
+    }
+
+    /// As [`tool_search`](Self::tool_search), with the search tool configured by `configure`
+    /// (its name, description, limits); it runs again for each catalog
+    /// [`replace`](Self::replace) serves.
+    #[cfg(feature = "search")]
+    pub fn tool_search_with(
+        mut self,
+        configure: impl Fn(crate::search::SearchToolBuilder) -> crate::search::SearchToolBuilder + Send + Sync + 'static,
+    ) -> Result<McpServer, McpServerError> {
+        self.search = Some(Arc::new(configure));
+        let served = self.prepare(self.current().host.clone())?;
+        *self.served.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(served);
+        Ok(self)
+    }
+
+    /// The most deferred tools one session's searches add to its `tools/list` (200 by
+    /// default, at most [`MAX_DISCOVERED`](crate::search::MAX_DISCOVERED)): the tools found
+    /// beyond come with their definitions in the search's result; with 0, every session is
+    /// served as a 2026-07-28 client is. A session forgets what it found when it ends.
+    #[cfg(feature = "search")]
+    pub fn max_discovered_per_session(mut self, tools: usize) -> McpServer {
+        self.max_discovered = tools.min(crate::search::MAX_DISCOVERED);
+        self
+    }
+
+    /// What serving `executor` takes: its export, with the search tool when this server
+    /// searches the deferred tools.
+    fn prepare(&self, executor: Executor) -> Result<Served, McpServerError> {
+        #[cfg(feature = "search")]
+        if let Some(configure) = &self.search {
+            let (searching, name) =
+                super::search::add_search_tool(&executor, configure).map_err(McpServerError::ToolSearch)?;
+            return Served::new(executor, searching, name);
+        }
+        Served::new(executor.clone(), executor, None)
     }
 
     /// Hands the record of every call to `observer` (after the call, before the client gets
@@ -287,7 +403,7 @@ impl McpServer {
     /// `notifications/tools/list_changed` to every connected client. Calls already running
     /// finish on the executor they started on.
     pub async fn replace(&self, executor: Executor) -> Result<(), McpServerError> {
-        let served = Arc::new(Served::new(executor)?);
+        let served = Arc::new(self.prepare(executor)?);
         *self.served.write().unwrap_or_else(|e| e.into_inner()) = served;
         self.changes.send_modify(|version| *version += 1);
         let sessions: Vec<Peer<RoleServer>> = {
@@ -311,6 +427,8 @@ impl McpServer {
             stores: Mutex::default(),
             open: Arc::downgrade(&self.open),
             log_level: Mutex::new(None),
+            #[cfg(feature = "search")]
+            discovered: Mutex::default(),
         });
         self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(number, Arc::downgrade(&session));
         McpServer { session: Some(session), ..self.clone() }
@@ -485,6 +603,43 @@ impl McpServer {
         self.session.as_ref().filter(|_| in_session).map(|session| session.number)
     }
 
+    /// The tools this request's `tools/list` holds, by their place in `served.tools`: those of
+    /// every session, then those this session's searches found.
+    fn listed<'a>(&self, served: &'a Served, context: &RequestContext<RoleServer>) -> Cow<'a, [usize]> {
+        #[cfg(feature = "search")]
+        if let Some(discovered) = self.discoveries(served, context) {
+            let discovered = discovered.lock().unwrap_or_else(|e| e.into_inner());
+            if !discovered.is_empty() {
+                let catalog = served.executor.catalog();
+                let mut listed = served.listed.clone();
+                // A found tool the host's catalog no longer defers is listed already.
+                let found = discovered.names().filter(|name| catalog.is_deferred(name));
+                listed.extend(found.filter_map(|name| served.places.get(name).copied()));
+                return Cow::Owned(listed);
+            }
+        }
+        #[cfg(not(feature = "search"))]
+        let _ = context;
+        Cow::Borrowed(&served.listed)
+    }
+
+    /// This session's discoveries, when the server searches deferred tools and the request's
+    /// protocol lets a session's `tools/list` differ from others' (2025-11-25 and earlier;
+    /// 2026-07-28 forbids it). None outside a session (stateless HTTP).
+    #[cfg(feature = "search")]
+    fn discoveries(
+        &self,
+        served: &Served,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<&Mutex<crate::search::Discovered>> {
+        served.search_tool.as_ref()?;
+        if context.protocol_version()? >= ProtocolVersion::V_2026_07_28 {
+            return None;
+        }
+        self.session_of(context)?;
+        self.session.as_ref().map(|session| &session.discovered)
+    }
+
     /// The failed result (and record) of a call to a stateful tool that has no conversation.
     fn refused(&self, call: ToolCallRequest, why: &str) -> Result<CallToolResponse, ErrorData> {
         let message =
@@ -577,21 +732,24 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let served = self.current();
+        let listed = self.listed(&served, &context);
         // The cursor is the index of the page's first tool, as text.
         let start = match request.and_then(|r| r.cursor) {
             None => 0,
             Some(cursor) => cursor
                 .parse::<usize>()
                 .ok()
-                .filter(|&start| start < served.tools.len())
+                .filter(|&start| start < listed.len())
                 .ok_or_else(|| ErrorData::invalid_params(format!("unknown cursor `{cursor}`"), None))?,
         };
-        let end = (start + self.page).min(served.tools.len());
-        let mut result = ListToolsResult::with_all_items(served.tools[start..end].to_vec());
-        result.next_cursor = (end < served.tools.len()).then(|| end.to_string());
+        let end = (start + self.page).min(listed.len());
+        let mut result = ListToolsResult::with_all_items(
+            listed[start..end].iter().map(|&place| served.tools[place].clone()).collect(),
+        );
+        result.next_cursor = (end < listed.len()).then(|| end.to_string());
         Ok(result)
     }
 
@@ -702,9 +860,24 @@ impl ServerHandler for McpServer {
             self.session.as_ref().and_then(|session| *session.log_level.lock().unwrap_or_else(|e| e.into_inner()));
         let scope = super::ask::scope_asking_client(&context, CallScope::new().cancel_on(&context.ct));
         let (scope, forwarding) = scope_for_client(&context, least, scope);
-        let record = served.executor.execute_in(call, scope).await;
+        #[cfg_attr(not(feature = "search"), allow(unused_mut))]
+        let mut record = served.executor.execute_in(call, scope).await;
         // A tool that handed its context to a task still running could hold the sender.
         let _ = tokio::time::timeout(PROGRESS_FLUSH, forwarding).await;
+        #[cfg(feature = "search")]
+        if served.search_tool.as_deref() == Some(record.request.tool_name.as_str()) {
+            use super::search::{settle, Listing};
+            let listing = match self.discoveries(&served, &context) {
+                Some(discovered) if self.max_discovered > 0 => {
+                    Listing::Session { discovered, max: self.max_discovered }
+                }
+                _ => Listing::Result,
+            };
+            if settle(&mut record, listing, |name| served.definition(name)) {
+                // Before the result, so a client that lists on reading it sees the new tools.
+                let _ = context.peer.notify_tool_list_changed().await;
+            }
+        }
         if let Some(observer) = &self.observer {
             observer(&record);
         }

@@ -86,6 +86,7 @@ pub struct McpImportBuilder {
     heartbeat: Duration,
     limits: Limits,
     answers: Answers,
+    defer: bool,
 }
 
 /// The host's answers to the server's requests: its model for `sampling/createMessage`, its
@@ -129,6 +130,7 @@ impl fmt::Debug for McpImportBuilder {
         f.debug_struct("McpImportBuilder")
             .field("endpoint", &self.endpoint)
             .field("prefix", &self.prefix)
+            .field("defer", &self.defer)
             .field("heartbeat", &self.heartbeat)
             .field("limits", &self.limits)
             .field("sampling", &self.answers.sampling.is_some())
@@ -154,6 +156,8 @@ struct Shared {
     endpoint: Endpoint,
     redactor: Redactor,
     prefix: String,
+    /// Whether the imported tools are deferred, for a tool search to find.
+    defer: bool,
     limits: Limits,
     /// The live session, if any; replaced when it drops.
     session: tokio::sync::Mutex<Option<RunningService<RoleClient, ImportHandler>>>,
@@ -425,6 +429,7 @@ impl McpImportBuilder {
             heartbeat: HEARTBEAT,
             limits: Limits::default(),
             answers: Answers::default(),
+            defer: false,
         }
     }
 
@@ -501,6 +506,20 @@ impl McpImportBuilder {
         self
     }
 
+    /// Whether the imported tools are deferred (`false` by default): a catalog they are
+    /// [added to](McpImport::add_to) leaves them out of requests up front
+    /// ([`ToolCatalog::deferred`](crate::ToolCatalog::deferred)), and a tool search over its
+    /// deferred tools finds them, so a server of hundreds of tools costs a request only the
+    /// search tool. The catalog's own policy still applies:
+    /// [`keep_loaded`](crate::CatalogBuilder::keep_loaded) keeps one loaded. What a server
+    /// can make the host index is bounded by [`max_tools`](Self::max_tools),
+    /// [`max_tool_bytes`](Self::max_tool_bytes) and [`max_list_bytes`](Self::max_list_bytes),
+    /// and the search indexes at most 16 KiB of a tool's text.
+    pub fn defer(mut self, defer: bool) -> Self {
+        self.defer = defer;
+        self
+    }
+
     /// How often the server is pinged while calls are in flight (one second by default); a
     /// server that fails to answer within five of these is lost, and its calls fail.
     pub fn heartbeat(mut self, every: Duration) -> Self {
@@ -569,6 +588,7 @@ impl McpImportBuilder {
             redactor: self.endpoint.redactor(),
             endpoint: self.endpoint,
             prefix: self.prefix,
+            defer: self.defer,
             limits: self.limits,
             listed_skipped: RwLock::new(Vec::new()),
             collisions: Mutex::new(Vec::new()),
@@ -930,6 +950,9 @@ fn import_tool(shared: &Arc<Shared>, tool: &McpTool) -> Result<DynamicTool, Stri
         open_world: hints.and_then(|a| a.open_world_hint),
     };
     let mut builder = DynamicTool::builder(name).annotations(annotations);
+    if shared.defer {
+        builder = builder.defer();
+    }
     if let Some(output) = &tool.output_schema {
         builder = builder.output_schema(Value::Object(output.as_ref().clone()));
     }
