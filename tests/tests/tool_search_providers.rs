@@ -774,3 +774,26 @@ fn elsewhere_the_search_is_an_ordinary_call_and_discovered_picks_up_what_it_foun
     let next = request.tools(&found).tools;
     assert_eq!(next[2], chat("get_weather", "Get the weather at a specific location", schema("location")));
 }
+
+#[test]
+fn the_xml_prompt_lists_the_loaded_tools_the_search_tool_and_the_discovered_ones_in_order() {
+    let catalog = catalog();
+    let search = search_tool(&catalog);
+    let found = discovered(&["shipping_eta", "clock_now", "get_weather"]);
+    let definitions = tool_core::search::definitions_with_search(&catalog, search.definition(), &found);
+    let names: Vec<&str> = definitions.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["clock_now", "search_tools", "shipping_eta", "get_weather"]);
+    let block = tool_core::xml::functions_block(definitions).unwrap();
+    let function = |name: &str, description: &str, parameters: Value| {
+        format!("<function>{}</function>", json!({"description": description, "name": name, "parameters": parameters}))
+    };
+    let expected = [
+        "<functions>".to_owned(),
+        function("clock_now", "The current time in a time zone.", schema("zone")),
+        function("search_tools", "Find more tools.", search_schema()),
+        function("shipping_eta", "Look up shipping ETA details for an order.", schema("order_id")),
+        function("get_weather", "Get the weather at a specific location", schema("location")),
+        "</functions>".to_owned(),
+    ];
+    assert_eq!(block, expected.join("\n"));
+}

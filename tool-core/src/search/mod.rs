@@ -18,8 +18,8 @@ pub use discovered::{Discovered, MAX_DISCOVERED};
 pub use document::SearchField;
 pub use index::{SearchHit, SearchOptions, TermMatch, ToolSearch};
 pub use request::{
-    check_deferral, Namespaces, SearchMode, SearchRequest, SearchRequestBuilder, SearchRequestError,
-    MAX_ANTHROPIC_DEFERRED,
+    check_deferral, definitions_with_search, Namespaces, SearchMode, SearchRequest, SearchRequestBuilder,
+    SearchRequestError, MAX_ANTHROPIC_DEFERRED,
 };
 pub use response::{
     answer_openai_search, anthropic_search_result, read_response, ProviderSearch, SearchExecution, SearchOutcome,

@@ -427,6 +427,58 @@ fn grouped(
     Ok(out)
 }
 
+/// The definitions a request sends with our search, for the forms that take definitions rather
+/// than a dialect's JSON (the XML prompt, `xml::functions_block`; the open models' chat
+/// templates): `catalog`'s loaded tools in name order, the search tool, then the deferred tools
+/// `discovered` found, in the order found, so that the part before them never changes.
+///
+/// ```
+/// use serde_json::json;
+/// use tool_core::prelude::*;
+/// use tool_core::search::{definitions_with_search, Discovered, SearchToolBuilder};
+///
+/// let tool = |name: &str| {
+///     DynamicTool::builder(name)
+///         .description("Does one thing.")
+///         .input_schema(json!({"type": "object", "properties": {}}))
+///         .handler(|_, _| async { ToolOutput::text("") })
+///         .build()
+///         .unwrap()
+/// };
+/// let catalog = ToolCatalog::builder()
+///     .add_tool(tool("clock.now"))
+///     .add_tool(tool("crm.list_orders"))
+///     .add_tool(tool("crm.refund"))
+///     .defer_all()
+///     .keep_loaded("clock.now")
+///     .build()
+///     .unwrap();
+/// let search = SearchToolBuilder::new(catalog.deferred()).build().unwrap();
+/// let mut discovered = Discovered::new();
+/// discovered.insert("crm.refund");
+/// let names: Vec<&str> = definitions_with_search(&catalog, search.definition(), &discovered)
+///     .iter()
+///     .map(|d| d.name.as_str())
+///     .collect();
+/// assert_eq!(names, ["clock.now", "search_tools", "crm.refund"]);
+/// ```
+pub fn definitions_with_search<'a>(
+    catalog: &'a ToolCatalog,
+    search_tool: &'a ToolDefinition,
+    discovered: &Discovered,
+) -> Vec<&'a ToolDefinition> {
+    let search_name = search_tool.name.as_str();
+    let mut out: Vec<&ToolDefinition> = catalog.loaded().filter(|d| d.name != search_name).collect();
+    out.push(search_tool);
+    out.extend(
+        discovered
+            .names()
+            .filter(|name| *name != search_name && catalog.is_deferred(name))
+            .filter_map(|name| catalog.definition(name)),
+    );
+    out
+}
+
 /// Checks Anthropic's deferral rules over a request's `tools` array, as [`SearchRequest`]
 /// does over its own; for a host that adds tools of its own (a server tool, an MCP toolset)
 /// to the array: at least one tool is not deferred ([`SearchRequestError::AllDeferred`]),
