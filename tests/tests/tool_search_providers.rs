@@ -797,3 +797,52 @@ fn the_xml_prompt_lists_the_loaded_tools_the_search_tool_and_the_discovered_ones
     ];
     assert_eq!(block, expected.join("\n"));
 }
+
+#[test]
+fn every_mode_passes_the_providers_rules_and_the_deferral_rules_are_checked() {
+    use tool_core::providers::check::check_request;
+    for dialect in [Dialect::Anthropic { strict: false }, Dialect::Anthropic { strict: true }] {
+        for mode in [SearchMode::Ours, SearchMode::AnthropicRegex, SearchMode::AnthropicBm25] {
+            let tools = request(dialect, mode).tools(&Discovered::new()).tools;
+            assert_eq!(check_request(dialect, &tools), vec![], "{mode} {}", dialect.label());
+        }
+    }
+    for dialect in [Dialect::OpenAiResponses { strict: false }, Dialect::OpenAiResponses { strict: true }] {
+        for mode in [SearchMode::Ours, SearchMode::OpenAiHosted] {
+            let tools = request(dialect, mode).tools(&Discovered::new()).tools;
+            assert_eq!(check_request(dialect, &tools), vec![], "{mode} {}", dialect.label());
+        }
+    }
+    let claude = Dialect::Anthropic { strict: false };
+    let mut cached = deferred(anthropic("get_weather", "Get the weather.", schema("location")));
+    cached["cache_control"] = json!({"type": "ephemeral"});
+    let server =
+        json!({"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_bm25", "defer_loading": true});
+    let violations: Vec<String> = check_request(claude, &[server, cached]).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        violations,
+        [
+            "A1 at `/0/name`: the tool search tool's name must be `tool_search_tool_regex`, not \"tool_search_tool_bm25\"",
+            "A1 at `/0/defer_loading`: the tool search tool itself must not be deferred",
+            "A1 at `/1/cache_control`: a deferred tool (`defer_loading: true`) cannot carry `cache_control`: put it on a tool \
+             that is not deferred",
+            "A1 at ``: every tool is deferred (`defer_loading: true`); at least one must not be (the tool search tool)",
+        ]
+    );
+    let responses = Dialect::OpenAiResponses { strict: false };
+    let tools = [
+        json!({"type": "tool_search", "execution": "nearby"}),
+        json!({"type": "namespace", "name": "crm", "defer_loading": true,
+               "tools": [{"type": "function", "name": "list", "parameters": schema("q"), "strict": false, "defer_loading": "yes"}]}),
+    ];
+    let violations: Vec<String> = check_request(responses, &tools).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        violations,
+        [
+            "O2 at `/0/execution`: `execution` must be \"server\" or \"client\", not \"nearby\"",
+            "O2 at `/1/defer_loading`: unknown key `defer_loading`; expected one of `type`, `name`, `description`, `tools`",
+            "O2 at `/1`: a namespace needs a `description`, which the model sees before it loads any function",
+            "O2 at `/1/tools/0/defer_loading`: `defer_loading` must be a boolean",
+        ]
+    );
+}
