@@ -846,3 +846,44 @@ fn every_mode_passes_the_providers_rules_and_the_deferral_rules_are_checked() {
         ]
     );
 }
+
+#[test]
+fn a_streamed_search_input_is_bounded_and_no_prefix_or_cut_event_of_the_recorded_streams_panics() {
+    // 64 fragments of 1 KiB: the input kept stops short of 16 KiB (a small fragment after
+    // that is not kept either), and reads as the text it kept.
+    let mut stream = SearchStream::new(Provider::Anthropic, NameMap::identity());
+    let start = json!({"type": "content_block_start", "index": 0, "content_block":
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25", "input": {}}});
+    stream.push(&start).unwrap();
+    stream.push(&json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"query\":\""}})).unwrap();
+    let kilobyte = "a".repeat(1024);
+    for _ in 0..64 {
+        let delta = json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": kilobyte}});
+        stream.push(&delta).unwrap();
+    }
+    let small = json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "\"}"}});
+    stream.push(&small).unwrap();
+    stream.push(&json!({"type": "content_block_stop", "index": 0})).unwrap();
+    let kept = stream.finish().searches[0].arguments.as_str().unwrap().len();
+    assert_eq!(kept, 10 + 15 * 1024);
+    // Every prefix of the recorded streams, and each event cut in half, reads without a panic.
+    for (provider, payloads) in [
+        (Provider::Anthropic, sse_data(&fixture("anthropic_stream_tool_search.sse"))),
+        (
+            Provider::OpenAiResponses,
+            fixture("openai_responses_stream_tool_search.jsonl").lines().map(str::to_owned).collect(),
+        ),
+    ] {
+        for end in 0..=payloads.len() {
+            for cut in [false, true] {
+                let mut stream = SearchStream::new(provider, hosted_names());
+                for (i, data) in payloads[..end].iter().enumerate() {
+                    let data = if cut && i + 1 == end { &data[..data.len() / 2] } else { data.as_str() };
+                    let _ = stream.push_data(data);
+                }
+                let read = stream.finish();
+                assert!(read.searches.len() <= 1, "{provider:?} {end} {cut}: {read:?}");
+            }
+        }
+    }
+}

@@ -64,7 +64,8 @@ pub enum SearchOutcome {
 pub struct ProviderSearch {
     /// Who runs it.
     pub execution: SearchExecution,
-    /// The searcher: `tool_search_tool_regex` or `tool_search_tool_bm25` (Anthropic),
+    /// The searcher: `tool_search_tool_regex` or `tool_search_tool_bm25` (Anthropic; just
+    /// `tool_search_tool` when the response holds the result without its `server_tool_use`),
     /// `tool_search` (OpenAI).
     pub tool: String,
     /// Anthropic's `server_tool_use` id (`srvtoolu_...`); the Responses API's `call_id`
@@ -409,11 +410,25 @@ pub struct SearchStream {
     names: NameMap,
     events: usize,
     searches: Vec<ProviderSearch>,
-    /// Anthropic: the search inputs still streaming (block index, search, text so far).
-    inputs: Vec<(u64, usize, String)>,
+    /// Anthropic: the search inputs still streaming.
+    inputs: Vec<Input>,
     /// The Responses API: each `tool_search_output` item read (its id) and the search it
     /// answered, since `.added` and `.done` both carry it.
     outputs: Vec<(String, usize)>,
+}
+
+/// An Anthropic search input still streaming.
+#[derive(Debug, Clone)]
+struct Input {
+    /// Its content block's index.
+    index: u64,
+    /// Its search's place.
+    search: usize,
+    /// The text so far.
+    text: String,
+    /// A fragment went past [`MAX_SEARCH_INPUT_BYTES`]: nothing more is kept, not even a later
+    /// fragment that would fit.
+    full: bool,
 }
 
 /// What one event does to the searches, read before anything changes.
@@ -483,7 +498,7 @@ impl SearchStream {
     /// Ends the stream: the calls as [`StreamAccumulator::finish`] gives them, and the
     /// searches (an input still streaming is read as far as it came).
     pub fn finish(mut self) -> SearchResponse {
-        for (_, search, text) in std::mem::take(&mut self.inputs) {
+        for Input { search, text, .. } in std::mem::take(&mut self.inputs) {
             self.searches[search].arguments = input_value(&text, &self.searches[search].arguments);
         }
         SearchResponse { calls: self.calls.finish(), searches: self.searches }
@@ -535,7 +550,7 @@ impl SearchStream {
     }
 
     fn input_open(&self, index: u64) -> bool {
-        self.inputs.iter().any(|(i, _, _)| *i == index)
+        self.inputs.iter().any(|input| input.index == index)
     }
 
     fn apply(&mut self, step: Step) {
@@ -543,18 +558,20 @@ impl SearchStream {
             Step::Nothing => {}
             Step::Start(index, search) => {
                 self.searches.push(search);
-                self.inputs.push((index, self.searches.len() - 1, String::new()));
+                let search = self.searches.len() - 1;
+                self.inputs.push(Input { index, search, text: String::new(), full: false });
             }
             Step::Fragment(index, fragment) => {
-                if let Some((_, _, text)) = self.inputs.iter_mut().find(|(i, _, _)| *i == index) {
-                    if text.len() + fragment.len() <= MAX_SEARCH_INPUT_BYTES {
-                        text.push_str(&fragment);
+                if let Some(input) = self.inputs.iter_mut().find(|input| input.index == index) {
+                    input.full |= input.text.len() + fragment.len() > MAX_SEARCH_INPUT_BYTES;
+                    if !input.full {
+                        input.text.push_str(&fragment);
                     }
                 }
             }
             Step::Stop(index) => {
-                if let Some(at) = self.inputs.iter().position(|(i, _, _)| *i == index) {
-                    let (_, search, text) = self.inputs.remove(at);
+                if let Some(at) = self.inputs.iter().position(|input| input.index == index) {
+                    let Input { search, text, .. } = self.inputs.remove(at);
                     self.searches[search].arguments = input_value(&text, &self.searches[search].arguments);
                 }
             }
