@@ -450,7 +450,7 @@ fn a_native_search_asked_of_another_dialect_is_refused_with_the_way_out() {
 }
 
 #[test]
-fn a_namespace_that_would_hold_two_functions_under_one_name_is_refused() {
+fn a_namespace_that_would_hold_two_functions_under_one_name_or_is_too_long_is_refused() {
     let catalog = ToolCatalog::builder()
         .add_tool(tool("crm.list", "List orders.", "q", &["crm"]))
         .add_tool(tool("list", "List orders too.", "q", &["crm"]))
@@ -470,6 +470,27 @@ fn a_namespace_that_would_hold_two_functions_under_one_name_is_refused() {
     .build()
     .unwrap_err();
     assert_eq!(error.to_string(), "`list` would name both `crm.list` in the namespace `crm` and `list`: rename one");
+    let long = "t".repeat(65);
+    let catalog = ToolCatalog::builder()
+        .add_tool(tool("report", "A report.", "q", &[long.as_str()]))
+        .add_tool(tool("clock_now", "Now.", "zone", &[]))
+        .defer("report")
+        .build()
+        .unwrap();
+    let search = search_tool(&catalog);
+    let error = SearchRequest::builder(
+        &catalog,
+        search.definition(),
+        Dialect::OpenAiResponses { strict: false },
+        SearchMode::OpenAiHosted,
+    )
+    .namespaces(Namespaces::by_tag())
+    .build()
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!("the namespace `{long}` is longer than the 64 characters OpenAI takes in a name: use a shorter tag")
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

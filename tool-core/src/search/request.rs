@@ -172,6 +172,16 @@ pub enum SearchRequestError {
         /// [`MAX_ANTHROPIC_DEFERRED`].
         max: usize,
     },
+    /// A namespace name longer than OpenAI takes (a long tag).
+    #[error(
+        "the namespace `{namespace}` is longer than the {max} characters OpenAI takes in a name: use a shorter tag"
+    )]
+    NamespaceTooLong {
+        /// Our name of the namespace (the prefix or tag).
+        namespace: String,
+        /// The longest name OpenAI takes.
+        max: usize,
+    },
     /// Two things of the request would go out under one name.
     #[error("`{name}` would name both {first} and {second}: rename one")]
     NameTaken {
@@ -380,11 +390,7 @@ fn grouped(
             continue;
         };
         let Some(namespace) = rule.wire_name(group) else {
-            return Err(SearchRequestError::NameTaken {
-                name: group.to_owned(),
-                first: format!("the namespace of `{}`, which is longer than 64 characters", definition.name),
-                second: "no name OpenAI accepts".to_owned(),
-            });
+            return Err(SearchRequestError::NamespaceTooLong { namespace: group.to_owned(), max: rule.max_len });
         };
         let inner = match definition.name.strip_prefix(group).and_then(|rest| rest.strip_prefix('.')) {
             Some(rest) => rule.wire_name(rest).unwrap_or_else(|| names.wire_name(&definition.name).to_owned()),
