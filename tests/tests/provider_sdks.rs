@@ -724,8 +724,8 @@ fn search_payload() -> (Value, NameMap) {
             "ours": ours_responses.tools(&found).tools,
         },
         "anthropic_results": [
-            anthropic_search_result(&found_two, ours_anthropic.names()),
-            anthropic_search_result(&found_none, ours_anthropic.names()),
+            anthropic_search_result(&found_two, &ours_anthropic),
+            anthropic_search_result(&found_none, &ours_anthropic),
         ],
         "openai_outputs": [
             ours_responses.openai_search_output("call_abc123", &["shipping_eta".to_owned(), "get_weather".to_owned()]).unwrap(),

@@ -634,7 +634,7 @@ fn our_search_answers_anthropic_with_tool_reference_blocks_or_one_text_block() {
     };
     let record = run(r#"{"query": "open orders of a customer", "limit": 2}"#);
     assert_eq!(
-        anthropic_search_result(&record, request.names()),
+        anthropic_search_result(&record, &request),
         json!({"type": "tool_result", "tool_use_id": "toolu_search", "content": [
             {"type": "tool_reference", "tool_name": "crm_list_open_orders"},
             {"type": "tool_reference", "tool_name": "crm_get_customer_profile"},
@@ -644,15 +644,27 @@ fn our_search_answers_anthropic_with_tool_reference_blocks_or_one_text_block() {
     assert_eq!(found.record("search_tools", &record), ["crm.list_open_orders", "crm.get_customer_profile"]);
     let record = run(r#"{"query": "zebra"}"#);
     assert_eq!(
-        anthropic_search_result(&record, request.names()),
+        anthropic_search_result(&record, &request),
         json!({"type": "tool_result", "tool_use_id": "toolu_search", "content": [
             {"type": "text", "text": "No tool matched. Try other words for the action (a verb and what it acts on), or go on without one."},
         ]})
     );
     let record = run(r#"{"query": ""}"#);
-    let failed = anthropic_search_result(&record, request.names());
+    let failed = anthropic_search_result(&record, &request);
     assert_eq!(failed["is_error"], true);
     assert_eq!(failed["tool_use_id"], "toolu_search");
+    // A search over more tools than the request sends: a reference to one it does not send
+    // would be refused by the API, so it is left out.
+    let fax = tool("fax_send", "Send a fax to a number.", "number", &[]);
+    let wider = SearchToolBuilder::new(catalog.deferred().chain([fax.definition()])).build().unwrap();
+    let executor = Executor::new(ToolCatalog::builder().add_tool(wider).build().unwrap());
+    let call = ToolCallRequest::new("search_tools", "toolu_fax", r#"{"query": "send a fax", "limit": 1}"#);
+    let record = runtime.block_on(executor.execute(call));
+    assert_eq!(Discovered::new().record("search_tools", &record), ["fax_send"]);
+    assert_eq!(
+        anthropic_search_result(&record, &request),
+        json!({"type": "tool_result", "tool_use_id": "toolu_fax", "content": [{"type": "text", "text": "No tool matched."}]})
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

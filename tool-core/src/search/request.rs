@@ -630,6 +630,12 @@ impl SearchRequest {
         &self.search_name
     }
 
+    /// Whether `name` (ours) is a tool of the request other than the search tool: sent, or
+    /// deferred for a search to load.
+    pub(super) fn sends(&self, name: &str) -> bool {
+        name != self.search_name && self.wire.contains_key(name)
+    }
+
     /// The Responses API's input item answering a client-executed `tool_search_call` whose
     /// `call_id` is `call_id` and that found `found` (our names): `{"type":
     /// "tool_search_output", "execution": "client", "call_id", "status": "completed",

@@ -610,14 +610,16 @@ fn input_value(text: &str, start: &Value) -> Value {
 
 /// Anthropic: our search tool's result as the `tool_result` block the API expands
 /// (Anthropic's "custom tool search"): one `{"type": "tool_reference", "tool_name"}` per tool
-/// found (by the name sent, through `names`); when nothing was found, one text block (the
+/// found that `request` sends (by the name sent; a name it does not send would be refused,
+/// "Tool reference '…' not found in available tools"); when none is left, one text block (the
 /// result's message), since Anthropic refuses an empty `content`. A failed search is an
 /// ordinary error result ([`result_message`]).
-pub fn anthropic_search_result(record: &ExecutionRecord, names: &NameMap) -> Value {
+pub fn anthropic_search_result(record: &ExecutionRecord, request: &SearchRequest) -> Value {
+    let names = request.names();
     if record.status != CallStatus::Success {
         return result_message(Provider::Anthropic, record, names);
     }
-    let found = found_names(&record.content);
+    let found: Vec<String> = found_names(&record.content).into_iter().filter(|name| request.sends(name)).collect();
     let content: Vec<Value> = if found.is_empty() {
         let message = record
             .content
