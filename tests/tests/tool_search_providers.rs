@@ -439,6 +439,23 @@ fn a_native_search_asked_of_another_dialect_is_refused_with_the_way_out() {
         namespaced.to_string(),
         "`namespaces` applies only to OpenAI's hosted tool search, not to our search tool in the OpenAI Responses API"
     );
+    let taken = ToolCatalog::builder()
+        .add_tool(tool("tool_search_tool_regex", "A tool of ours by that name.", "q", &[]))
+        .build()
+        .unwrap();
+    let error = SearchRequest::builder(
+        &taken,
+        search.definition(),
+        Dialect::Anthropic { strict: false },
+        SearchMode::AnthropicRegex,
+    )
+    .build()
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "`tool_search_tool_regex` would name both the tool `tool_search_tool_regex` and the server tool of Anthropic's \
+         regex tool search: rename one"
+    );
     let cached = SearchRequest::builder(&catalog, search.definition(), Dialect::Gemini, SearchMode::Ours)
         .cache_breakpoint(true)
         .build()

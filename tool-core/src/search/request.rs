@@ -316,7 +316,7 @@ impl<'a> SearchRequestBuilder<'a> {
                     return Err(SearchRequestError::NameTaken {
                         name: name.to_owned(),
                         first: format!("the tool `{}`", holder.name),
-                        second: format!("{}'s server tool", mode.label()),
+                        second: format!("the server tool of {}", mode.label()),
                     });
                 }
                 fixed.push(json!({"type": kind, "name": name}));
