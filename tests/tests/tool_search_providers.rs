@@ -937,3 +937,20 @@ fn a_streamed_search_input_is_bounded_and_no_prefix_or_cut_event_of_the_recorded
         }
     }
 }
+
+#[test]
+fn other_server_tools_are_no_searches_and_a_result_without_its_search_stands_alone() {
+    let response = json!({"stop_reason": "end_turn", "content": [
+        {"type": "server_tool_use", "id": "srvtoolu_web", "name": "web_search", "input": {"query": "weather tools"}},
+        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_web", "content": []},
+        {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_elsewhere",
+         "content": {"type": "tool_search_tool_search_result", "tool_references": []}},
+    ]});
+    let read = read_response(Provider::Anthropic, &response, &NameMap::identity()).unwrap();
+    assert!(read.calls.calls.is_empty());
+    assert_eq!(
+        searches(&read),
+        json!([{"execution": "server", "tool": "tool_search_tool", "call_id": "srvtoolu_elsewhere", "item_id": null,
+                "arguments": null, "outcome": {"kind": "found", "tools": []}}])
+    );
+}
