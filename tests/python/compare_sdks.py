@@ -36,6 +36,20 @@ Run by tests/tests/provider_sdks.rs, which asserts on the JSON report printed on
         provider_data holds what must go back with the result (the Responses item id, Gemini's
         thoughtSignature); its text; its stop reason.
 
+    compare_sdks.py search SEARCH.json FIXTURE...
+        SEARCH: {"anthropic": {label: tools array}, "openai_responses": {label: tools array},
+        "anthropic_results": [tool_result blocks], "openai_outputs": [tool_search_output input
+        items]}, as tests/tests/tool_search_providers.rs's SDK test writes them. Every tool of
+        every array validates as the SDK's union of request tools (`anthropic.types.ToolUnionParam`,
+        `openai.types.responses.ToolParam`) and round-trips unchanged through its own type
+        (`ToolParam`, `ToolSearchToolRegex20251119Param`, `ToolSearchToolBm25_20251119Param`;
+        `FunctionToolParam`, `NamespaceToolParam`, `ToolSearchToolParam`); each result block
+        through `ToolResultBlockParam`, each output item through
+        `ResponseToolSearchOutputItemParamParam`. The report lists each tool's label, index and
+        type. Each FIXTURE (a whole response, or a stream: `.sse` / `.jsonl`) is read by the
+        SDK's response model or stream event union, and the report gives its tool-search steps
+        and function calls as the SDK reads them.
+
 On anything unexpected: a message naming the tool, dialect and JSON pointer on stderr, exit 1.
 """
 
@@ -678,6 +692,149 @@ def calls(paths: list[str]) -> dict:
     return {"versions": {name: metadata.version(name) for name in DISTRIBUTIONS}, "calls": out}
 
 
+# --- Tool search: request tools, answers, and the documented responses. ---
+
+
+def anthropic_tool_type(tool: dict):
+    from anthropic.types import ToolParam, ToolSearchToolBm25_20251119Param, ToolSearchToolRegex20251119Param
+
+    kind = tool.get("type", "custom")
+    if kind.startswith("tool_search_tool_regex"):
+        return ToolSearchToolRegex20251119Param
+    if kind.startswith("tool_search_tool_bm25"):
+        return ToolSearchToolBm25_20251119Param
+    return ToolParam
+
+
+def openai_tool_type(tool: dict):
+    from openai.types.responses import FunctionToolParam, NamespaceToolParam, ToolSearchToolParam
+
+    return {"function": FunctionToolParam, "namespace": NamespaceToolParam, "tool_search": ToolSearchToolParam}[tool["type"]]
+
+
+def check_tools(arrays: dict, union: Any, own_type: Callable[[dict], Any], dialect: str) -> list[dict]:
+    union_adapter = pydantic.TypeAdapter(union)
+    report = []
+    for label, tools in arrays.items():
+        for i, tool in enumerate(tools):
+            where = f"{dialect} {label} /{i}"
+            try:
+                union_adapter.validate_python(tool)
+            except Exception as error:
+                raise Mismatch(f"{where}: not in the SDK's union of tools: {type(error).__name__}: {error}") from None
+            kind = own_type(tool)
+            round_trip(pydantic.TypeAdapter(kind), tool, where, kind.__name__)
+            report.append({"request": label, "index": i, "type": kind.__name__})
+    return report
+
+
+def sdk_search_steps(name: str, body: Any) -> dict:
+    """What the SDK reads of one documented response: its tool-search steps and calls."""
+    if name.startswith("anthropic_"):
+        from anthropic.types import Message
+
+        message = Message.model_validate(body)
+        steps = []
+        for block in message.content:
+            if block.type == "server_tool_use":
+                steps.append({"type": block.type, "id": block.id, "name": block.name, "input": block.input})
+            elif block.type == "tool_search_tool_result":
+                content = block.content
+                if content.type == "tool_search_tool_search_result":
+                    found = {"tools": [r.tool_name for r in content.tool_references]}
+                else:
+                    found = {"error_code": content.error_code, "error_message": content.error_message}
+                steps.append({"type": block.type, "tool_use_id": block.tool_use_id, **found})
+            elif block.type == "tool_use":
+                steps.append({"type": block.type, "id": block.id, "name": block.name, "input": block.input})
+        return {"steps": steps}
+    from openai.types.responses import Response
+
+    response = Response.model_validate(body)
+    steps = []
+    for item in response.output:
+        if item.type == "tool_search_call":
+            steps.append({"type": item.type, "id": item.id, "call_id": item.call_id, "execution": item.execution,
+                          "arguments": item.arguments})
+        elif item.type == "tool_search_output":
+            names = []
+            for tool in item.tools:
+                if tool.type == "namespace":
+                    names.extend(f"{tool.name}/{inner.name}" for inner in tool.tools)
+                elif tool.type == "function":
+                    names.append(tool.name)
+            # The output's own item id is left out: nothing is sent back under it (ours keeps the call's).
+            steps.append({"type": item.type, "call_id": item.call_id, "execution": item.execution, "tools": names})
+        elif item.type == "function_call":
+            steps.append({"type": item.type, "name": item.name, "namespace": item.namespace, "call_id": item.call_id,
+                          "arguments": json.loads(item.arguments)})
+    return {"steps": steps}
+
+
+def sdk_stream(name: str, text: str) -> dict:
+    """Every event of a documented stream validates as the SDK's event union; the final
+    response (Responses) or the blocks started (Anthropic) as the SDK holds them."""
+    if name.endswith(".sse"):
+        from anthropic.types import RawMessageStreamEvent
+
+        adapter = pydantic.TypeAdapter(RawMessageStreamEvent)
+        events = [json.loads(line[len("data: "):]) for line in text.splitlines() if line.startswith("data: ")]
+        started = []
+        for event in events:
+            parsed = adapter.validate_python(event)
+            if parsed.type == "content_block_start":
+                started.append(parsed.content_block.type)
+        return {"events": len(events), "blocks_started": started}
+    from openai.types.responses import ResponseStreamEvent
+
+    adapter = pydantic.TypeAdapter(ResponseStreamEvent)
+    events = [json.loads(line) for line in text.splitlines() if line.strip()]
+    final = None
+    items = []
+    for event in events:
+        parsed = adapter.validate_python(event)
+        if parsed.type == "response.output_item.done":
+            items.append(parsed.item.type)
+        if parsed.type == "response.completed":
+            final = parsed.response.model_dump(mode="json", exclude_none=False)
+    steps = sdk_search_steps("openai_", final)["steps"] if final is not None else []
+    return {"events": len(events), "items_done": items, "steps": steps}
+
+
+def search(path: str, fixtures: list[str]) -> dict:
+    from anthropic.types import ToolResultBlockParam, ToolUnionParam
+    from openai.types.responses import ResponseToolSearchOutputItemParamParam, ToolParam as ResponsesToolParam
+
+    given = json.loads(Path(path).read_text())
+    results = pydantic.TypeAdapter(ToolResultBlockParam)
+    for i, block in enumerate(given["anthropic_results"]):
+        round_trip(results, block, f"anthropic_results /{i}", "ToolResultBlockParam")
+    outputs = pydantic.TypeAdapter(ResponseToolSearchOutputItemParamParam)
+    for i, item in enumerate(given["openai_outputs"]):
+        round_trip(outputs, item, f"openai_outputs /{i}", "ResponseToolSearchOutputItemParamParam")
+    read = {}
+    for fixture in fixtures:
+        name = Path(fixture).name
+        text = Path(fixture).read_text()
+        try:
+            if name.endswith((".sse", ".jsonl")):
+                read[name] = sdk_stream(name, text)
+            else:
+                read[name] = sdk_search_steps(name, json.loads(text))
+        except Mismatch:
+            raise
+        except Exception as error:
+            raise Mismatch(f"{name}: the SDK rejects it: {type(error).__name__}: {error}") from None
+    return {
+        "versions": {name: metadata.version(name) for name in DISTRIBUTIONS},
+        "anthropic": check_tools(given["anthropic"], ToolUnionParam, anthropic_tool_type, "anthropic"),
+        "openai_responses": check_tools(given["openai_responses"], ResponsesToolParam, openai_tool_type, "openai_responses"),
+        "anthropic_results": len(given["anthropic_results"]),
+        "openai_outputs": len(given["openai_outputs"]),
+        "fixtures": read,
+    }
+
+
 def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "schemas":
         run = lambda: schemas(argv[1])  # noqa: E731
@@ -685,6 +842,8 @@ def main(argv: list[str]) -> int:
         run = lambda: generated(argv[1])  # noqa: E731
     elif len(argv) >= 2 and argv[0] == "calls":
         run = lambda: calls(argv[1:])  # noqa: E731
+    elif len(argv) >= 2 and argv[0] == "search":
+        run = lambda: search(argv[1], argv[2:])  # noqa: E731
     else:
         print(__doc__, file=sys.stderr)
         return 2

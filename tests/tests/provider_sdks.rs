@@ -23,6 +23,14 @@
 //!   `providers::calls::parse_response` reads them the same, but for one named difference:
 //!   `generated_call_id` (Gemini sent no call id; ours is generated, the SDK's is null).
 //!
+//! - Tool search: every mode's request `tools` (Anthropic's and the Responses API's) validate
+//!   as the SDK's union of request tools and round-trip unchanged through each tool's own type
+//!   (`ToolParam`, the regex and BM25 search tools; `FunctionToolParam`, `NamespaceToolParam`,
+//!   `ToolSearchToolParam`), and so do our answers (`ToolResultBlockParam` with
+//!   `tool_reference` blocks, `ResponseToolSearchOutputItemParamParam`). The documented
+//!   tool-search responses (whole, and every event of their streams) are read by the SDKs'
+//!   models, and `search::read_response` reads the same steps.
+//!
 //! Python: `TOOL_SDK_PYTHON` if set (CI), else `target/sdk-venv`, made on first use with
 //! `python3 -m venv` and pip.
 //!
@@ -53,6 +61,10 @@ use tool_core::providers::calls::parse_response;
 use tool_core::providers::export::export;
 use tool_core::providers::names::NameMap;
 use tool_core::providers::{Dialect, Provider};
+use tool_core::search::{
+    anthropic_search_result, read_response, Discovered, Namespaces, SearchMode, SearchOutcome, SearchRequest,
+    SearchResponse, SearchStream, SearchToolBuilder,
+};
 use tool_tests::generated::generated_tools;
 use tool_tests::python::{run, sdk_python};
 
@@ -628,4 +640,261 @@ fn our_response_parser_reads_every_recorded_response_as_the_sdks_do_but_for_gemi
         named.extend(differences.into_iter().map(|(difference, at)| (name, difference, at)));
     }
     assert_eq!(named, vec![("gemini_google-tool-call.json", "generated_call_id".to_owned(), "/calls/0/id".to_owned())]);
+}
+
+// --- Tool search: the request tools of every mode and our answers, validated with the SDKs'
+// own types; the documented tool-search responses read by the SDKs' models as we read them. ---
+
+fn search_tool_of(name: &str, description: &str, parameter: &str, tags: &[&str]) -> DynamicTool {
+    let mut builder = DynamicTool::builder(name).description(description).input_schema(json!({
+        "type": "object",
+        "properties": {parameter: {"type": "string"}},
+        "required": [parameter],
+    }));
+    for tag in tags {
+        builder = builder.tag(*tag);
+    }
+    builder.handler(|_, _| async { ToolOutput::text("done") }).build().unwrap()
+}
+
+/// One loaded tool and four deferred, two of them in `crm`; the names of the documented examples.
+fn search_catalog() -> ToolCatalog {
+    ToolCatalog::builder()
+        .add_tool(search_tool_of("clock_now", "The current time in a time zone.", "zone", &[]))
+        .add_tool(search_tool_of(
+            "crm.get_customer_profile",
+            "Fetch a customer profile by customer ID.",
+            "customer_id",
+            &["crm"],
+        ))
+        .add_tool(search_tool_of(
+            "crm.list_open_orders",
+            "List open orders for a customer ID.",
+            "customer_id",
+            &["crm"],
+        ))
+        .add_tool(search_tool_of("get_weather", "Get the weather at a specific location", "location", &["weather"]))
+        .add_tool(search_tool_of("shipping_eta", "Look up shipping ETA details for an order.", "order_id", &[]))
+        .defer_all()
+        .keep_loaded("clock_now")
+        .build()
+        .unwrap()
+}
+
+/// Every mode's request `tools` (Anthropic and Responses), our answers to a search in each
+/// provider's shape, and the names of the hosted request with namespaces.
+fn search_payload() -> (Value, NameMap) {
+    let catalog = search_catalog();
+    let search = SearchToolBuilder::new(catalog.deferred()).build().unwrap();
+    let build = |dialect, mode, namespaces: Option<Namespaces>, cached: bool| {
+        let mut builder = SearchRequest::builder(&catalog, search.definition(), dialect, mode).cache_breakpoint(cached);
+        if let Some(namespaces) = namespaces {
+            builder = builder.namespaces(namespaces);
+        }
+        builder.build().unwrap()
+    };
+    let found = Discovered::new();
+    let anthropic = Dialect::Anthropic { strict: false };
+    let anthropic_strict = Dialect::Anthropic { strict: true };
+    let responses = Dialect::OpenAiResponses { strict: false };
+    let responses_strict = Dialect::OpenAiResponses { strict: true };
+    let by_prefix =
+        || Some(Namespaces::by_prefix().describe("crm", "CRM tools for customer lookup and order management."));
+    let hosted_namespaces = build(responses_strict, SearchMode::OpenAiHosted, by_prefix(), false);
+    let ours_responses = build(responses, SearchMode::Ours, None, false);
+    let ours_anthropic = build(anthropic, SearchMode::Ours, None, false);
+    let runner = SearchToolBuilder::new(catalog.deferred()).build().unwrap();
+    let executor = Executor::new(catalog.to_builder().add_tool(runner).build().unwrap());
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let run = |arguments: &str| {
+        runtime.block_on(executor.execute(ToolCallRequest::new("search_tools", "toolu_search", arguments)))
+    };
+    let found_two = run(r#"{"query": "open orders of a customer", "limit": 2}"#);
+    let found_none = run(r#"{"query": "zebra"}"#);
+    let payload = json!({
+        "anthropic": {
+            "ours": ours_anthropic.tools(&found).tools,
+            "regex": build(anthropic, SearchMode::AnthropicRegex, None, true).tools(&found).tools,
+            "bm25_strict": build(anthropic_strict, SearchMode::AnthropicBm25, None, false).tools(&found).tools,
+        },
+        "openai_responses": {
+            "hosted": build(responses, SearchMode::OpenAiHosted, None, false).tools(&found).tools,
+            "hosted_namespaces": hosted_namespaces.tools(&found).tools,
+            "hosted_by_tag": build(responses, SearchMode::OpenAiHosted, Some(Namespaces::by_tag()), false).tools(&found).tools,
+            "ours": ours_responses.tools(&found).tools,
+        },
+        "anthropic_results": [
+            anthropic_search_result(&found_two, &ours_anthropic),
+            anthropic_search_result(&found_none, &ours_anthropic),
+        ],
+        "openai_outputs": [
+            ours_responses.openai_search_output("call_abc123", &["shipping_eta".to_owned(), "get_weather".to_owned()]).unwrap(),
+            ours_responses.openai_search_output("call_abc124", &[]).unwrap(),
+        ],
+    });
+    (payload, hosted_namespaces.names().clone())
+}
+
+/// The documented tool-search responses (`tests/data/providers`), and whose they are.
+const SEARCH_RESPONSES: [(&str, Provider); 3] = [
+    ("anthropic_message_tool_search.json", Provider::Anthropic),
+    ("anthropic_message_tool_search_error.json", Provider::Anthropic),
+    ("openai_responses_tool_search_hosted.json", Provider::OpenAiResponses),
+];
+const SEARCH_STREAMS: [&str; 2] = ["anthropic_stream_tool_search.sse", "openai_responses_stream_tool_search.jsonl"];
+
+fn search_report() -> &'static Value {
+    static REPORT: OnceLock<Result<Value, String>> = OnceLock::new();
+    let report = REPORT.get_or_init(|| {
+        let (payload, _) = search_payload();
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sdk-search-{}.json", process::id()));
+        fs::write(&path, serde_json::to_string_pretty(&payload).unwrap()).map_err(|e| e.to_string())?;
+        let mut paths = vec![path.clone()];
+        paths.extend(SEARCH_RESPONSES.iter().map(|(name, _)| Path::new(FIXTURES).join(name)));
+        paths.extend(SEARCH_STREAMS.iter().map(|name| Path::new(FIXTURES).join(name)));
+        let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let report = script("search", &paths);
+        let _ = fs::remove_file(&path);
+        report
+    });
+    match report {
+        Ok(report) => report,
+        Err(error) => panic!("{error}"),
+    }
+}
+
+#[test]
+fn every_tool_search_request_and_answer_validates_with_the_sdks_own_types() {
+    let Some(_) = tool_tests::external::python(
+        "provider_sdks::every_tool_search_request_and_answer_validates_with_the_sdks_own_types",
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    ) else {
+        return;
+    };
+    let report = search_report();
+    assert_eq!(report["versions"], pinned_versions());
+    let entries = |request: &str, types: &[&str]| -> Vec<Value> {
+        types.iter().enumerate().map(|(i, kind)| json!({"request": request, "index": i, "type": kind})).collect()
+    };
+    let tool = "ToolParam";
+    let mut anthropic = entries("ours", &[tool; 6]);
+    anthropic.extend(entries("regex", &[tool, "ToolSearchToolRegex20251119Param", tool, tool, tool, tool]));
+    anthropic.extend(entries("bm25_strict", &[tool, "ToolSearchToolBm25_20251119Param", tool, tool, tool, tool]));
+    assert_eq!(report["anthropic"], Value::Array(anthropic));
+    let (function, namespace, search) = ("FunctionToolParam", "NamespaceToolParam", "ToolSearchToolParam");
+    let mut openai = entries("hosted", &[function, search, function, function, function, function]);
+    openai.extend(entries("hosted_namespaces", &[function, search, namespace, function, function]));
+    openai.extend(entries("hosted_by_tag", &[function, search, namespace, namespace, function]));
+    openai.extend(entries("ours", &[function, search]));
+    assert_eq!(report["openai_responses"], Value::Array(openai));
+    assert_eq!(report["anthropic_results"], 2);
+    assert_eq!(report["openai_outputs"], 2);
+}
+
+/// Our reading of a documented tool-search response, in the shape the script prints the SDK's.
+fn our_search_steps(name: &str, provider: Provider, names: &NameMap) -> Value {
+    let response: Value = serde_json::from_str(&fs::read_to_string(Path::new(FIXTURES).join(name)).unwrap()).unwrap();
+    let read = read_response(provider, &response, names).unwrap();
+    steps_of(provider, &read, names)
+}
+
+fn steps_of(provider: Provider, read: &SearchResponse, names: &NameMap) -> Value {
+    let mut steps = Vec::new();
+    for search in &read.searches {
+        match provider {
+            Provider::Anthropic => {
+                steps.push(json!({"type": "server_tool_use", "id": search.call_id, "name": search.tool, "input": search.arguments}));
+                let mut result = json!({"type": "tool_search_tool_result", "tool_use_id": search.call_id});
+                match &search.outcome {
+                    SearchOutcome::Found { tools } => result["tools"] = json!(tools),
+                    SearchOutcome::Failed { code, message } => {
+                        result["error_code"] = json!(code);
+                        result["error_message"] = json!(message);
+                    }
+                    other => panic!("{other:?}"),
+                }
+                steps.push(result);
+            }
+            _ => {
+                let execution = serde_json::to_value(search.execution).unwrap();
+                steps.push(json!({"type": "tool_search_call", "id": search.item_id, "call_id": search.call_id,
+                                  "execution": execution, "arguments": search.arguments}));
+                let tools: Vec<String> = search
+                    .found()
+                    .iter()
+                    .map(|tool| match names.namespace_of(tool) {
+                        Some((namespace, name)) => format!("{namespace}/{name}"),
+                        None => names.wire_name(tool).to_owned(),
+                    })
+                    .collect();
+                steps.push(json!({"type": "tool_search_output", "call_id": search.call_id, "execution": execution,
+                                  "tools": tools}));
+            }
+        }
+    }
+    for call in &read.calls.calls {
+        let arguments: Value = serde_json::from_str(&call.raw_arguments).unwrap();
+        steps.push(match provider {
+            Provider::Anthropic => {
+                json!({"type": "tool_use", "id": call.call_id, "name": names.wire_name(&call.tool_name), "input": arguments})
+            }
+            _ => {
+                let (namespace, name) = names.namespace_of(&call.tool_name).unwrap();
+                json!({"type": "function_call", "name": name, "namespace": namespace, "call_id": call.call_id,
+                       "arguments": arguments})
+            }
+        });
+    }
+    json!({"steps": steps})
+}
+
+#[test]
+fn the_sdks_read_the_documented_tool_search_responses_whole_and_streamed_as_we_do() {
+    let Some(_) = tool_tests::external::python(
+        "provider_sdks::the_sdks_read_the_documented_tool_search_responses_whole_and_streamed_as_we_do",
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    ) else {
+        return;
+    };
+    let fixtures = &search_report()["fixtures"];
+    let hosted = json!([
+        {"type": "tool_search_call", "id": "tsc_01", "call_id": null, "execution": "server", "arguments": {"paths": ["crm"]}},
+        {"type": "tool_search_output", "call_id": null, "execution": "server", "tools": ["crm/list_open_orders"]},
+        {"type": "function_call", "name": "list_open_orders", "namespace": "crm", "call_id": "call_abc123",
+         "arguments": {"customer_id": "CUST-12345"}},
+    ]);
+    assert_eq!(
+        fixtures,
+        &json!({
+            "anthropic_message_tool_search.json": {"steps": [
+                {"type": "server_tool_use", "id": "srvtoolu_01ABC123", "name": "tool_search_tool_regex", "input": {"pattern": "weather"}},
+                {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_01ABC123", "tools": ["get_weather"]},
+                {"type": "tool_use", "id": "toolu_01XYZ789", "name": "get_weather",
+                 "input": {"location": "San Francisco", "unit": "fahrenheit"}},
+            ]},
+            "anthropic_message_tool_search_error.json": {"steps": [
+                {"type": "server_tool_use", "id": "srvtoolu_01ABC123", "name": "tool_search_tool_regex", "input": {"pattern": "("}},
+                {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_01ABC123", "error_code": "invalid_tool_input",
+                 "error_message": "Invalid regular expression pattern: missing ) at position 1"},
+            ]},
+            "openai_responses_tool_search_hosted.json": {"steps": hosted},
+            "anthropic_stream_tool_search.sse": {"events": 15, "blocks_started":
+                ["text", "server_tool_use", "tool_search_tool_result", "tool_use"]},
+            "openai_responses_stream_tool_search.jsonl": {"events": 11, "items_done":
+                ["tool_search_call", "tool_search_output", "function_call"], "steps": hosted},
+        })
+    );
+    let (_, names) = search_payload();
+    for (name, provider) in SEARCH_RESPONSES {
+        let names = if provider == Provider::Anthropic { NameMap::identity() } else { names.clone() };
+        assert_eq!(our_search_steps(name, provider, &names), fixtures[name], "{name}: ours, then the SDK's");
+    }
+    // Streamed, ours reads as the whole response does (which is the SDK's reading above).
+    let payloads: Vec<String> =
+        fs::read_to_string(Path::new(FIXTURES).join(SEARCH_STREAMS[1])).unwrap().lines().map(str::to_owned).collect();
+    let mut stream = SearchStream::new(Provider::OpenAiResponses, names.clone());
+    for data in &payloads {
+        stream.push_data(data).unwrap();
+    }
+    assert_eq!(steps_of(Provider::OpenAiResponses, &stream.finish(), &names)["steps"], hosted);
 }

@@ -32,6 +32,10 @@ pub struct NameMap {
     /// Per tool (our name), how its arguments went out, when not as declared.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     arguments: BTreeMap<String, ArgumentMap>,
+    /// Tools sent inside a namespace (the Responses API's `namespace` tools): per namespace,
+    /// the name inside it to ours. Calls come back as the namespace and that name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    namespaced: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl NameMap {
@@ -58,9 +62,35 @@ impl NameMap {
         self.to_tool.get(wire).map_or(wire, String::as_str)
     }
 
-    /// Whether nothing is changed: no tool renamed, no arguments sent other than declared.
+    /// Whether nothing is changed: no tool renamed or sent inside a namespace, no arguments
+    /// sent other than declared.
     pub fn is_empty(&self) -> bool {
-        self.to_wire.is_empty() && self.arguments.is_empty()
+        self.to_wire.is_empty() && self.arguments.is_empty() && self.namespaced.is_empty()
+    }
+
+    /// Records that `tool` goes out inside the namespace `namespace` as `wire` (the Responses
+    /// API's `{"type":"namespace"}` tools; a call to it comes back as `namespace` and `wire`).
+    pub fn insert_namespaced(&mut self, tool: &str, namespace: &str, wire: &str) {
+        self.namespaced.entry(namespace.to_owned()).or_default().insert(wire.to_owned(), tool.to_owned());
+    }
+
+    /// Our tool name for a call that came back as `wire` in `namespace` (when the provider
+    /// named one): the tool sent there under that name, else [`tool_name`](Self::tool_name)
+    /// of `wire` (the Responses API also names a top-level function's own name as its
+    /// namespace).
+    pub fn namespaced_tool_name<'a>(&'a self, namespace: Option<&str>, wire: &'a str) -> &'a str {
+        namespace
+            .and_then(|namespace| self.namespaced.get(namespace))
+            .and_then(|names| names.get(wire))
+            .map_or_else(|| self.tool_name(wire), String::as_str)
+    }
+
+    /// The namespace and the name inside it that `tool` (our name) goes out as, if it goes
+    /// out inside a namespace.
+    pub fn namespace_of(&self, tool: &str) -> Option<(&str, &str)> {
+        self.namespaced.iter().find_map(|(namespace, names)| {
+            names.iter().find(|(_, ours)| *ours == tool).map(|(wire, _)| (namespace.as_str(), wire.as_str()))
+        })
     }
 
     /// The renamed tools: (our name, the provider's name), in our names' order.

@@ -23,6 +23,8 @@ use crate::model::{human_bytes, ContentBlock, EmbeddedResource, ResourceContents
 
 /// `provider_data` key of the Responses API's output item id (`fc_...`).
 const RESPONSES_ITEM_ID: &str = "id";
+/// `provider_data` key of the namespace a Responses `function_call` named.
+const RESPONSES_NAMESPACE: &str = "namespace";
 /// `provider_data` key of Gemini's thought signature, as Gemini names it on the part.
 const THOUGHT_SIGNATURE: &str = "thoughtSignature";
 /// `provider_data` key set to `true` when Gemini sent no call id and the parser made one up.
@@ -146,7 +148,9 @@ pub fn results_turn(provider: Provider, records: &[ExecutionRecord], names: &Nam
 /// - OpenAI Chat: one `{"role":"assistant","content":null,"tool_calls":[...]}` message, the
 ///   arguments as the raw text the model sent.
 /// - OpenAI Responses: one `function_call` item per call, with the item's `id` when the
-///   provider gave one, and the raw arguments text.
+///   provider gave one, and the raw arguments text; a tool sent inside a namespace by its
+///   name there and its `namespace` ([`NameMap::namespace_of`]), another call with the
+///   `namespace` it came with, if any.
 /// - Anthropic: one `{"role":"assistant","content":[{"type":"tool_use",...}]}` message.
 /// - Gemini: one `{"role":"model","parts":[{"functionCall":...}]}` content; each part gets
 ///   back the `thoughtSignature` it came with, unchanged.
@@ -186,7 +190,20 @@ pub fn assistant_turn<C: Borrow<ToolCallRequest>>(provider: Provider, calls: &[C
                     item.insert("id".into(), id.clone());
                 }
                 item.insert("call_id".into(), call.call_id.clone().into());
-                item.insert("name".into(), names.wire_name(&call.tool_name).into());
+                // A tool sent inside a namespace is called by the name inside it, beside the
+                // namespace; a namespace the call came with goes back with it.
+                match names.namespace_of(&call.tool_name) {
+                    Some((namespace, name)) => {
+                        item.insert("name".into(), name.into());
+                        item.insert("namespace".into(), namespace.into());
+                    }
+                    None => {
+                        item.insert("name".into(), names.wire_name(&call.tool_name).into());
+                        if let Some(namespace) = call.provider_data.get(RESPONSES_NAMESPACE) {
+                            item.insert("namespace".into(), namespace.clone());
+                        }
+                    }
+                }
                 item.insert("arguments".into(), call.raw_arguments.clone().into());
                 Value::Object(item)
             })

@@ -10,6 +10,8 @@ mod discovered; // what a conversation's searches found
 mod document; // a tool's search document: its fields and their texts
 mod hybrid; // a host's embedder, fused with the lexical ranking
 mod index; // BM25F: the index and the ranking
+mod request; // the request's tools, deferred, with our search or the provider's
+mod response; // the provider's searches read back, and our search's answers in its shape
 mod text; // text cut into terms
 mod tool; // the search as a tool the model calls
 
@@ -17,4 +19,12 @@ pub use discovered::{Discovered, MAX_DISCOVERED};
 pub use document::SearchField;
 pub use hybrid::{embedding_text, EmbedError, Embedder, HybridSearch, EMBED_BATCH};
 pub use index::{SearchHit, SearchOptions, TermMatch, ToolSearch};
+pub use request::{
+    check_deferral, definitions_with_search, Namespaces, SearchMode, SearchRequest, SearchRequestBuilder,
+    SearchRequestError, MAX_ANTHROPIC_DEFERRED,
+};
+pub use response::{
+    answer_openai_search, anthropic_search_result, read_response, ProviderSearch, SearchExecution, SearchOutcome,
+    SearchResponse, SearchStream,
+};
 pub use tool::{SearchToolBuilder, DEFAULT_SEARCH_LIMIT, MAX_QUERY_BYTES, SEARCH_TOOL_NAME};

@@ -69,8 +69,11 @@ pub(in crate::providers) fn chat_content(
 }
 
 /// OpenAI Responses API: the `function_call` items of `output` (`call_id`, `name`,
-/// `arguments`; the item's `id` goes to `provider_data["id"]`), the text of the `message`
-/// items' `output_text` parts; reasoning and other items are left out. The stop reason is the
+/// `arguments`; the item's `id` goes to `provider_data["id"]`, its `namespace`, when it has
+/// one, to `provider_data["namespace"]`, and the name is read in that namespace:
+/// [`NameMap::namespaced_tool_name`]), the text of the `message`
+/// items' `output_text` parts; reasoning, tool search (`tool_search_call`,
+/// `tool_search_output`: read by `search::read_response`) and other items are left out. The stop reason is the
 /// response's `status`, or its `incomplete_details.reason` when incomplete.
 pub fn openai_responses(response: &Value, names: &NameMap) -> Result<ParsedCalls, ResponseError> {
     let r = Reader::response(Provider::OpenAiResponses);
@@ -103,9 +106,13 @@ pub(in crate::providers) fn responses_call(
     let name = r.string(item.get("name"), &path.key("name"))?;
     let arguments = r.string(item.get("arguments"), &path.key("arguments"))?;
     let item_id = r.opt_string(item.get("id"), &path.key("id"))?;
-    let mut call = ToolCallRequest::new(names.tool_name(name), call_id, arguments);
+    let namespace = r.opt_string(item.get("namespace"), &path.key("namespace"))?;
+    let mut call = ToolCallRequest::new(names.namespaced_tool_name(namespace, name), call_id, arguments);
     if let Some(item_id) = item_id {
         call.provider_data.insert("id".to_owned(), Value::from(item_id));
+    }
+    if let Some(namespace) = namespace {
+        call.provider_data.insert("namespace".to_owned(), Value::from(namespace));
     }
     Ok(call)
 }

@@ -17,8 +17,24 @@ pub(super) fn anthropic_tool(tool: &Value, strict: bool, out: &mut Out) {
         out.push("A1", "", "a tool must be a JSON object");
         return;
     };
-    let allowed = ["name", "description", "input_schema", "strict", "eager_input_streaming", "cache_control"];
+    if let Some(Value::String(kind)) = top.get("type") {
+        if let Some(name) = search_tool_name(kind) {
+            return search_tool(top, name, out);
+        }
+    }
+    let allowed =
+        ["name", "description", "input_schema", "strict", "eager_input_streaming", "cache_control", "defer_loading"];
     check_keys(top, "", "A1", &allowed, out);
+    match top.get("defer_loading") {
+        None | Some(Value::Bool(false)) => {}
+        Some(Value::Bool(true)) if top.contains_key("cache_control") => out.push(
+            "A1",
+            "/cache_control",
+            "a deferred tool (`defer_loading: true`) cannot carry `cache_control`: put it on a tool that is not deferred",
+        ),
+        Some(Value::Bool(true)) => {}
+        Some(_) => out.push("A1", "/defer_loading", "`defer_loading` must be a boolean"),
+    }
     check_name(top, "", "A1", openai_anthropic_name_ok, OPENAI_ANTHROPIC_NAME, out);
     match (top.get("strict"), strict) {
         (Some(Value::Bool(true)), true) | (Some(Value::Bool(false)) | None, false) => {}
@@ -43,6 +59,29 @@ pub(super) fn anthropic_tool(tool: &Value, strict: bool, out: &mut Out) {
     doc.check(out);
     if strict {
         doc.anthropic_recursion(out);
+    }
+}
+
+/// The name Anthropic's tool-search server tool of type `kind` must have, if it is one
+/// (the dated type, or its undated alias).
+fn search_tool_name(kind: &str) -> Option<&'static str> {
+    match kind {
+        "tool_search_tool_regex_20251119" | "tool_search_tool_regex" => Some("tool_search_tool_regex"),
+        "tool_search_tool_bm25_20251119" | "tool_search_tool_bm25" => Some("tool_search_tool_bm25"),
+        _ => None,
+    }
+}
+
+/// Anthropic's tool-search server tool: its keys, its fixed name, and never deferred.
+fn search_tool(top: &Map<String, Value>, name: &str, out: &mut Out) {
+    check_keys(top, "", "A1", &["type", "name", "allowed_callers", "cache_control", "defer_loading", "strict"], out);
+    match top.get("name") {
+        Some(Value::String(sent)) if sent == name => {}
+        Some(other) => out.push("A1", "/name", format!("the tool search tool's name must be `{name}`, not {other}")),
+        None => out.push("A1", "", "`name` is missing"),
+    }
+    if top.get("defer_loading") == Some(&Value::Bool(true)) {
+        out.push("A1", "/defer_loading", "the tool search tool itself must not be deferred");
     }
 }
 

@@ -29,7 +29,7 @@ use self::anthropic::anthropic_tool;
 use self::gemini::gemini_tool;
 use self::mcp::mcp_tool;
 use self::openai::openai_tool;
-use self::request::{anthropic_request_limits, duplicate_names};
+use self::request::{anthropic_deferral, anthropic_request_limits, duplicate_names};
 use self::schema::{Doc, Profile};
 use self::violation::Out;
 use super::dialect::Dialect;
@@ -58,6 +58,8 @@ pub fn check_tool(dialect: Dialect, tool: &Value) -> Vec<Violation> {
 /// tool's index), then what only the whole list can break.
 ///
 /// - Two tools under one name (rule of the dialect's names: `O1`, `A1`, `G1`, `MCP`).
+/// - Anthropic's deferral (A1): at least one tool not deferred (`defer_loading`), at most
+///   10,000 deferred.
 /// - Anthropic in strict mode (A4): at most 20 strict tools, 24 optional parameters and 16
 ///   parameters of a union type (`anyOf` or a type list), counted over every object of every
 ///   strict tool's schema.
@@ -73,8 +75,11 @@ pub fn check_request(dialect: Dialect, tools: &[Value]) -> Vec<Violation> {
     }
     let mut out = Out::default();
     duplicate_names(dialect, tools, &mut out);
-    if let Dialect::Anthropic { strict: true } = dialect {
-        anthropic_request_limits(tools, &mut out);
+    if let Dialect::Anthropic { strict } = dialect {
+        anthropic_deferral(tools, &mut out);
+        if strict {
+            anthropic_request_limits(tools, &mut out);
+        }
     }
     violations.extend(out.0);
     violations

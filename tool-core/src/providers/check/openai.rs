@@ -16,11 +16,22 @@ pub(super) fn openai_tool(tool: &Value, strict: bool, responses: bool, out: &mut
         out.push("O2", "", "a tool must be a JSON object");
         return;
     };
+    if responses {
+        match top.get("type").and_then(Value::as_str) {
+            Some("tool_search") => return tool_search(top, out),
+            Some("namespace") => return namespace(top, strict, out),
+            _ => {}
+        }
+    }
     if top.get("type") != Some(&Value::from("function")) {
-        out.push("O2", "/type", "`type` must be \"function\"");
+        let expected = if responses { "\"function\", \"namespace\" or \"tool_search\"" } else { "\"function\"" };
+        out.push("O2", "/type", format!("`type` must be {expected}"));
     }
     let (function, base) = if responses {
-        check_keys(top, "", "O2", &["type", "name", "description", "parameters", "strict"], out);
+        check_keys(top, "", "O2", &["type", "name", "description", "parameters", "strict", "defer_loading"], out);
+        if top.get("defer_loading").is_some_and(|deferred| !deferred.is_boolean()) {
+            out.push("O2", "/defer_loading", "`defer_loading` must be a boolean");
+        }
         (top, String::new())
     } else {
         check_keys(top, "", "O2", &["type", "function"], out);
@@ -57,6 +68,46 @@ pub(super) fn openai_tool(tool: &Value, strict: bool, responses: bool, out: &mut
     let doc = Doc::new(parameters, base, Profile::OpenAi { strict });
     doc.check(out);
     doc.openai_limits(out);
+}
+
+/// The Responses API's `{"type": "tool_search"}`: hosted, or run by the client with the
+/// `parameters` it takes.
+fn tool_search(top: &Map<String, Value>, out: &mut Out) {
+    check_keys(top, "", "O2", &["type", "execution", "description", "parameters"], out);
+    match top.get("execution") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(execution)) if execution == "server" || execution == "client" => {}
+        Some(other) => {
+            out.push("O2", "/execution", format!("`execution` must be \"server\" or \"client\", not {other}"))
+        }
+    }
+    if let Some(parameters) = top.get("parameters").filter(|p| !p.is_null()) {
+        root_is_object(parameters, "/parameters", "O3", "the parameters", out);
+    }
+}
+
+/// The Responses API's `{"type": "namespace", name, description, tools}`: each function inside
+/// checked as a top-level one (`defer_loading` goes on them, not on the namespace).
+fn namespace(top: &Map<String, Value>, strict: bool, out: &mut Out) {
+    check_keys(top, "", "O2", &["type", "name", "description", "tools"], out);
+    check_name(top, "", "O1", openai_anthropic_name_ok, OPENAI_ANTHROPIC_NAME, out);
+    if !top.get("description").is_some_and(Value::is_string) {
+        out.push("O2", "", "a namespace needs a `description`, which the model sees before it loads any function");
+    }
+    let Some(Value::Array(tools)) = top.get("tools") else {
+        return out.push("O2", "/tools", "a namespace's `tools` must be an array of functions");
+    };
+    for (i, tool) in tools.iter().enumerate() {
+        if tool.get("type").and_then(Value::as_str) != Some("function") {
+            out.push("O2", format!("/tools/{i}/type"), "a namespace holds functions (`type` must be \"function\")");
+            continue;
+        }
+        let mut inner = Out::default();
+        openai_tool(tool, strict, true, &mut inner);
+        for violation in inner.0 {
+            out.push(violation.rule, format!("/tools/{i}{}", violation.pointer), violation.message);
+        }
+    }
 }
 
 /// O6: keywords of every node, of strings, of numbers, of arrays.

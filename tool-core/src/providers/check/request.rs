@@ -1,5 +1,5 @@
-//! What only a request's whole tools list can break: two tools under one name, and
-//! Anthropic's per-request limits on strict tools (A4).
+//! What only a request's whole tools list can break: two tools under one name, Anthropic's
+//! deferral rules (A1) and its per-request limits on strict tools (A4).
 
 use std::collections::BTreeSet;
 
@@ -49,6 +49,25 @@ pub(super) fn duplicate_names(dialect: Dialect, tools: &[Value], out: &mut Out) 
         if let Some((_, first)) = names[..k].iter().find(|(other, _)| other == name) {
             out.push(rule, pointer.as_str(), format!("the name `{name}` is already used at `{first}`"));
         }
+    }
+}
+
+/// Anthropic's most deferred tools in one request.
+const ANTHROPIC_MAX_DEFERRED: usize = 10_000;
+
+/// Anthropic's deferral rules over a whole request (A1): at least one tool is not deferred, at
+/// most 10,000 are.
+pub(super) fn anthropic_deferral(tools: &[Value], out: &mut Out) {
+    let deferred = tools.iter().filter(|tool| tool.get("defer_loading") == Some(&Value::Bool(true))).count();
+    if !tools.is_empty() && deferred == tools.len() {
+        out.push(
+            "A1",
+            "",
+            "every tool is deferred (`defer_loading: true`); at least one must not be (the tool search tool)",
+        );
+    }
+    if deferred > ANTHROPIC_MAX_DEFERRED {
+        out.push("A1", "", format!("{deferred} deferred tools: at most {ANTHROPIC_MAX_DEFERRED} per request"));
     }
 }
 

@@ -158,12 +158,17 @@ impl StreamAccumulator {
                 let call_id = r.string(item.get("call_id"), &path.key("call_id"))?;
                 let name = r.string(item.get("name"), &path.key("name"))?;
                 let arguments = r.opt_string(item.get("arguments"), &path.key("arguments"))?.unwrap_or_default();
+                let namespace = r.opt_string(item.get("namespace"), &path.key("namespace"))?;
                 let key = Key::Item(item_id.to_owned());
                 if self.is_open(&key) || self.is_completed(&key) {
                     return Ok(());
                 }
-                let mut request = ToolCallRequest::new(self.names.tool_name(name), call_id, arguments);
+                let tool = self.names.namespaced_tool_name(namespace, name);
+                let mut request = ToolCallRequest::new(tool, call_id, arguments);
                 request.provider_data.insert("id".to_owned(), Value::from(item_id));
+                if let Some(namespace) = namespace {
+                    request.provider_data.insert("namespace".to_owned(), Value::from(namespace));
+                }
                 self.start(key, request);
             }
             "response.function_call_arguments.delta" => {
