@@ -8,11 +8,13 @@
 
 mod discovered; // what a conversation's searches found
 mod document; // a tool's search document: its fields and their texts
+mod highlight; // the words a query matched, marked in a tool's texts
 mod index; // BM25F: the index and the ranking
 mod text; // text cut into terms
 mod tool; // the search as a tool the model calls
 
 pub use discovered::{Discovered, MAX_DISCOVERED};
 pub use document::SearchField;
+pub use highlight::{highlight, Highlight};
 pub use index::{SearchHit, SearchOptions, TermMatch, ToolSearch};
 pub use tool::{SearchToolBuilder, DEFAULT_SEARCH_LIMIT, MAX_QUERY_BYTES, SEARCH_TOOL_NAME};
