@@ -44,8 +44,12 @@ function findSoon() {
 // The ranking the search tool would give for the query, with why each tool matched.
 async function find() {
   const query = document.getElementById("find-query").value;
-  if (!query.trim()) return;
   const sent = ++findSent;
+  if (!query.trim()) {
+    // The box emptied: back to the page's start, unless a tool is open.
+    if (document.getElementById("ranking")) document.getElementById("main").replaceChildren(el("p", { class: "empty" }, "Pick a tool on the left."));
+    return;
+  }
   const response = await fetch("/api/search", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
