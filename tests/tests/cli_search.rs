@@ -452,3 +452,37 @@ async fn the_playground_searches_the_deferred_tools_its_flags_defer() {
     assert_eq!(refused.status.code(), Some(2));
     assert_eq!(stderr(&refused), "error: --keep-loaded: no tool named `nope`; `tools list` shows them\n");
 }
+
+#[test]
+fn a_tool_named_as_the_search_tool_cannot_be_sent_beside_it() {
+    let own = DynamicTool::builder("search_tools")
+        .description("Searches the web.")
+        .input_schema(json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}))
+        .handler(|_, _| async { "ok" })
+        .build()
+        .unwrap();
+    let catalog = deferring_catalog().to_builder().add_tool(own).build().unwrap();
+    // The whole list is still reported; what deferral saves cannot be, and the command fails.
+    let (code, out, err) = run(&catalog, &["size"]);
+    assert_eq!((code, err.as_str()), (1, ""));
+    let section: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("Up front")).take(2).collect();
+    assert_eq!(
+        section,
+        [
+            "Up front with tool search: the tools cannot be exported: tools `search_tools` and `search_tools` would \
+             both be sent as `search_tools` to OpenAI Chat Completions; rename one",
+            ""
+        ]
+    );
+    assert!(out.starts_with("The whole list, per request (o200k_base tokens):\n"), "{out}");
+    let (code, out, _) = run(&catalog, &["size", "--json"]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(code, 1);
+    assert_eq!(report["deferral"], Value::Null);
+    assert_eq!(
+        report["deferral_error"],
+        "the tools cannot be exported: tools `search_tools` and `search_tools` would both be sent as `search_tools` \
+         to OpenAI Chat Completions; rename one"
+    );
+    assert_eq!(report["formats"].as_array().map(Vec::len), Some(10));
+}

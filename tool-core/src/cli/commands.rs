@@ -372,23 +372,26 @@ pub(super) fn size(
     err: Out<'_>,
 ) -> std::io::Result<i32> {
     let (tools, shortened) = tools_for_output(catalog, budget, err)?;
-    let reports = size_report(&tools).and_then(|report| {
-        let deferral = deferral_report(&tools, |t| catalog.is_deferred(&t.name))?;
-        Ok((report, deferral))
-    });
-    let (mut report, deferral) = match reports {
-        Ok(reports) => reports,
+    let mut report = match size_report(&tools) {
+        Ok(report) => report,
         Err(error) => {
             writeln!(err, "{error}")?;
             return Ok(1);
         }
     };
     report.shortened = shortened;
+    // What deferral saves cannot be priced when the search tool cannot be sent beside the
+    // loaded tools (one of them has its name): said, after the whole list, and a failure.
+    let deferral = deferral_report(&tools, |t| catalog.is_deferred(&t.name)).map_err(|e| e.to_string());
+    let code = i32::from(deferral.is_err());
     if json {
         let mut value = serde_json::to_value(&report).unwrap_or(Value::Null);
-        value["deferral"] = serde_json::to_value(&deferral).unwrap_or(Value::Null);
+        match &deferral {
+            Ok(deferral) => value["deferral"] = serde_json::to_value(deferral).unwrap_or(Value::Null),
+            Err(error) => value["deferral_error"] = Value::from(error.as_str()),
+        }
         write_json(out, &value)?;
-        return Ok(0);
+        return Ok(code);
     }
     let totals: Vec<Vec<String>> = report
         .formats
@@ -400,7 +403,12 @@ pub(super) fn size(
         .collect();
     writeln!(out, "{}", style.bold(&format!("The whole list, per request ({} tokens):", report.tokenizer)))?;
     write!(out, "{}", table(style, &["FORMAT", "CHARS", "TOKENS", ""], &totals))?;
-    up_front(&deferral, style, out)?;
+    match &deferral {
+        Ok(deferral) => up_front(deferral, style, out)?,
+        Err(error) => {
+            writeln!(out, "\n{} {}", style.bold("Up front with tool search:"), style.bad(&printable_line(error)))?;
+        }
+    }
     let mut header = vec!["TOOL"];
     header.extend(report.formats.iter().map(|f| f.format));
     let rows: Vec<Vec<String>> = tools
@@ -423,7 +431,7 @@ pub(super) fn size(
             printable_line(&f.refused.join(", "))
         )?;
     }
-    Ok(0)
+    Ok(code)
 }
 
 /// The up-front part of a request with the deferred tools left to the search tool, per format.

@@ -65,3 +65,47 @@ pub fn highlight(search: &ToolSearch, definition: &ToolDefinition, hit: &SearchH
     });
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn marked(h: &Highlight) -> Vec<&str> {
+        h.marks.iter().map(|m| &h.text[m.clone()]).collect()
+    }
+
+    #[test]
+    fn words_are_marked_only_in_the_fields_the_hit_found_them_in() {
+        let tool = ToolDefinition::new(
+            "memory.search",
+            "Searches the notes by their words.",
+            json!({"type": "object", "properties": {"words": {"type": "string", "description": "The search words."}}, "required": ["words"]}),
+        );
+        let search = ToolSearch::new([&tool]);
+        let hit = &search.search("searching words", 1)[0];
+        let found = highlight(&search, &tool, hit);
+        let marks: Vec<(SearchField, Vec<&str>)> = found.iter().map(|h| (h.field, marked(h))).collect();
+        assert_eq!(
+            marks,
+            [
+                (SearchField::Name, vec!["search"]),
+                (SearchField::Description, vec!["Searches", "words"]),
+                (SearchField::Parameters, vec!["words"]),
+                (SearchField::ParameterDescriptions, vec!["search", "words"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn overlapping_pairs_of_ideographs_make_one_mark() {
+        let tool = ToolDefinition::new("weather", "查询天气预报", json!({"type": "object", "properties": {}}));
+        let search = ToolSearch::new([&tool]);
+        let hit = &search.search("天气预报", 1)[0];
+        let marks = highlight(&search, &tool, hit);
+        assert_eq!(marks.len(), 1);
+        assert_eq!((marks[0].field, marked(&marks[0])), (SearchField::Description, vec!["天气预报"]));
+        assert_eq!(marks[0].marks, vec![Range { start: 6, end: 18 }]);
+    }
+}
