@@ -486,3 +486,84 @@ fn a_tool_named_as_the_search_tool_cannot_be_sent_beside_it() {
     );
     assert_eq!(report["formats"].as_array().map(Vec::len), Some(10));
 }
+
+/// 21 tools: one more than Anthropic's strict mode takes in a request.
+fn many_tools() -> ToolCatalog {
+    let mut builder = ToolCatalog::builder();
+    for i in 0..21 {
+        let tool = DynamicTool::builder(format!("job_{i:02}"))
+            .description(format!("Runs job number {i}."))
+            .input_schema(json!({"type": "object", "properties": {"when": {"type": "string"}}, "required": ["when"]}))
+            .handler(|_, _| async { "ok" })
+            .build()
+            .unwrap();
+        builder = builder.add_tool(tool);
+    }
+    builder.build().unwrap()
+}
+
+#[test]
+fn a_list_over_a_request_limit_is_priced_and_said_to_be_refused_and_deferral_brings_it_under() {
+    let catalog = many_tools();
+    let (code, text, err) = run(&catalog, &["size", "--defer-all", "--keep-loaded", "job_00"]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let head: Vec<&str> = text.lines().take(27).collect();
+    assert_eq!(
+        head,
+        [
+            "The whole list, per request (o200k_base tokens):",
+            "FORMAT              CHARS  TOKENS",
+            "openai              4012   949     counted",
+            "openai-strict       4600   1054    counted",
+            "responses           3739   887     counted",
+            "responses-strict    4327   992     counted",
+            "anthropic           3088   760     estimated",
+            "anthropic-strict    3991   929     estimated",
+            "gemini              3073   744     estimated",
+            "gemini-json-schema  3283   786     estimated",
+            "mcp                 3067   760     estimated",
+            "xml                 3500   825     estimated",
+            "over a limit: anthropic-strict: Anthropic (strict) takes at most 20 strict tools per request; these tools \
+             have 21; the provider refuses this list",
+            "",
+            "Up front with tool search (20 of 21 tools deferred, found by `search_tools`):",
+            "FORMAT              ALL TOOLS  WITH SEARCH  SAVED  SAVED %  DEFERRED TOOLS",
+            "openai              949        195          754    79.5%    not sent until found",
+            "openai-strict       1054       217          837    79.4%    not sent until found",
+            "responses           887        570          317    35.7%    name and description",
+            "responses-strict    992        592          400    40.3%    name and description",
+            "anthropic           760        177          583    76.7%    sent, kept out of the context",
+            "anthropic-strict    929        197          732    78.8%    sent, kept out of the context",
+            "gemini              744        180          564    75.8%    not sent until found",
+            "gemini-json-schema  786        184          602    76.6%    not sent until found",
+            "mcp                 760        198          562    73.9%    not sent until found",
+            "xml                 825        185          640    77.6%    not sent until found",
+            "loaded: job_00; the search tool is sent with them",
+        ]
+    );
+    let (_, text, _) = run(&catalog, &["size", "--defer-all", "--keep-loaded", "job_00", "--json"]);
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let limit = "Anthropic (strict) takes at most 20 strict tools per request; these tools have 21";
+    assert_eq!(report["formats"][5]["over_limit"], json!([limit]));
+    assert_eq!(report["deferral"]["formats"][5]["over_limit"], json!([limit]));
+    assert_eq!(report["deferral"]["formats"][5]["with_deferral_over_limit"], Value::Null);
+    assert_eq!(report["formats"][4]["over_limit"], Value::Null);
+
+    // Twenty kept loaded and the search tool: still over, and said so under the table.
+    let mut args = vec!["size", "--defer-all"];
+    let names: Vec<String> = (0..20).map(|i| format!("job_{i:02}")).collect();
+    for name in &names {
+        args.extend(["--keep-loaded", name.as_str()]);
+    }
+    let (_, text, _) = run(&catalog, &args);
+    let section: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("Up front")).skip(12).take(2).collect();
+    assert_eq!(
+        section,
+        [
+            "over a limit: anthropic-strict with search: Anthropic (strict) takes at most 20 strict tools per request; \
+             these tools have 21",
+            "loaded: job_00, job_01, job_02, job_03, job_04, job_05, job_06, job_07, job_08, job_09 and 10 more; the \
+             search tool is sent with them",
+        ]
+    );
+}

@@ -403,6 +403,10 @@ pub(super) fn size(
         .collect();
     writeln!(out, "{}", style.bold(&format!("The whole list, per request ({} tokens):", report.tokenizer)))?;
     write!(out, "{}", table(style, &["FORMAT", "CHARS", "TOKENS", ""], &totals))?;
+    for f in report.formats.iter().filter(|f| !f.over_limit.is_empty()) {
+        let limits = f.over_limit.join("; ");
+        writeln!(out, "{} {}: {limits}; the provider refuses this list", style.warn("over a limit:"), f.format)?;
+    }
     match &deferral {
         Ok(deferral) => up_front(deferral, style, out)?,
         Err(error) => {
@@ -467,6 +471,10 @@ fn up_front(report: &DeferralReport, style: Style, out: Out<'_>) -> std::io::Res
         .collect();
     let header = ["FORMAT", "ALL TOOLS", "WITH SEARCH", "SAVED", "SAVED %", "DEFERRED TOOLS"];
     write!(out, "{}", table(style, &header, &rows))?;
+    for f in report.formats.iter().filter(|f| !f.with_deferral_over_limit.is_empty()) {
+        let limits = f.with_deferral_over_limit.join("; ");
+        writeln!(out, "{} {} with search: {limits}", style.warn("over a limit:"), f.format)?;
+    }
     // A catalog of thousands may keep hundreds loaded: the first few name the rest.
     const NAMED: usize = 10;
     let mut loaded = match report.loaded.len() {

@@ -4,11 +4,11 @@
 //! hosts whose list costs too much.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::format::{Format, FORMATS};
 use crate::model::ToolDefinition;
-use crate::providers::export::{export, ExportError};
+use crate::providers::export::{export, ExportError, ExportProblem};
 use crate::providers::Dialect;
 
 /// The tokenizer counts are made with.
@@ -41,6 +41,10 @@ pub struct DialectSize {
     /// The list of the tools it can express, as sent: the request fragment, or the
     /// `<functions>` block.
     pub total: ToolSize,
+    /// The per-request limits that list exceeds (Anthropic strict takes at most 20 strict
+    /// tools): the provider would refuse it, and `total` is what it would have cost.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub over_limit: Vec<String>,
 }
 
 impl DialectSize {
@@ -107,14 +111,13 @@ pub fn size_report(tools: &[ToolDefinition]) -> Result<SizeReport, ExportError> 
                 Err(_) => refused.push(tool.name.clone()),
             }
         }
-        let total = match format {
-            Format::Json | Format::Markdown => continue,
-            Format::Dialect(dialect) => export(dialect, kept)?.request_fragment().to_string(),
-            #[cfg(feature = "xml")]
-            Format::Xml => crate::xml::functions_block(kept)?,
-        };
+        if matches!(format, Format::Json | Format::Markdown) {
+            continue;
+        }
+        let (total, over_limit) = list(format, &kept, &[])?;
         let exact = matches!(format, Format::Dialect(Dialect::OpenAiChat { .. } | Dialect::OpenAiResponses { .. }));
-        formats.push(DialectSize { format: name, exact, tools: sizes, refused, total: size("(catalog)", &total) });
+        let total = size("(catalog)", &total);
+        formats.push(DialectSize { format: name, exact, tools: sizes, refused, total, over_limit });
     }
     Ok(SizeReport { tokenizer: TOKENIZER, formats, shortened: Vec::new() })
 }
@@ -171,6 +174,13 @@ pub struct UpFront {
     /// The tools the format cannot express, left out of both.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refused: Vec<String>,
+    /// The per-request limits the whole list exceeds (the provider would refuse it; priced
+    /// all the same).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub over_limit: Vec<String>,
+    /// The per-request limits the list with deferral still exceeds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub with_deferral_over_limit: Vec<String>,
 }
 
 /// What requests send up front with tool search and without, per format.
@@ -240,8 +250,10 @@ pub fn deferral_report(
                 Err(_) => refused.push(tool.name.clone()),
             }
         }
-        let all_tools = size("(catalog)", &list(format, &kept, &[])?);
+        let (all_tools, over_limit) = list(format, &kept, &[])?;
+        let all_tools = size("(catalog)", &all_tools);
         let cost = DeferredCost::of(format);
+        let mut with_deferral_over_limit = Vec::new();
         let with_deferral = match &search {
             Some(search) => {
                 let mut sent: Vec<&ToolDefinition> = kept.iter().copied().filter(|t| !is_deferred(t)).collect();
@@ -253,9 +265,14 @@ pub fn deferral_report(
                         stubs.push(serde_json::json!({"type": "function", "name": entry["name"], "description": entry["description"]}));
                     }
                 }
-                size("(up front)", &list(format, &sent, &stubs)?)
+                let (text, over) = list(format, &sent, &stubs)?;
+                with_deferral_over_limit = over;
+                size("(up front)", &text)
             }
-            None => all_tools.clone(),
+            None => {
+                with_deferral_over_limit.clone_from(&over_limit);
+                all_tools.clone()
+            }
         };
         let saved_tokens = all_tools.tokens as i64 - with_deferral.tokens as i64;
         let saved_percent = if all_tools.tokens == 0 {
@@ -273,6 +290,8 @@ pub fn deferral_report(
             saved_tokens,
             saved_percent,
             refused,
+            over_limit,
+            with_deferral_over_limit,
         });
     }
     Ok(DeferralReport {
@@ -296,20 +315,37 @@ fn one(format: Format, tool: &ToolDefinition) -> Result<Value, ExportError> {
 }
 
 /// A list as sent: the request fragment with `extra` entries after the tools, or the
-/// `<functions>` block.
-#[cfg(feature = "search")]
-fn list(format: Format, tools: &[&ToolDefinition], extra: &[Value]) -> Result<String, ExportError> {
+/// `<functions>` block; and the per-request limits it exceeds. Over a limit the list is still
+/// priced, from each tool's entry: a catalog of thousands is what a size report is for.
+fn list(format: Format, tools: &[&ToolDefinition], extra: &[Value]) -> Result<(String, Vec<String>), ExportError> {
     match format {
         Format::Dialect(dialect) => {
-            let mut fragment = export(dialect, tools.iter().copied())?.request_fragment();
+            let (mut fragment, over_limit) = match export(dialect, tools.iter().copied()) {
+                Ok(exported) => (exported.request_fragment(), Vec::new()),
+                Err(error) if error.problems.iter().all(|p| matches!(p, ExportProblem::RequestLimit { .. })) => {
+                    let mut entries = Vec::with_capacity(tools.len());
+                    for tool in tools {
+                        entries.extend(export(dialect, [*tool])?.tools);
+                    }
+                    // The shape of `ExportedTools::request_fragment`.
+                    let fragment = match dialect {
+                        Dialect::Gemini | Dialect::GeminiJsonSchema => {
+                            json!({"tools": [{"functionDeclarations": entries}]})
+                        }
+                        _ => json!({"tools": entries}),
+                    };
+                    (fragment, error.problems.iter().map(ToString::to_string).collect())
+                }
+                Err(error) => return Err(error),
+            };
             if let Some(Value::Array(list)) = fragment.get_mut("tools") {
                 list.extend(extra.iter().cloned());
             }
-            Ok(fragment.to_string())
+            Ok((fragment.to_string(), over_limit))
         }
         #[cfg(feature = "xml")]
-        Format::Xml => crate::xml::functions_block(tools.iter().copied()),
-        Format::Json | Format::Markdown => Ok(String::new()),
+        Format::Xml => Ok((crate::xml::functions_block(tools.iter().copied())?, Vec::new())),
+        Format::Json | Format::Markdown => Ok((String::new(), Vec::new())),
     }
 }
 
