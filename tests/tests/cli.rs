@@ -282,6 +282,7 @@ fn every_subcommand_has_help() {
         ("call", "Run a tool through the executor"),
         ("check", "Check every definition against every provider dialect's rules"),
         ("size", "What the tool list costs on every request"),
+        ("search", "Search the tools as the search tool does"),
         ("serve-mcp", "Serve the tools over MCP"),
         ("playground", "Serve the playground page"),
     ] {

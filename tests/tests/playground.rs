@@ -2,7 +2,8 @@
 //! through `chromedriver` with fantoccini) against `tools_cli playground` run as a real
 //! process. A form with an enum, a list and a nested object is filled and called; messy JSON
 //! typed into the raw arguments shows its warnings at their fields; a refused call shows the
-//! message for the model. A screenshot of each state is kept in `target/playground/`.
+//! message for the model; the tool search box ranks the tools and marks the words each matched.
+//! A screenshot of each state is kept in `target/playground/`.
 //!
 //! `.ci/run` installs `chromium` and `chromium-driver`. They are found on `PATH` (also as
 //! `chromium-browser` or `google-chrome`), or at `TOOL_CHROMIUM` and `TOOL_CHROMEDRIVER`.
@@ -28,8 +29,14 @@ impl Drop for Running {
 
 /// The playground, and its URL.
 fn playground() -> (Running, String) {
+    playground_with(&[])
+}
+
+/// The playground with more arguments (`--defer-all`), and its URL.
+fn playground_with(more: &[&str]) -> (Running, String) {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("tools_cli"))
         .args(["playground", "--addr", "127.0.0.1:0", "--json"])
+        .args(more)
         .stdout(Stdio::piped())
         .spawn()
         .expect("tools_cli starts");
@@ -57,7 +64,10 @@ fn chromedriver(path: &str) -> (Running, u16) {
 }
 
 async fn browser(port: u16, chromium: &str) -> Client {
-    let profile = std::env::temp_dir().join(format!("playground-chromium-{}", std::process::id()));
+    // A profile per browser: the tests of this file run at once, and Chromium locks its profile.
+    static BROWSERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BROWSERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let profile = std::env::temp_dir().join(format!("playground-chromium-{}-{n}", std::process::id()));
     let mut capabilities = serde_json::Map::new();
     capabilities.insert(
         "goog:chromeOptions".into(),
@@ -234,6 +244,77 @@ async fn the_playground_fills_forms_calls_tools_and_shows_warnings_at_their_fiel
     assert_eq!(texts(&client, ".refused[data-pointer=\"/reference\"] > .finding").await.len(), 2);
     assert!(css(&client, ".refused[data-pointer=\"/reference\"]").await.text().await.unwrap().contains("PO1"));
     shot(&client, "3-refused.png").await;
+
+    client.close().await.unwrap();
+}
+
+/// Waits until the texts at `selector` are `expected` (the search box answers as typing pauses).
+async fn wait_for_texts(client: &Client, selector: &str, expected: &[&str]) {
+    let started = Instant::now();
+    loop {
+        // Read in one script: the ranking may be redrawn between finding an element and reading it.
+        let found = client
+            .execute(
+                "return [...document.querySelectorAll(arguments[0])].map((e) => e.innerText);",
+                vec![json!(selector)],
+            )
+            .await
+            .unwrap();
+        if found == json!(expected) {
+            return;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{selector}: {found:?}, expected {expected:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_playground_search_box_ranks_the_tools_and_marks_why_each_matched() {
+    let test = "playground::the_playground_search_box_ranks_the_tools_and_marks_why_each_matched";
+    let Some((chromium, driver)) = tool_tests::external::chromium(test) else { return };
+    let (_server, url) = playground_with(&["--defer-all", "--keep-loaded", "clock.now"]);
+    let (_driver, port) = chromedriver(&driver);
+    let client = browser(port, &chromium).await;
+    client.goto(&url).await.unwrap();
+    css(&client, "#tools li[data-tool=\"clock.now\"]").await;
+
+    css(&client, "#find-query").await.send_keys("draw a circle").await.unwrap();
+    // The answer to the whole query (those to its first letters may come before it).
+    wait_for_texts(
+        &client,
+        ".hit .why",
+        &["draw: name, description, parameter_descriptions · circle (circl): parameter_descriptions, values"],
+    )
+    .await;
+    assert_eq!(texts(&client, "#ranking-summary").await, ["1 of 4 tools matched"]);
+    assert_eq!(texts(&client, ".hit .hit-name").await, ["canvas_draw"]);
+    assert_eq!(texts(&client, ".hit .score").await, ["1.54"]);
+    assert_eq!(texts(&client, ".hit .tag").await, ["deferred"]);
+    // Each text where a word matched, the word marked: `Draws` for `draw`, by its stem.
+    assert_eq!(
+        texts(&client, ".hit .highlights .field-name").await,
+        ["name", "description", "parameter descriptions", "parameter descriptions", "parameter descriptions", "values"]
+    );
+    assert_eq!(
+        texts(&client, ".hit .highlights .text").await,
+        ["canvas_draw", "Draws a shape at a point.", "What to draw.", "A shape to draw.", "A circle.", "circle"]
+    );
+    assert_eq!(texts(&client, ".hit mark").await, ["draw", "Draws", "draw", "draw", "circle", "circle"]);
+    shot(&client, "4-search.png").await;
+
+    // Only the deferred tools: the loaded one is not searched.
+    css(&client, "#find-query").await.clear().await.unwrap();
+    css(&client, "#find-query").await.send_keys("clock").await.unwrap();
+    wait_for_texts(&client, ".hit .hit-name", &["clock.now"]).await;
+    assert_eq!(texts(&client, "#ranking-summary").await, ["1 of 4 tools matched"]);
+    css(&client, "#find-deferred").await.click().await.unwrap();
+    wait_for_texts(&client, "#ranking-summary", &["0 of 3 deferred tools matched"]).await;
+
+    // A hit's name opens its form.
+    css(&client, "#find-deferred").await.click().await.unwrap();
+    wait_for_texts(&client, ".hit .hit-name", &["clock.now"]).await;
+    css(&client, ".hit .hit-name").await.click().await.unwrap();
+    assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "clock.now");
 
     client.close().await.unwrap();
 }

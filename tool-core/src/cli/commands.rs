@@ -9,12 +9,16 @@ use serde_json::{json, Value};
 
 use super::style::{printable, printable_line, table, Style};
 use crate::catalog::ToolCatalog;
-use crate::document::{definition_json, render, shorten_descriptions, size_report, tool_kind, Format, FORMATS};
+use crate::document::{
+    deferral_report, definition_json, render, shorten_descriptions, size_report, tool_kind, DeferralReport,
+    DeferredCost, Format, FORMATS,
+};
 use crate::executor::{ExecutionRecord, Executor};
 use crate::model::{Cardinality, ToolCallRequest, ToolDefinition};
 use crate::providers::check::check_tool;
 use crate::providers::export::export;
 use crate::providers::Dialect;
+use crate::search::{SearchHit, ToolSearch};
 
 pub(super) type Out<'a> = &'a mut dyn Write;
 
@@ -342,6 +346,23 @@ pub(super) fn check(catalog: &ToolCatalog, json: bool, style: Style, out: Out<'_
     Ok(code)
 }
 
+/// The catalog with the command line's deferral over its own: `--defer-all` defers every
+/// tool, `--keep-loaded` keeps the tools it names.
+pub(super) fn with_deferral(catalog: &ToolCatalog, defer_all: bool, keep: &[String]) -> Result<ToolCatalog, String> {
+    if !defer_all && keep.is_empty() {
+        return Ok(catalog.clone());
+    }
+    let mut builder = catalog.to_builder();
+    if defer_all {
+        builder = builder.defer_all();
+    }
+    for name in keep {
+        find(catalog, name).map_err(|message| format!("--keep-loaded: {message}"))?;
+        builder = builder.keep_loaded(name.clone());
+    }
+    builder.build().map_err(|error| error.to_string())
+}
+
 pub(super) fn size(
     catalog: &ToolCatalog,
     budget: Option<usize>,
@@ -359,9 +380,18 @@ pub(super) fn size(
         }
     };
     report.shortened = shortened;
+    // What deferral saves cannot be priced when the search tool cannot be sent beside the
+    // loaded tools (one of them has its name): said, after the whole list, and a failure.
+    let deferral = deferral_report(&tools, |t| catalog.is_deferred(&t.name)).map_err(|e| e.to_string());
+    let code = i32::from(deferral.is_err());
     if json {
-        write_json(out, &serde_json::to_value(&report).unwrap_or(Value::Null))?;
-        return Ok(0);
+        let mut value = serde_json::to_value(&report).unwrap_or(Value::Null);
+        match &deferral {
+            Ok(deferral) => value["deferral"] = serde_json::to_value(deferral).unwrap_or(Value::Null),
+            Err(error) => value["deferral_error"] = Value::from(error.as_str()),
+        }
+        write_json(out, &value)?;
+        return Ok(code);
     }
     let totals: Vec<Vec<String>> = report
         .formats
@@ -373,6 +403,16 @@ pub(super) fn size(
         .collect();
     writeln!(out, "{}", style.bold(&format!("The whole list, per request ({} tokens):", report.tokenizer)))?;
     write!(out, "{}", table(style, &["FORMAT", "CHARS", "TOKENS", ""], &totals))?;
+    for f in report.formats.iter().filter(|f| !f.over_limit.is_empty()) {
+        let limits = f.over_limit.join("; ");
+        writeln!(out, "{} {}: {limits}; the provider refuses this list", style.warn("over a limit:"), f.format)?;
+    }
+    match &deferral {
+        Ok(deferral) => up_front(deferral, style, out)?,
+        Err(error) => {
+            writeln!(out, "\n{} {}", style.bold("Up front with tool search:"), style.bad(&printable_line(error)))?;
+        }
+    }
     let mut header = vec!["TOOL"];
     header.extend(report.formats.iter().map(|f| f.format));
     let rows: Vec<Vec<String>> = tools
@@ -395,7 +435,122 @@ pub(super) fn size(
             printable_line(&f.refused.join(", "))
         )?;
     }
+    Ok(code)
+}
+
+/// The up-front part of a request with the deferred tools left to the search tool, per format.
+fn up_front(report: &DeferralReport, style: Style, out: Out<'_>) -> std::io::Result<()> {
+    let Some(search_tool) = &report.search_tool else {
+        writeln!(
+            out,
+            "\n{} no tool is deferred (mark tools `#[tool(defer)]`, or try --defer-all and --keep-loaded NAME)",
+            style.bold("Up front with tool search:")
+        )?;
+        return Ok(());
+    };
+    let total = report.loaded.len() + report.deferred.len();
+    let heading = format!(
+        "Up front with tool search ({} of {total} tools deferred, found by `{}`):",
+        report.deferred.len(),
+        printable_line(search_tool)
+    );
+    writeln!(out, "\n{}", style.bold(&heading))?;
+    let rows: Vec<Vec<String>> = report
+        .formats
+        .iter()
+        .map(|f| {
+            vec![
+                f.format.to_owned(),
+                f.all_tools.tokens.to_string(),
+                f.with_deferral.tokens.to_string(),
+                f.saved_tokens.to_string(),
+                format!("{:.1}%", f.saved_percent),
+                deferred_cost(f.deferred_cost).to_owned(),
+            ]
+        })
+        .collect();
+    let header = ["FORMAT", "ALL TOOLS", "WITH SEARCH", "SAVED", "SAVED %", "DEFERRED TOOLS"];
+    write!(out, "{}", table(style, &header, &rows))?;
+    for f in report.formats.iter().filter(|f| !f.with_deferral_over_limit.is_empty()) {
+        let limits = f.with_deferral_over_limit.join("; ");
+        writeln!(out, "{} {} with search: {limits}", style.warn("over a limit:"), f.format)?;
+    }
+    // A catalog of thousands may keep hundreds loaded: the first few name the rest.
+    const NAMED: usize = 10;
+    let mut loaded = match report.loaded.len() {
+        0 => "none".to_owned(),
+        _ => printable_line(&report.loaded.iter().take(NAMED).cloned().collect::<Vec<_>>().join(", ")),
+    };
+    if report.loaded.len() > NAMED {
+        loaded.push_str(&format!(" and {} more", report.loaded.len() - NAMED));
+    }
+    writeln!(out, "{}", style.dim(&format!("loaded: {loaded}; the search tool is sent with them")))?;
+    Ok(())
+}
+
+/// What the deferred tools cost before a search finds them, in words.
+fn deferred_cost(cost: DeferredCost) -> &'static str {
+    match cost {
+        DeferredCost::NotSent => "not sent until found",
+        DeferredCost::OutOfContext => "sent, kept out of the context",
+        DeferredCost::NameAndDescription => "name and description",
+    }
+}
+
+/// The ranking for `query` over the catalog (or its deferred tools), with why each matched.
+pub(super) fn search(
+    catalog: &ToolCatalog,
+    query: &str,
+    limit: usize,
+    deferred_only: bool,
+    json: bool,
+    style: Style,
+    out: Out<'_>,
+) -> std::io::Result<i32> {
+    let index =
+        if deferred_only { ToolSearch::new(catalog.deferred()) } else { ToolSearch::new(catalog.definitions()) };
+    let hits = index.search(query, limit);
+    if json {
+        let tools: Vec<Value> = hits.iter().map(|hit| hit_json(hit, catalog.is_deferred(&hit.name))).collect();
+        write_json(out, &json!({"query": query, "searched": index.len(), "tools": tools}))?;
+        return Ok(0);
+    }
+    let rows: Vec<Vec<String>> = hits
+        .iter()
+        .enumerate()
+        .map(|(rank, hit)| {
+            let mut why: Vec<String> = Vec::new();
+            if hit.exact_name {
+                why.push("the tool's name".to_owned());
+            }
+            why.extend(hit.matches.iter().map(|m| {
+                let fields: Vec<&str> = m.fields.iter().map(|f| f.name()).collect();
+                format!("{} ({})", printable_line(&m.word), fields.join(", "))
+            }));
+            vec![(rank + 1).to_string(), printable_line(&hit.name), format!("{:.2}", hit.score), why.join("; ")]
+        })
+        .collect();
+    write!(out, "{}", table(style, &["RANK", "TOOL", "SCORE", "MATCHED"], &rows))?;
+    let among = if deferred_only { "deferred tools" } else { "tools" };
+    let summary = format!("{} of {} {among} matched `{}`", hits.len(), index.len(), printable_line(query));
+    writeln!(out, "{}", style.dim(&summary))?;
     Ok(0)
+}
+
+/// A hit as JSON: the library's hit, and whether the tool is deferred.
+pub(super) fn hit_json(hit: &SearchHit, deferred: bool) -> Value {
+    let matches: Vec<Value> = hit
+        .matches
+        .iter()
+        .map(|m| json!({"word": m.word, "term": m.term, "fields": m.fields, "score": score(m.score)}))
+        .collect();
+    json!({"name": hit.name, "score": score(hit.score), "exact_name": hit.exact_name, "deferred": deferred, "matches": matches})
+}
+
+/// A score as the shortest decimal that reads back as the same `f32` (`1.037994`, not the
+/// `1.0379940271377563` of its widening to `f64`).
+fn score(score: f32) -> Value {
+    score.to_string().parse::<f64>().map_or(Value::Null, Value::from)
 }
 
 /// The formats named on the command line; `all` is every one.

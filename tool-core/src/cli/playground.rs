@@ -4,7 +4,11 @@
 //! and JavaScript embedded in the binary (no build step, no CDN); axum serves it and its API:
 //!
 //! - `GET /api/tools`: every definition (with its kind);
-//! - `POST /api/call` with `{"tool": name, "arguments": text}`: the call's record.
+//! - `POST /api/call` with `{"tool": name, "arguments": text}`: the call's record;
+//! - `POST /api/search` with `{"query": text, "limit"?: 1 to 50 (10), "deferred"?: bool}`: the
+//!   ranking, each tool with its score, the words it matched and its texts with those words
+//!   marked (`marks` in characters); a query over [`MAX_QUERY_BYTES`] or a limit out of range
+//!   is refused (400).
 //!
 //! It answers only requests whose `Host` is the address it listens on or a loopback name (a
 //! page elsewhere cannot reach it through DNS rebinding), and calls only with a JSON body
@@ -15,8 +19,9 @@
 //! clients cut off as for the MCP server.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::{FromRef, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -26,17 +31,26 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::commands::{call, Out};
+use super::commands::{call, hit_json, Out};
+use crate::catalog::ToolCatalog;
 use crate::document::definition_json;
 use crate::executor::Executor;
 use crate::listen::{self, MAX_CONNECTIONS, READ_TIMEOUT};
+use crate::search::{highlight, ToolSearch, MAX_QUERY_BYTES};
 
 const INDEX: &str = include_str!("playground/index.html");
 const SCRIPT: &str = include_str!("playground/app.js");
 const STYLE: &str = include_str!("playground/app.css");
 
-/// Serves the playground on `address` until Ctrl-C.
-pub(super) async fn serve(executor: Executor, address: SocketAddr, json: bool, out: Out<'_>) -> std::io::Result<i32> {
+/// Serves the playground on `address` until Ctrl-C. Its search goes over `searched`: the
+/// executor's catalog with the command line's deferral.
+pub(super) async fn serve(
+    executor: Executor,
+    searched: ToolCatalog,
+    address: SocketAddr,
+    json: bool,
+    out: Out<'_>,
+) -> std::io::Result<i32> {
     let listener = tokio::net::TcpListener::bind(address).await?;
     let bound = listener.local_addr()?;
     let url = format!("http://{bound}/");
@@ -46,7 +60,7 @@ pub(super) async fn serve(executor: Executor, address: SocketAddr, json: bool, o
         writeln!(out, "playground at {url} (Ctrl-C stops)")?;
     }
     out.flush()?;
-    let app = router(executor, bound);
+    let app = router(executor, searched, bound);
     let stop = CancellationToken::new();
     let on_signal = stop.clone();
     tokio::spawn(async move {
@@ -57,16 +71,44 @@ pub(super) async fn serve(executor: Executor, address: SocketAddr, json: bool, o
     Ok(0)
 }
 
-fn router(executor: Executor, bound: SocketAddr) -> Router {
+/// The most tools one search of the page returns.
+const MAX_SEARCH_LIMIT: usize = 50;
+
+/// What the handlers share: the executor, and the search over the catalog, made once.
+#[derive(Clone)]
+struct App {
+    executor: Executor,
+    /// The catalog searched, with the command line's deferral.
+    searched: ToolCatalog,
+    /// Every tool.
+    all: Arc<ToolSearch>,
+    /// The deferred tools, as the search tool sees them.
+    deferred: Arc<ToolSearch>,
+}
+
+impl FromRef<App> for Executor {
+    fn from_ref(app: &App) -> Executor {
+        app.executor.clone()
+    }
+}
+
+fn router(executor: Executor, searched: ToolCatalog, bound: SocketAddr) -> Router {
+    let app = App {
+        all: Arc::new(ToolSearch::new(searched.definitions())),
+        deferred: Arc::new(ToolSearch::new(searched.deferred())),
+        executor,
+        searched,
+    };
     Router::new()
         .route("/", get(|| async { page(INDEX, "text/html; charset=utf-8") }))
         .route("/app.js", get(|| async { page(SCRIPT, "text/javascript; charset=utf-8") }))
         .route("/app.css", get(|| async { page(STYLE, "text/css; charset=utf-8") }))
         .route("/api/tools", get(tools))
         .route("/api/call", post(run_call))
+        .route("/api/search", post(search))
         .layer(middleware::from_fn_with_state(bound, local_host_only))
         .layer(middleware::from_fn(protect_page))
-        .with_state(executor)
+        .with_state(app)
 }
 
 /// The page runs only its own script and style, talks only to its own server, and cannot be
@@ -104,6 +146,48 @@ struct CallBody {
 async fn run_call(State(executor): State<Executor>, Json(body): Json<CallBody>) -> Json<Value> {
     let record = call(&executor, &body.tool, body.arguments, None).await;
     Json(serde_json::to_value(&record).unwrap_or(Value::Null))
+}
+
+#[derive(Deserialize)]
+struct SearchBody {
+    query: String,
+    limit: Option<usize>,
+    #[serde(default)]
+    deferred: bool,
+}
+
+/// The ranking for a query, with why each tool matched and its texts marked where it did.
+async fn search(State(app): State<App>, Json(body): Json<SearchBody>) -> Response {
+    if body.query.len() > MAX_QUERY_BYTES {
+        let message = format!("the query is longer than {MAX_QUERY_BYTES} bytes");
+        return (StatusCode::BAD_REQUEST, message).into_response();
+    }
+    let limit = body.limit.unwrap_or(10);
+    if !(1..=MAX_SEARCH_LIMIT).contains(&limit) {
+        let message = format!("`limit` must be from 1 to {MAX_SEARCH_LIMIT}");
+        return (StatusCode::BAD_REQUEST, message).into_response();
+    }
+    let index = if body.deferred { &app.deferred } else { &app.all };
+    let catalog = &app.searched;
+    let tools: Vec<Value> = index
+        .search(&body.query, limit)
+        .iter()
+        .map(|hit| {
+            let mut value = hit_json(hit, catalog.is_deferred(&hit.name));
+            let marked = catalog.definition(&hit.name).map(|d| highlight(index, d, hit)).unwrap_or_default();
+            value["highlights"] = marked
+                .iter()
+                .map(|h| {
+                    // The page counts characters, not bytes.
+                    let at = |byte: usize| h.text[..byte].chars().count();
+                    let marks: Vec<[usize; 2]> = h.marks.iter().map(|m| [at(m.start), at(m.end)]).collect();
+                    json!({"field": h.field, "text": h.text, "marks": marks})
+                })
+                .collect();
+            value
+        })
+        .collect();
+    Json(json!({"query": body.query, "searched": index.len(), "tools": tools})).into_response()
 }
 
 /// Refuses a request whose `Host` is neither the bound address nor a loopback name, and a

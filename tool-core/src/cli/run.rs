@@ -15,7 +15,7 @@ use super::style::Style;
 use crate::catalog::ToolCatalog;
 use crate::executor::Executor;
 
-/// The tools linked into this program: list, show, export, call, check, size, serve.
+/// The tools linked into this program: list, show, export, call, check, size, search, serve.
 #[derive(Debug, Parser)]
 #[command(name = "tools", version, about, long_about = None)]
 struct Args {
@@ -24,6 +24,17 @@ struct Args {
     color: Colour,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Which tools are deferred, over the catalog's own settings.
+#[derive(Debug, clap::Args)]
+struct DeferralArgs {
+    /// Defer every tool but those --keep-loaded names (as `CatalogBuilder::defer_all`).
+    #[arg(long)]
+    defer_all: bool,
+    /// Keep this tool loaded, whatever defers it (as `CatalogBuilder::keep_loaded`); repeatable.
+    #[arg(long, value_name = "NAME")]
+    keep_loaded: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -89,11 +100,31 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// What the tool list costs on every request: characters and tokens per tool and format.
+    /// What the tool list costs on every request: characters and tokens per tool and format,
+    /// and up front with the deferred tools left to a tool search.
     Size {
         /// Cut every description longer than this many tokens first (reported on standard error).
         #[arg(long)]
         max_description_tokens: Option<usize>,
+        #[command(flatten)]
+        deferral: DeferralArgs,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search the tools as the search tool does: the ranking, each tool's score and the words
+    /// it matched, and where.
+    Search {
+        /// What the tool you need does, in a few words, or a tool's name.
+        query: String,
+        /// The most tools to show (1 to 10000).
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        limit: u32,
+        /// Only the deferred tools, the ones the search tool finds.
+        #[arg(long)]
+        deferred: bool,
+        #[command(flatten)]
+        deferral: DeferralArgs,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -135,6 +166,8 @@ enum Command {
         /// Print the page's address as one line of JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        deferral: DeferralArgs,
     },
 }
 
@@ -250,8 +283,17 @@ impl ToolsCli {
                 commands::call_output(&record, json, style, out)
             }
             Command::Check { json } => commands::check(catalog, json, style, out),
-            Command::Size { max_description_tokens, json } => {
-                commands::size(catalog, max_description_tokens, json, style, out, err)
+            Command::Size { max_description_tokens, deferral, json } => {
+                match commands::with_deferral(catalog, deferral.defer_all, &deferral.keep_loaded) {
+                    Ok(catalog) => commands::size(&catalog, max_description_tokens, json, style, out, err),
+                    Err(message) => usage(err, message),
+                }
+            }
+            Command::Search { query, limit, deferred, deferral, json } => {
+                match commands::with_deferral(catalog, deferral.defer_all, &deferral.keep_loaded) {
+                    Ok(catalog) => commands::search(&catalog, &query, limit as usize, deferred, json, style, out),
+                    Err(message) => usage(err, message),
+                }
             }
             #[cfg(feature = "mcp")]
             Command::ServeMcp { http, token, token_env, token_file, allow_unauthenticated_remote, json } => {
@@ -275,7 +317,7 @@ impl ToolsCli {
                 runtime()?.block_on(self.serve_mcp(address, token, json, out))
             }
             #[cfg(feature = "playground")]
-            Command::Playground { addr, allow_unauthenticated_remote, json } => {
+            Command::Playground { addr, allow_unauthenticated_remote, json, deferral } => {
                 if !allow_unauthenticated_remote && crate::listen::beyond_loopback(addr) {
                     return usage(
                         err,
@@ -286,7 +328,11 @@ impl ToolsCli {
                         ),
                     );
                 }
-                runtime()?.block_on(super::playground::serve(self.executor.clone(), addr, json, out))
+                let searched = match commands::with_deferral(catalog, deferral.defer_all, &deferral.keep_loaded) {
+                    Ok(catalog) => catalog,
+                    Err(message) => return usage(err, message),
+                };
+                runtime()?.block_on(super::playground::serve(self.executor.clone(), searched, addr, json, out))
             }
         }
     }
@@ -434,7 +480,7 @@ mod tests {
     fn the_subcommands_of_this_build_are_those_its_features_bring() {
         let names: Vec<String> =
             <Args as clap::CommandFactory>::command().get_subcommands().map(|c| c.get_name().to_owned()).collect();
-        let mut expected = vec!["list", "show", "export", "call", "check", "size"];
+        let mut expected = vec!["list", "show", "export", "call", "check", "size", "search"];
         if cfg!(feature = "mcp") {
             expected.push("serve-mcp");
         }
@@ -442,6 +488,6 @@ mod tests {
             expected.push("playground");
         }
         assert_eq!(names, expected);
-        assert_eq!(LEFT_OUT.len(), 8 - expected.len());
+        assert_eq!(LEFT_OUT.len(), 9 - expected.len());
     }
 }

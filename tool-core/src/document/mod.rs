@@ -14,5 +14,7 @@ pub use kind::tool_kind;
 #[cfg(feature = "cli")]
 pub(crate) use markdown::constraints;
 pub use markdown::markdown;
+#[cfg(all(feature = "tokens", feature = "search"))]
+pub use size::{deferral_report, DeferralReport, DeferredCost, UpFront};
 #[cfg(feature = "tokens")]
 pub use size::{shorten_descriptions, size_report, DialectSize, Shortened, SizeReport, ToolSize};

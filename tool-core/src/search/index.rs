@@ -326,6 +326,11 @@ impl ToolSearch {
         self.names.iter().map(String::as_str)
     }
 
+    /// The analyzer its terms were made with.
+    pub(crate) fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
     /// The options it was built with.
     pub fn options(&self) -> &SearchOptions {
         &self.options

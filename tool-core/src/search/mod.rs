@@ -8,6 +8,7 @@
 
 mod discovered; // what a conversation's searches found
 mod document; // a tool's search document: its fields and their texts
+mod highlight; // the words a query matched, marked in a tool's texts
 mod hybrid; // a host's embedder, fused with the lexical ranking
 mod index; // BM25F: the index and the ranking
 mod request; // the request's tools, deferred, with our search or the provider's
@@ -17,6 +18,7 @@ mod tool; // the search as a tool the model calls
 
 pub use discovered::{Discovered, MAX_DISCOVERED};
 pub use document::SearchField;
+pub use highlight::{highlight, Highlight};
 pub use hybrid::{embedding_text, EmbedError, Embedder, HybridSearch, EMBED_BATCH};
 pub use index::{SearchHit, SearchOptions, TermMatch, ToolSearch};
 pub use request::{

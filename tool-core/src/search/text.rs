@@ -51,6 +51,25 @@ impl Analyzer {
         });
     }
 
+    /// As [`words`](Analyzer::words), with where each word is in `text` (bytes): the search's
+    /// words found again in a tool's text, to mark them.
+    pub(crate) fn words_at<'a>(&self, text: &'a str, mut each: impl FnMut(std::ops::Range<usize>, Cow<'a, str>)) {
+        // Every piece is a slice of `text`: its place is its offset from the start.
+        let at = |piece: &str| {
+            let start = piece.as_ptr() as usize - text.as_ptr() as usize;
+            start..start + piece.len()
+        };
+        pieces(text, |piece| match piece {
+            Piece::Word(word) => {
+                let surface = fold(word);
+                if keep(&surface) {
+                    each(at(word), surface);
+                }
+            }
+            Piece::Ideographs(run) => ideograph_pairs(run, |pair| each(at(pair), Cow::Borrowed(pair))),
+        });
+    }
+
     /// The words of `text` with their terms.
     pub(crate) fn terms(&self, text: &str) -> Vec<Word> {
         let mut out = Vec::new();

@@ -25,7 +25,91 @@ async function load() {
   state.tools = (await response.json()).tools;
   document.getElementById("count").textContent = state.tools.length + " tools";
   document.getElementById("search").addEventListener("input", renderList);
+  document.getElementById("find-query").addEventListener("input", findSoon);
+  document.getElementById("find-deferred").addEventListener("change", find);
+  document.getElementById("find").addEventListener("submit", (event) => { event.preventDefault(); find(); });
   renderList();
+}
+
+// ---- tool search ---------------------------------------------------------------------------
+
+let findTimer = null;
+let findSent = 0;
+
+function findSoon() {
+  clearTimeout(findTimer);
+  findTimer = setTimeout(find, 150);
+}
+
+// The ranking the search tool would give for the query, with why each tool matched.
+async function find() {
+  const query = document.getElementById("find-query").value;
+  const sent = ++findSent;
+  if (!query.trim()) {
+    // The box emptied: back to the page's start, unless a tool is open.
+    if (document.getElementById("ranking")) document.getElementById("main").replaceChildren(el("p", { class: "empty" }, "Pick a tool on the left."));
+    return;
+  }
+  const response = await fetch("/api/search", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ query, limit: 10, deferred: document.getElementById("find-deferred").checked }),
+  });
+  // An answer to an older query that came late is not shown.
+  if (sent !== findSent) return;
+  if (!response.ok) {
+    renderRanking(null, await response.text());
+    return;
+  }
+  renderRanking(await response.json(), null);
+}
+
+// A text with the matched characters in <mark>: `marks` are [start, end) in characters.
+function marked(text, marks) {
+  const chars = Array.from(text);
+  const node = el("span", { class: "text" });
+  let at = 0;
+  for (const [start, end] of marks) {
+    if (start > at) node.append(chars.slice(at, start).join(""));
+    node.append(el("mark", {}, chars.slice(start, end).join("")));
+    at = end;
+  }
+  if (at < chars.length) node.append(chars.slice(at).join(""));
+  return node;
+}
+
+function renderRanking(answer, error) {
+  state.tool = null;
+  renderList();
+  const main = document.getElementById("main");
+  const section = el("section", { id: "ranking" });
+  if (error) {
+    section.append(el("p", { class: "message", id: "ranking-error" }, error));
+    main.replaceChildren(section);
+    return;
+  }
+  const among = document.getElementById("find-deferred").checked ? " deferred tools" : " tools";
+  section.append(el("h2", {}, "Tool search"),
+    el("p", { class: "hint", id: "ranking-summary" }, answer.tools.length + " of " + answer.searched + among + " matched"));
+  const list = el("ol", { class: "hits" });
+  for (const hit of answer.tools) {
+    const tool = state.tools.find((t) => t.name === hit.name);
+    const name = el("a", { href: "#", class: "hit-name" }, hit.name);
+    name.addEventListener("click", (event) => { event.preventDefault(); if (tool) select(tool); });
+    const head = el("div", { class: "hit-head" }, name, el("span", { class: "score" }, hit.score.toFixed(2)));
+    if (hit.exact_name) head.append(el("span", { class: "tag" }, "the tool's name"));
+    if (hit.deferred) head.append(el("span", { class: "tag" }, "deferred"));
+    const words = hit.matches.map((m) => m.word + (m.term !== m.word ? " (" + m.term + ")" : "") + ": " + m.fields.join(", "));
+    const item = el("li", { class: "hit", "data-tool": hit.name }, head, el("div", { class: "why" }, words.join(" · ")));
+    const texts = el("ul", { class: "highlights" });
+    for (const h of hit.highlights) {
+      texts.append(el("li", { "data-field": h.field }, el("span", { class: "field-name" }, h.field.replace(/_/g, " ")), marked(h.text, h.marks)));
+    }
+    item.append(texts);
+    list.append(item);
+  }
+  section.append(list);
+  main.replaceChildren(section);
 }
 
 function renderList() {
