@@ -89,16 +89,16 @@ fn size_with_defer_all_shows_the_saving_per_format_in_a_table() {
             "{WHOLE_LIST}
 Up front with tool search (3 of 4 tools deferred, found by `search_tools`):
 FORMAT              ALL TOOLS  WITH SEARCH  SAVED  SAVED %  DEFERRED TOOLS
-openai              975        183          792    81.2%    not sent until found
-openai-strict       1065       207          858    80.6%    not sent until found
-responses           964        232          732    75.9%    name and description
-responses-strict    1054       256          798    75.7%    name and description
-anthropic           847        164          683    80.6%    sent, kept out of the context
+openai              975        184          791    81.1%    not sent until found
+openai-strict       1065       208          857    80.5%    not sent until found
+responses           964        233          731    75.8%    name and description
+responses-strict    1054       257          797    75.6%    name and description
+anthropic           847        165          682    80.5%    sent, kept out of the context
 anthropic-strict    814        184          630    77.4%    sent, kept out of the context
-gemini              823        157          666    80.9%    not sent until found
-gemini-json-schema  939        159          780    83.1%    not sent until found
-mcp                 881        201          680    77.2%    not sent until found
-xml                 862        173          689    79.9%    not sent until found
+gemini              823        158          665    80.8%    not sent until found
+gemini-json-schema  939        160          779    83.0%    not sent until found
+mcp                 881        202          679    77.1%    not sent until found
+xml                 862        174          688    79.8%    not sent until found
 loaded: clock.now; the search tool is sent with them
 {PER_TOOL}"
         )
@@ -114,7 +114,7 @@ fn size_json_has_the_deferral_report_beside_the_whole_list() {
             "with_deferral": {"name": "(up front)", "chars": with[0], "tokens": with[1]},
             "saved_tokens": saved, "saved_percent": percent})
     };
-    let mut anthropic_strict = row("anthropic-strict", false, "out_of_context", [3296, 814], [797, 184], 630, 77.4);
+    let mut anthropic_strict = row("anthropic-strict", false, "out_of_context", [3296, 814], [796, 184], 630, 77.4);
     anthropic_strict["refused"] = json!(["folders.create"]);
     assert_eq!(
         report["deferral"],
@@ -124,16 +124,16 @@ fn size_json_has_the_deferral_report_beside_the_whole_list() {
             "loaded": ["clock.now"],
             "deferred": ["canvas_draw", "folders.create", "shipment.create"],
             "formats": [
-                row("openai", true, "not_sent", [4102, 975], [798, 183], 792, 81.2),
-                row("openai-strict", true, "not_sent", [4546, 1065], [904, 207], 858, 80.6),
-                row("responses", true, "name_and_description", [4050, 964], [1021, 232], 732, 75.9),
-                row("responses-strict", true, "name_and_description", [4494, 1054], [1127, 256], 798, 75.7),
-                row("anthropic", false, "out_of_context", [3488, 847], [710, 164], 683, 80.6),
+                row("openai", true, "not_sent", [4102, 975], [797, 184], 791, 81.1),
+                row("openai-strict", true, "not_sent", [4546, 1065], [903, 208], 857, 80.5),
+                row("responses", true, "name_and_description", [4050, 964], [1020, 233], 731, 75.8),
+                row("responses-strict", true, "name_and_description", [4494, 1054], [1126, 257], 797, 75.6),
+                row("anthropic", false, "out_of_context", [3488, 847], [709, 165], 682, 80.5),
                 anthropic_strict,
-                row("gemini", false, "not_sent", [3556, 823], [686, 157], 666, 80.9),
-                row("gemini-json-schema", false, "not_sent", [3929, 939], [696, 159], 780, 83.1),
-                row("mcp", false, "not_sent", [3646, 881], [859, 201], 680, 77.2),
-                row("xml", false, "not_sent", [3577, 862], [761, 173], 689, 79.9),
+                row("gemini", false, "not_sent", [3556, 823], [685, 158], 665, 80.8),
+                row("gemini-json-schema", false, "not_sent", [3929, 939], [695, 160], 779, 83.0),
+                row("mcp", false, "not_sent", [3646, 881], [858, 202], 679, 77.1),
+                row("xml", false, "not_sent", [3577, 862], [760, 174], 688, 79.8),
             ]
         })
     );
@@ -251,8 +251,8 @@ fn size_follows_the_catalogs_own_deferral_and_keep_loaded_overrides_it() {
             "Up front with tool search (1 of 3 tools deferred, found by `search_tools`):",
             "FORMAT              ALL TOOLS  WITH SEARCH  SAVED  SAVED %  DEFERRED TOOLS",
             // One small tool deferred costs less than the search tool that finds it.
-            "openai              172        261          -89    -51.7%   not sent until found",
-            "openai-strict       187        288          -101   -54.0%   not sent until found",
+            "openai              172        262          -90    -52.3%   not sent until found",
+            "openai-strict       187        289          -102   -54.5%   not sent until found",
         ]
     );
     assert!(text.contains("\nloaded: flights.book, weather.forecast; the search tool is sent with them\n"), "{text}");
@@ -319,8 +319,8 @@ fn search_of_the_deferred_tools_follows_the_catalog() {
     assert_eq!(
         text,
         "RANK  TOOL            SCORE  MATCHED\n\
-         1     hotels.reserve  0.89   room (description); hotel (name, description, parameter_descriptions)\n\
-         2     flights.book    0.53   book (name, description)\n\
+         1     hotels.reserve  0.72   room (description); hotel (name, description, parameter_descriptions)\n\
+         2     flights.book    0.31   book (name, description)\n\
          2 of 2 deferred tools matched `book a room in a hotel`\n"
     );
     // The loaded tool is not among the deferred ones.
@@ -380,8 +380,8 @@ async fn the_playground_search_api_gives_the_ranking_with_the_matched_words_mark
                 {"field": "name", "text": "canvas_draw", "marks": [[7, 11]]},
                 {"field": "description", "text": "Draws a shape at a point.", "marks": [[0, 5]]},
                 {"field": "parameter_descriptions", "text": "What to draw.", "marks": [[8, 12]]},
-                {"field": "parameter_descriptions", "text": "A shape to draw.", "marks": [[11, 15]]},
                 {"field": "parameter_descriptions", "text": "A circle.", "marks": [[2, 8]]},
+                {"field": "parameter_descriptions", "text": "A shape to draw.", "marks": [[11, 15]]},
                 {"field": "values", "text": "circle", "marks": [[0, 6]]}
             ]
         }]})
@@ -443,8 +443,8 @@ async fn the_playground_searches_the_deferred_tools_its_flags_defer() {
                 {"field": "name", "text": "folders.create", "marks": [[0, 7]]},
                 {"field": "description", "text": "Creates a tree of folders.", "marks": [[10, 14], [18, 25]]},
                 {"field": "parameter_descriptions", "text": "The top folder.", "marks": [[8, 14]]},
-                {"field": "parameter_descriptions", "text": "A folder and what is in it.", "marks": [[2, 8]]},
-                {"field": "parameter_descriptions", "text": "The folders inside.", "marks": [[4, 11]]}
+                {"field": "parameter_descriptions", "text": "The folders inside.", "marks": [[4, 11]]},
+                {"field": "parameter_descriptions", "text": "A folder and what is in it.", "marks": [[2, 8]]}
             ]
         }]})
     );
@@ -528,16 +528,16 @@ fn a_list_over_a_request_limit_is_priced_and_said_to_be_refused_and_deferral_bri
             "",
             "Up front with tool search (20 of 21 tools deferred, found by `search_tools`):",
             "FORMAT              ALL TOOLS  WITH SEARCH  SAVED  SAVED %  DEFERRED TOOLS",
-            "openai              949        195          754    79.5%    not sent until found",
-            "openai-strict       1054       217          837    79.4%    not sent until found",
-            "responses           887        570          317    35.7%    name and description",
-            "responses-strict    992        592          400    40.3%    name and description",
-            "anthropic           760        177          583    76.7%    sent, kept out of the context",
+            "openai              949        196          753    79.3%    not sent until found",
+            "openai-strict       1054       218          836    79.3%    not sent until found",
+            "responses           887        571          316    35.6%    name and description",
+            "responses-strict    992        593          399    40.2%    name and description",
+            "anthropic           760        178          582    76.6%    sent, kept out of the context",
             "anthropic-strict    929        197          732    78.8%    sent, kept out of the context",
-            "gemini              744        180          564    75.8%    not sent until found",
-            "gemini-json-schema  786        184          602    76.6%    not sent until found",
-            "mcp                 760        198          562    73.9%    not sent until found",
-            "xml                 825        185          640    77.6%    not sent until found",
+            "gemini              744        181          563    75.7%    not sent until found",
+            "gemini-json-schema  786        185          601    76.5%    not sent until found",
+            "mcp                 760        199          561    73.8%    not sent until found",
+            "xml                 825        186          639    77.5%    not sent until found",
             "loaded: job_00; the search tool is sent with them",
         ]
     );

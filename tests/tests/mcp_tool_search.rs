@@ -162,8 +162,7 @@ async fn the_list_holds_the_loaded_tools_and_the_search_tool() {
                     "limit": {
                         "type": "integer",
                         "minimum": 1,
-                        "maximum": 20,
-                        "description": "How many tools to return, best first (default 5)."
+                        "description": "How many tools to return, best first (default 5, at most 20)."
                     }
                 },
                 "required": ["query"]

@@ -297,9 +297,9 @@ async fn the_playground_search_box_ranks_the_tools_and_marks_why_each_matched() 
     );
     assert_eq!(
         texts(&client, ".hit .highlights .text").await,
-        ["canvas_draw", "Draws a shape at a point.", "What to draw.", "A shape to draw.", "A circle.", "circle"]
+        ["canvas_draw", "Draws a shape at a point.", "What to draw.", "A circle.", "A shape to draw.", "circle"]
     );
-    assert_eq!(texts(&client, ".hit mark").await, ["draw", "Draws", "draw", "draw", "circle", "circle"]);
+    assert_eq!(texts(&client, ".hit mark").await, ["draw", "Draws", "draw", "circle", "draw", "circle"]);
     shot(&client, "4-search.png").await;
 
     // Only the deferred tools: the loaded one is not searched.

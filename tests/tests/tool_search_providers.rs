@@ -61,8 +61,7 @@ fn search_schema() -> Value {
             "limit": {
                 "type": "integer",
                 "minimum": 1,
-                "maximum": 20,
-                "description": "How many tools to return, best first (default 5)."
+                "description": "How many tools to return, best first (default 5, at most 20)."
             }
         },
         "required": ["query"]

@@ -50,7 +50,7 @@ pub fn highlight(search: &ToolSearch, definition: &ToolDefinition, hit: &SearchH
     texts(definition, |field, text| {
         let mut marks: Vec<Range<usize>> = Vec::new();
         analyzer.words_at(text, |range, surface| {
-            let term = analyzer.term(&surface);
+            let term = analyzer.term(surface);
             if hit.matches.iter().any(|m| m.term == term && m.fields.contains(&field)) {
                 // Pairs of ideographs overlap: one mark over both.
                 match marks.last_mut() {
@@ -63,6 +63,8 @@ pub fn highlight(search: &ToolSearch, definition: &ToolDefinition, hit: &SearchH
             out.push(Highlight { field, text: text.to_owned(), marks });
         }
     });
+    // By field, in the order fields are listed; within a field, in the tool's own order.
+    out.sort_by_key(|highlight| highlight.field);
     out
 }
 

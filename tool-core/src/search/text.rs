@@ -27,6 +27,17 @@ impl Analyzer {
     /// identifiers and prose, and pairs of ideographs; stop words and bare numbers left out.
     /// [`term`](Analyzer::term) gives the term each is searched by.
     pub(crate) fn words(&self, text: &str, mut each: impl FnMut(&str)) {
+        self.words_at(text, |_, surface| each(surface));
+    }
+
+    /// As [`words`](Analyzer::words), with where each word is in `text` (bytes): the search's
+    /// words found again in a tool's text, to mark them.
+    pub(crate) fn words_at(&self, text: &str, mut each: impl FnMut(std::ops::Range<usize>, &str)) {
+        // Every piece is a slice of `text`: its place is its offset from the start.
+        let at = |piece: &str| {
+            let start = piece.as_ptr() as usize - text.as_ptr() as usize;
+            start..start + piece.len()
+        };
         // Words with capitals are folded here rather than into a new string each.
         let mut folded = String::new();
         pieces(text, |piece| match piece {
@@ -44,29 +55,10 @@ impl Analyzer {
                     word
                 };
                 if keep(surface) {
-                    each(surface);
-                }
-            }
-            Piece::Ideographs(run) => ideograph_pairs(run, &mut each),
-        });
-    }
-
-    /// As [`words`](Analyzer::words), with where each word is in `text` (bytes): the search's
-    /// words found again in a tool's text, to mark them.
-    pub(crate) fn words_at<'a>(&self, text: &'a str, mut each: impl FnMut(std::ops::Range<usize>, Cow<'a, str>)) {
-        // Every piece is a slice of `text`: its place is its offset from the start.
-        let at = |piece: &str| {
-            let start = piece.as_ptr() as usize - text.as_ptr() as usize;
-            start..start + piece.len()
-        };
-        pieces(text, |piece| match piece {
-            Piece::Word(word) => {
-                let surface = fold(word);
-                if keep(&surface) {
                     each(at(word), surface);
                 }
             }
-            Piece::Ideographs(run) => ideograph_pairs(run, |pair| each(at(pair), Cow::Borrowed(pair))),
+            Piece::Ideographs(run) => ideograph_pairs(run, &mut |pair| each(at(pair), pair)),
         });
     }
 
