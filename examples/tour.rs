@@ -1,6 +1,6 @@
 //! The README's tour, whole: declare a tool, execute a messy call, read and execute a small open
-//! model's answer, export the catalog for two providers, serve it over MCP and call it through
-//! MCP.
+//! model's answer, export the catalog for two providers, keep a rarely used tool out of the
+//! request until a search finds it, serve the catalog over MCP and call it through MCP.
 //!
 //! ```text
 //! cargo run -p tool-examples --bin tour
@@ -25,11 +25,21 @@ async fn notes_search(
     (1..=limit.unwrap_or(3)).map(|i| format!("{query} #{i}")).collect()
 }
 
+/// The forecast for a city: temperature, rain and wind.
+#[tool(name = "weather.forecast", defer)]
+fn weather_forecast(
+    /// The city.
+    city: String,
+) -> String {
+    format!("{city}: rain at noon")
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     execute().await?;
     small_open_model().await?;
     export_for_providers()?;
+    search_when_needed().await?;
     serve_over_mcp().await?;
     Ok(())
 }
@@ -89,6 +99,31 @@ fn export_for_providers() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(openai.tools[0]["function"]["name"], "notes_search");
     assert_eq!(anthropic.tools[0]["name"], "notes_search");
     println!("{}", serde_json::to_string_pretty(&openai.tools[0])?);
+    Ok(())
+}
+
+/// The names a request's `tools` carries (OpenAI Chat Completions' form).
+fn sent(exported: &tool_core::providers::export::Exported) -> Vec<&str> {
+    exported.tools.iter().filter_map(|tool| tool["function"]["name"].as_str()).collect()
+}
+
+async fn search_when_needed() -> Result<(), Box<dyn std::error::Error>> {
+    use tool_core::providers::Dialect;
+    use tool_core::search::{Discovered, SearchMode, SearchRequest, SearchToolBuilder};
+
+    // `weather.forecast` is `#[tool(defer)]`: requests leave it out until `search_tools` finds it.
+    let catalog = ToolCatalog::global()?;
+    let search = SearchToolBuilder::new(catalog.deferred()).build()?;
+    let dialect = Dialect::OpenAiChat { strict: true };
+    let request = SearchRequest::builder(catalog, search.definition(), dialect, SearchMode::Ours).build()?;
+    let mut discovered = Discovered::new(); // kept with the conversation
+    assert_eq!(sent(&request.tools(&discovered)), ["notes_search", "search_tools"]);
+
+    let executor = Executor::new(catalog.to_builder().add_tool(search).build()?);
+    let call = ToolCallRequest::new("search_tools", "call_4", r#"{"query": "will it rain in Lyon?"}"#);
+    discovered.record("search_tools", &executor.execute(call).await);
+    // What was found goes at the end: the start of the request, and the provider's cache of it, stay.
+    assert_eq!(sent(&request.tools(&discovered)), ["notes_search", "search_tools", "weather_forecast"]);
     Ok(())
 }
 

@@ -356,3 +356,40 @@ async fn an_embedder_that_gives_unusable_vectors_is_an_error() {
     let other = HybridSearch::build([&a], SearchOptions::default(), Arc::new(Broken(3))).await.unwrap();
     drop(other);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any text, as a tool's name, description or a query, is indexed and searched without a
+    /// panic; hits never exceed the limit, name no tool twice, come best first, and each
+    /// match names a word the query holds.
+    #[test]
+    fn any_text_is_indexed_and_searched(
+        names in proptest::collection::vec("[a-zA-Z_][a-zA-Z0-9_.]{0,12}", 1..8),
+        descriptions in proptest::collection::vec("\\PC{0,80}", 1..8),
+        query in "\\PC{0,60}",
+        limit in 0usize..6,
+    ) {
+        let schema = json!({"type": "object", "properties": {}, "required": []});
+        let tools: Vec<ToolDefinition> = names
+            .iter()
+            .zip(descriptions.iter().cycle())
+            .map(|(name, description)| definition(name, description, schema.clone()))
+            .collect();
+        let search = ToolSearch::new(&tools);
+        let hits = search.search(&query, limit);
+        proptest::prop_assert!(hits.len() <= limit);
+        let mut seen = std::collections::HashSet::new();
+        for pair in hits.windows(2) {
+            proptest::prop_assert!(pair[0].exact_name || pair[0].score >= pair[1].score);
+        }
+        // Folded as the search folds a word: character by character.
+        let folded: String = query.chars().flat_map(char::to_lowercase).collect();
+        for hit in &hits {
+            proptest::prop_assert!(seen.insert(hit.name.clone()), "{} twice", hit.name);
+            for m in &hit.matches {
+                proptest::prop_assert!(folded.contains(&m.word), "{:?} not in {:?}", m.word, query);
+            }
+        }
+    }
+}

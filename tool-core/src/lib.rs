@@ -285,6 +285,9 @@ mod guides {
     #[cfg(feature = "cli")]
     #[doc = include_str!("../../docs/cli.md")]
     pub struct Cli;
+    #[cfg(feature = "search")]
+    #[doc = include_str!("../../docs/tool-search.md")]
+    pub struct ToolSearch;
 }
 
 /// The macro's only contract with the runtime. Not public API.

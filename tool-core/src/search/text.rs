@@ -41,8 +41,8 @@ impl Analyzer {
         // Words with capitals are folded here rather than into a new string each.
         let mut folded = String::new();
         pieces(text, |piece| match piece {
-            Piece::Word(word) => {
-                let surface = if word.chars().any(char::is_uppercase) {
+            Piece::Word(word, lower) => {
+                let surface = if !lower && word.chars().any(char::is_uppercase) {
                     folded.clear();
                     if word.is_ascii() {
                         folded.push_str(word);
@@ -83,8 +83,9 @@ impl Analyzer {
 
 /// A run of text between separators.
 enum Piece<'a> {
-    /// Letters and digits, one word of an identifier or of prose (`camelCase` already split).
-    Word(&'a str),
+    /// Letters and digits, one word of an identifier or of prose (`camelCase` already split),
+    /// and whether it is known to have no capital letter.
+    Word(&'a str, bool),
     /// Chinese, Japanese or Korean characters in a row.
     Ideographs(&'a str),
 }
@@ -106,43 +107,51 @@ fn is_ideographic(c: char) -> bool {
 /// punctuation), then each run at its case changes: `getWeather` is `get` and `Weather`,
 /// `HTMLParser` is `HTML` and `Parser`, `v2Items` is `v2` and `Items`.
 fn pieces<'a>(text: &'a str, mut each: impl FnMut(Piece<'a>)) {
+    // The run being read: where it starts, whether it is ideographs, whether it has a capital.
     let mut start: Option<(usize, bool)> = None;
+    let mut upper = false;
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         // Most text of tool definitions is ASCII: its bytes are classified without decoding.
         let (ideographic, word, width) = if bytes[i].is_ascii() {
+            upper |= bytes[i].is_ascii_uppercase();
             (false, bytes[i].is_ascii_alphanumeric(), 1)
         } else {
             let c = text[i..].chars().next().unwrap_or(' ');
             let ideographic = is_ideographic(c);
+            upper |= !c.is_lowercase();
             (ideographic, !ideographic && c.is_alphanumeric(), c.len_utf8())
         };
         match start {
             Some((s, true)) if !ideographic => {
                 each(Piece::Ideographs(&text[s..i]));
                 start = word.then_some((i, false));
+                upper = word && (!bytes[i].is_ascii() || bytes[i].is_ascii_uppercase());
             }
             Some((s, false)) if !word => {
-                split_case(&text[s..i], &mut each);
+                split_case(&text[s..i], upper, &mut each);
                 start = ideographic.then_some((i, true));
             }
-            None if ideographic || word => start = Some((i, ideographic)),
+            None if ideographic || word => {
+                start = Some((i, ideographic));
+                upper = word && (!bytes[i].is_ascii() || bytes[i].is_ascii_uppercase());
+            }
             _ => {}
         }
         i += width;
     }
     match start {
         Some((s, true)) => each(Piece::Ideographs(&text[s..])),
-        Some((s, false)) => split_case(&text[s..], &mut each),
+        Some((s, false)) => split_case(&text[s..], upper, &mut each),
         None => {}
     }
 }
 
 /// Splits one run of letters and digits at its case changes.
-fn split_case<'a>(run: &'a str, each: &mut impl FnMut(Piece<'a>)) {
-    if run.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()) {
-        each(Piece::Word(run));
+fn split_case<'a>(run: &'a str, upper: bool, each: &mut impl FnMut(Piece<'a>)) {
+    if !upper {
+        each(Piece::Word(run, true));
         return;
     }
     let mut from = 0;
@@ -154,13 +163,13 @@ fn split_case<'a>(run: &'a str, each: &mut impl FnMut(Piece<'a>)) {
             let boundary =
                 c.is_uppercase() && (p.is_lowercase() || p.is_ascii_digit() || (p.is_uppercase() && next_lower));
             if boundary {
-                each(Piece::Word(&run[from..i]));
+                each(Piece::Word(&run[from..i], false));
                 from = i;
             }
         }
         prev = Some(c);
     }
-    each(Piece::Word(&run[from..]));
+    each(Piece::Word(&run[from..], false));
 }
 
 /// Whether a folded word is searched by: not a stop word, not a bare number.
@@ -346,5 +355,6 @@ mod tests {
         let plain = Analyzer::new(false);
         assert_eq!(terms(&plain, "查询天气"), ["查询", "询天", "天气"]);
         assert_eq!(terms(&plain, "天 weather予報"), ["天", "weather", "予報"]);
+        assert_eq!(terms(&plain, "天気Émile über—Ärger"), ["天気", "émile", "über", "ärger"]);
     }
 }

@@ -12,6 +12,7 @@ use tool_core::prelude::*;
     examples(r#"{"path": "/tmp/x"}"#),
     annotations(read_only = false, destructive, idempotent, open_world = false, title = "Delete file"),
     timeout_ms = 1500,
+    defer,
     crate = "::tool_core"
 )]
 fn delete_file(
@@ -45,6 +46,7 @@ fn main() {
     assert_eq!(d.annotations.idempotent, Some(true));
     assert_eq!(d.annotations.open_world, Some(false));
     assert_eq!(d.timeout, Some(Duration::from_millis(1500)));
+    assert!(d.defer);
 
     let r = <read_file as DeclaredTool>::definition();
     assert_eq!(r.name, "read_file");
@@ -54,5 +56,6 @@ fn main() {
     assert_eq!(r.annotations.open_world, Some(true));
     assert_eq!(r.annotations.title.as_deref(), Some("Read file"));
     assert_eq!(r.timeout, None);
+    assert!(!r.defer);
     assert!(r.tags.is_empty());
 }
