@@ -39,7 +39,8 @@ pub const EMBED_BATCH: usize = 256;
 /// next ones (60, the usual choice).
 const FUSION_RANK: f32 = 60.0;
 
-/// Lexical and semantic search fused: see the [module](self).
+/// Lexical and semantic search fused: the lexical ranking and the cosine similarity of the
+/// request to each tool's text, each adding `weight / (60 + rank)` to a tool's score.
 pub struct HybridSearch {
     lexical: ToolSearch,
     embedder: Arc<dyn Embedder>,

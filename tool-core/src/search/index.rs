@@ -173,7 +173,7 @@ pub struct ToolSearch {
     analyzer: Analyzer,
     names: Vec<String>,
     /// Lower-case names, for the query that is a tool's name.
-    folded_names: HashMap<String, u32>,
+    folded_names: HashMap<String, u32, Hasher>,
     terms: HashMap<String, u32, Hasher>,
     /// Per term, the tools that hold it, in the order of `names`.
     postings: Vec<Vec<Posting>>,
@@ -217,7 +217,7 @@ impl ToolSearch {
     ) -> ToolSearch {
         let analyzer = Analyzer::new(options.stemming);
         let mut names = Vec::new();
-        let mut folded_names = HashMap::new();
+        let mut folded_names: HashMap<String, u32, Hasher> = HashMap::default();
         let mut terms: HashMap<String, u32, Hasher> = HashMap::default();
         // A word as written maps to its term once: stemming each occurrence would dominate.
         let mut known: HashMap<String, u32, Hasher> = HashMap::default();
