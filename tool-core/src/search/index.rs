@@ -216,38 +216,67 @@ impl ToolSearch {
         options: SearchOptions,
     ) -> ToolSearch {
         let analyzer = Analyzer::new(options.stemming);
-        let mut names = Vec::new();
+        let definitions: Vec<&ToolDefinition> = definitions.into_iter().collect();
+        let mut names = Vec::with_capacity(definitions.len());
         let mut folded_names: HashMap<String, u32, Hasher> = HashMap::default();
+        for definition in &definitions {
+            folded_names.entry(fold_name(&definition.name)).or_insert(names.len() as u32);
+            names.push(definition.name.clone());
+        }
+        // The words of large catalogs are read on several threads, each part of the tools with
+        // its own table of words; the parts are then put together in order, so the index is
+        // the same whatever the number of threads.
+        let threads = if definitions.len() < PARALLEL_FROM {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
+        };
+        let size = definitions.len().div_ceil(threads).max(1);
+        let parts: Vec<Part> = if threads == 1 {
+            vec![Part::read(&analyzer, &definitions)]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = definitions
+                    .chunks(size)
+                    .map(|chunk| {
+                        let analyzer = &analyzer;
+                        scope.spawn(move || Part::read(analyzer, chunk))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                    .collect()
+            })
+        };
         let mut terms: HashMap<String, u32, Hasher> = HashMap::default();
         // A word as written maps to its term once: stemming each occurrence would dominate.
-        let mut known: HashMap<String, u32, Hasher> = HashMap::default();
-        // Every tool's (term, field) occurrences, one after the other; where each tool's start;
-        // each tool's fields' lengths.
-        let mut occurrences: Vec<(u32, u8)> = Vec::new();
-        let mut starts: Vec<usize> = Vec::new();
-        let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
-        for definition in definitions {
-            folded_names.entry(definition.name.to_lowercase()).or_insert(names.len() as u32);
-            names.push(definition.name.clone());
-            starts.push(occurrences.len());
-            let mut length = [0u32; FIELDS];
-            texts(definition, |field, text| {
-                analyzer.words(text, |surface| {
-                    let id = match known.get(surface) {
-                        Some(id) => *id,
-                        None => {
-                            let term = analyzer.term(surface);
-                            let next = terms.len() as u32;
-                            let id = *terms.entry(term).or_insert(next);
-                            known.insert(surface.to_owned(), id);
-                            id
-                        }
-                    };
-                    occurrences.push((id, field.index() as u8));
-                    length[field.index()] += 1;
-                });
-            });
-            lengths.push(length);
+        let mut known: HashMap<&str, u32, Hasher> = HashMap::default();
+        let total: usize = parts.iter().map(|p| p.occurrences.len()).sum();
+        // Every tool's (term, field) occurrences, one after the other, packed as
+        // `term << 8 | field` so that sorting a tool's occurrences sorts integers; where each
+        // tool's start; each tool's fields' lengths.
+        let mut occurrences: Vec<u64> = Vec::with_capacity(total);
+        let mut starts: Vec<usize> = Vec::with_capacity(names.len() + 1);
+        let mut lengths: Vec<[u32; FIELDS]> = Vec::with_capacity(names.len());
+        for part in &parts {
+            let ids: Vec<u32> = part
+                .words
+                .iter()
+                .map(|surface| match known.get(surface.as_str()) {
+                    Some(id) => *id,
+                    None => {
+                        let next = terms.len() as u32;
+                        let id = *terms.entry(analyzer.term(surface)).or_insert(next);
+                        known.insert(surface, id);
+                        id
+                    }
+                })
+                .collect();
+            let base = occurrences.len();
+            starts.extend(part.starts.iter().map(|start| base + start));
+            lengths.extend_from_slice(&part.lengths);
+            occurrences.extend(part.occurrences.iter().map(|o| u64::from(ids[(o >> 8) as usize]) << 8 | (o & 0xff)));
         }
         starts.push(occurrences.len());
         let tools = names.len().max(1) as f32;
@@ -268,10 +297,10 @@ impl ToolSearch {
                 let b = options.length_normalisation[f];
                 1.0 - b + b * lengths[tool][f] as f32 / average[f]
             });
-            for group in mine.chunk_by(|a, b| a.0 == b.0) {
+            for group in mine.chunk_by(|a, b| a >> 8 == b >> 8) {
                 let mut count = [0u32; FIELDS];
-                for (_, field) in group {
-                    count[*field as usize] += 1;
+                for occurrence in group {
+                    count[(occurrence & 0xff) as usize] += 1;
                 }
                 let mut tf = 0.0;
                 let mut fields = 0u8;
@@ -283,7 +312,7 @@ impl ToolSearch {
                 }
                 if tf > 0.0 {
                     let weight = tf / (options.saturation + tf);
-                    postings[group[0].0 as usize].push(Posting { tool: tool as u32, weight, fields });
+                    postings[(group[0] >> 8) as usize].push(Posting { tool: tool as u32, weight, fields });
                 }
             }
         }
@@ -364,7 +393,7 @@ impl ToolSearch {
                 *score *= (f32::from(*count) / written as f32).powf(self.options.coverage);
             }
         }
-        let exact = self.folded_names.get(query.trim().to_lowercase().as_str()).map(|&t| &self.names[t as usize]);
+        let exact = self.folded_names.get(fold_name(query.trim()).as_str()).map(|&t| &self.names[t as usize]);
         let is_exact = |tool: u32| exact.is_some_and(|name| *name == self.names[tool as usize]);
         let mut found: Vec<(u32, f32)> = scores
             .iter()
@@ -468,5 +497,61 @@ impl ToolSearch {
 impl std::fmt::Debug for ToolSearch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolSearch").field("tools", &self.names.len()).field("terms", &self.terms.len()).finish()
+    }
+}
+
+/// Catalogs with fewer tools are read on one thread: starting others would cost more.
+const PARALLEL_FROM: usize = 2048;
+
+/// The most threads reading one catalog.
+const MAX_THREADS: usize = 8;
+
+/// A run of tools' words, read on one thread: each word as written once, in the order first
+/// met, and the tools' occurrences by that order.
+struct Part {
+    words: Vec<String>,
+    /// `word << 8 | field`, where `word` indexes `words`.
+    occurrences: Vec<u64>,
+    /// Where each tool's occurrences start in `occurrences`.
+    starts: Vec<usize>,
+    lengths: Vec<[u32; FIELDS]>,
+}
+
+impl Part {
+    fn read(analyzer: &Analyzer, definitions: &[&ToolDefinition]) -> Part {
+        let mut known: HashMap<String, u32, Hasher> = HashMap::default();
+        let mut part = Part { words: Vec::new(), occurrences: Vec::new(), starts: Vec::new(), lengths: Vec::new() };
+        let mut folded = String::new();
+        for definition in definitions {
+            part.starts.push(part.occurrences.len());
+            let mut length = [0u32; FIELDS];
+            texts(definition, |field, text| {
+                analyzer.words_in(text, &mut folded, |_, surface| {
+                    let id = match known.get(surface) {
+                        Some(id) => *id,
+                        None => {
+                            let id = part.words.len() as u32;
+                            part.words.push(surface.to_owned());
+                            known.insert(surface.to_owned(), id);
+                            id
+                        }
+                    };
+                    part.occurrences.push(u64::from(id) << 8 | field.index() as u64);
+                    length[field.index()] += 1;
+                });
+            });
+            part.lengths.push(length);
+        }
+        part
+    }
+}
+
+/// A name in lower case, for the query that is a tool's name: names are ASCII, so most are
+/// folded without Unicode's tables.
+fn fold_name(name: &str) -> String {
+    if name.is_ascii() {
+        name.to_ascii_lowercase()
+    } else {
+        name.to_lowercase()
     }
 }

@@ -27,19 +27,23 @@ impl Analyzer {
     /// identifiers and prose, and pairs of ideographs; stop words and bare numbers left out.
     /// [`term`](Analyzer::term) gives the term each is searched by.
     pub(crate) fn words(&self, text: &str, mut each: impl FnMut(&str)) {
-        self.words_at(text, |_, surface| each(surface));
+        self.words_in(text, &mut String::new(), |_, surface| each(surface));
     }
 
     /// As [`words`](Analyzer::words), with where each word is in `text` (bytes): the search's
     /// words found again in a tool's text, to mark them.
-    pub(crate) fn words_at(&self, text: &str, mut each: impl FnMut(std::ops::Range<usize>, &str)) {
+    pub(crate) fn words_at(&self, text: &str, each: impl FnMut(std::ops::Range<usize>, &str)) {
+        self.words_in(text, &mut String::new(), each);
+    }
+
+    /// As [`words_at`](Analyzer::words_at), folding words with capitals into `folded`: an index
+    /// gives one buffer for all its texts.
+    pub(crate) fn words_in(&self, text: &str, folded: &mut String, mut each: impl FnMut(std::ops::Range<usize>, &str)) {
         // Every piece is a slice of `text`: its place is its offset from the start.
         let at = |piece: &str| {
             let start = piece.as_ptr() as usize - text.as_ptr() as usize;
             start..start + piece.len()
         };
-        // Words with capitals are folded here rather than into a new string each.
-        let mut folded = String::new();
         pieces(text, |piece| match piece {
             Piece::Word(word, lower) => {
                 let surface = if !lower && word.chars().any(char::is_uppercase) {
@@ -195,126 +199,32 @@ fn ideograph_pairs(run: &str, each: &mut impl FnMut(&str)) {
 /// English words too common in requests and descriptions to tell tools apart. Words that name
 /// what a tool does (`get`, `find`, `list`) are not here: they are what a request and a tool
 /// name share.
+const STOP_WORDS: [&str; 117] = [
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "before", "being",
+    "both", "but", "by", "can", "could", "did", "do", "does", "doing", "each", "either", "etc", "for", "from", "had",
+    "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it",
+    "its", "itself", "just", "let", "like", "may", "me", "might", "more", "most", "much", "must", "my", "myself",
+    "need", "needs", "no", "nor", "of", "on", "once", "only", "or", "other", "our", "ours", "please", "shall", "she",
+    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they",
+    "this", "those", "to", "too", "us", "use", "used", "very", "want", "was", "we", "were", "what", "when", "where",
+    "which", "while", "who", "whom", "whose", "why", "will", "with", "would", "you", "your", "yours",
+];
+
+/// Whether a word of at most [`LONGEST_STOP_WORD`] bytes is a stop word: each is looked up as
+/// the integer its bytes make, among the stop words' integers, sorted once.
 fn is_stop_word(word: &str) -> bool {
-    matches!(
-        word,
-        "a" | "about"
-            | "after"
-            | "all"
-            | "also"
-            | "am"
-            | "an"
-            | "and"
-            | "any"
-            | "are"
-            | "as"
-            | "at"
-            | "be"
-            | "been"
-            | "before"
-            | "being"
-            | "both"
-            | "but"
-            | "by"
-            | "can"
-            | "could"
-            | "did"
-            | "do"
-            | "does"
-            | "doing"
-            | "each"
-            | "either"
-            | "etc"
-            | "for"
-            | "from"
-            | "had"
-            | "has"
-            | "have"
-            | "having"
-            | "he"
-            | "her"
-            | "here"
-            | "hers"
-            | "him"
-            | "his"
-            | "how"
-            | "i"
-            | "if"
-            | "in"
-            | "into"
-            | "is"
-            | "it"
-            | "its"
-            | "itself"
-            | "just"
-            | "let"
-            | "like"
-            | "may"
-            | "me"
-            | "might"
-            | "more"
-            | "most"
-            | "much"
-            | "must"
-            | "my"
-            | "myself"
-            | "need"
-            | "needs"
-            | "no"
-            | "nor"
-            | "of"
-            | "on"
-            | "once"
-            | "only"
-            | "or"
-            | "other"
-            | "our"
-            | "ours"
-            | "please"
-            | "shall"
-            | "she"
-            | "should"
-            | "so"
-            | "some"
-            | "such"
-            | "than"
-            | "that"
-            | "the"
-            | "their"
-            | "theirs"
-            | "them"
-            | "then"
-            | "there"
-            | "these"
-            | "they"
-            | "this"
-            | "those"
-            | "to"
-            | "too"
-            | "us"
-            | "use"
-            | "used"
-            | "very"
-            | "want"
-            | "was"
-            | "we"
-            | "were"
-            | "what"
-            | "when"
-            | "where"
-            | "which"
-            | "while"
-            | "who"
-            | "whom"
-            | "whose"
-            | "why"
-            | "will"
-            | "with"
-            | "would"
-            | "you"
-            | "your"
-            | "yours"
-    )
+    static PACKED: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    let packed = PACKED.get_or_init(|| {
+        let mut packed: Vec<u64> = STOP_WORDS.iter().map(|w| pack(w)).collect();
+        packed.sort_unstable();
+        packed
+    });
+    word.len() <= 8 && packed.binary_search(&pack(word)).is_ok()
+}
+
+/// Up to eight bytes as one integer (longer words are never stop words).
+fn pack(word: &str) -> u64 {
+    word.bytes().take(8).fold(0, |packed, b| packed << 8 | u64::from(b))
 }
 
 #[cfg(test)]
@@ -327,6 +237,7 @@ mod tests {
 
     #[test]
     fn no_stop_word_is_longer_than_the_bound() {
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= LONGEST_STOP_WORD && w.bytes().all(|b| b.is_ascii_lowercase())));
         for word in ["yourself", "ourselves", "because", "between", "without"] {
             assert!(!is_stop_word(word), "{word}");
         }
