@@ -178,8 +178,9 @@ pub struct ToolSearch {
     /// Per term, the tools that hold it, in the order of `names`.
     postings: Vec<Vec<Posting>>,
     idf: Vec<f32>,
-    /// Per term of a synonym group, the other terms of its groups that some tool holds.
-    synonyms: HashMap<String, Vec<u32>>,
+    /// Per term of a synonym group, the other terms of its groups that some tool holds, with
+    /// their ids.
+    synonyms: HashMap<String, Vec<(String, u32)>>,
     options: SearchOptions,
 }
 
@@ -323,15 +324,15 @@ impl ToolSearch {
                 (1.0 + (tools - df + 0.5) / (df + 0.5)).ln()
             })
             .collect();
-        let mut synonyms: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut synonyms: HashMap<String, Vec<(String, u32)>> = HashMap::new();
         for group in &options.synonyms {
             let group: Vec<String> = group.iter().map(|word| analyzer.term(&word.to_lowercase())).collect();
             for term in &group {
                 let others = synonyms.entry(term.clone()).or_default();
                 for other in group.iter().filter(|other| *other != term) {
                     if let Some(&id) = terms.get(other) {
-                        if !others.contains(&id) {
-                            others.push(id);
+                        if !others.iter().any(|(_, known)| *known == id) {
+                            others.push((other.clone(), id));
                         }
                     }
                 }
@@ -450,10 +451,10 @@ impl ToolSearch {
             }
         }
         for word in &words {
-            for &id in self.synonyms.get(&word.term).into_iter().flatten() {
-                if !out.iter().any(|q| q.id == id) {
-                    let term = self.terms.iter().find(|(_, t)| **t == id).map(|(t, _)| t.clone()).unwrap_or_default();
-                    out.push(QueryTerm { word: word.surface.clone(), term, id, weight: self.options.synonym_weight });
+            for (term, id) in self.synonyms.get(&word.term).into_iter().flatten() {
+                if !out.iter().any(|q| q.id == *id) {
+                    let (word, term, id) = (word.surface.clone(), term.clone(), *id);
+                    out.push(QueryTerm { word, term, id, weight: self.options.synonym_weight });
                 }
             }
         }
