@@ -2,29 +2,15 @@
 //! provider-dialect tools): every subcommand's exact output, its `--json` form, its exit
 //! status, and `--help`.
 
-use std::process::Output;
-
 use assert_cmd::Command;
+
 use serde_json::{json, Value};
 use tool_core::document::{render, Format};
 use tool_tests::dialect_tools::catalog;
 
-fn tools(args: &[&str]) -> Output {
-    Command::cargo_bin("tools_cli").unwrap().args(args).output().unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
-
-fn json_out(args: &[&str]) -> Value {
-    let output = tools(args);
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&output)))
-}
+#[path = "../src/tools_cli.rs"]
+mod tools_cli;
+use tools_cli::{json_out, stderr, stdout, tools};
 
 /// The output with the call's duration replaced by `N`.
 fn without_duration(text: &str) -> String {

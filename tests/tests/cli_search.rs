@@ -3,9 +3,6 @@
 //! playground's `/api/search` over real HTTP. `tools_cli` (the provider-dialect tools) runs as a
 //! real process; a catalog with its own deferral runs in process through `ToolsCli::run_with`.
 
-use std::process::Output;
-
-use assert_cmd::Command;
 use serde_json::{json, Value};
 use tool_core::providers::export::export;
 use tool_core::providers::Dialect;
@@ -13,23 +10,9 @@ use tool_core::search::SearchToolBuilder;
 use tool_core::{DynamicTool, Executor, Tool, ToolCatalog};
 use tool_tests::dialect_tools::catalog;
 
-fn tools(args: &[&str]) -> Output {
-    Command::cargo_bin("tools_cli").unwrap().args(args).output().unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
-
-fn json_out(args: &[&str]) -> Value {
-    let output = tools(args);
-    assert!(output.status.success(), "{args:?}: {}", stderr(&output));
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&output)))
-}
+#[path = "../src/tools_cli.rs"]
+mod tools_cli;
+use tools_cli::{json_out_ok, stderr, stdout, tools};
 
 const WHOLE_LIST: &str = "The whole list, per request (o200k_base tokens):
 FORMAT              CHARS  TOKENS
@@ -67,7 +50,7 @@ fn size_says_when_nothing_is_deferred_and_how_to_see_what_deferral_saves() {
         )
     );
     // In JSON: nothing deferred, no search tool, and up front is the whole list in every format.
-    let report = json_out(&["size", "--json"]);
+    let report = json_out_ok(&["size", "--json"]);
     let deferral = &report["deferral"];
     assert_eq!(deferral["search_tool"], Value::Null);
     assert_eq!(deferral["deferred"], json!([]));
@@ -107,7 +90,7 @@ loaded: clock.now; the search tool is sent with them
 
 #[test]
 fn size_json_has_the_deferral_report_beside_the_whole_list() {
-    let report = json_out(&["size", "--defer-all", "--keep-loaded", "clock.now", "--json"]);
+    let report = json_out_ok(&["size", "--defer-all", "--keep-loaded", "clock.now", "--json"]);
     let row = |format: &str, exact: bool, cost: &str, all: [u64; 2], with: [u64; 2], saved: i64, percent: f64| {
         json!({"format": format, "exact": exact, "deferred_cost": cost,
             "all_tools": {"name": "(catalog)", "chars": all[0], "tokens": all[1]},
@@ -145,7 +128,7 @@ fn size_json_has_the_deferral_report_beside_the_whole_list() {
 /// the deferred ones; for OpenAI Responses, each deferred function's name and description too.
 #[test]
 fn up_front_is_the_loaded_tools_and_the_search_tool_plus_what_responses_still_shows() {
-    let report = json_out(&["size", "--defer-all", "--keep-loaded", "clock.now", "--json"]);
+    let report = json_out_ok(&["size", "--defer-all", "--keep-loaded", "clock.now", "--json"]);
     let all: Vec<_> = catalog().definitions().collect();
     let deferred: Vec<_> = all.iter().copied().filter(|t| t.name != "clock.now").collect();
     let search = SearchToolBuilder::new(deferred.iter().copied()).build().unwrap();
@@ -163,7 +146,7 @@ fn up_front_is_the_loaded_tools_and_the_search_tool_plus_what_responses_still_sh
     let anthropic = export(Dialect::Anthropic { strict: false }, sent).unwrap().request_fragment().to_string();
     assert_eq!(report["deferral"]["formats"][4]["with_deferral"]["chars"], anthropic.chars().count());
     // Everything deferred: the search tool alone is sent up front.
-    let alone = json_out(&["size", "--defer-all", "--json"]);
+    let alone = json_out_ok(&["size", "--defer-all", "--json"]);
     let only = export(Dialect::OpenAiChat { strict: false }, [Tool::definition(&search)]).unwrap();
     assert_eq!(alone["deferral"]["loaded"], json!([]));
     assert_eq!(
@@ -290,7 +273,7 @@ fn search_ranks_the_tools_and_says_which_words_matched_where() {
 #[test]
 fn search_json_gives_each_hit_its_score_and_matches() {
     assert_eq!(
-        json_out(&["search", "draw a circle", "--json"]),
+        json_out_ok(&["search", "draw a circle", "--json"]),
         json!({"query": "draw a circle", "searched": 4, "tools": [{
             "name": "canvas_draw", "score": 1.5358695, "exact_name": false, "deferred": false,
             "matches": [
@@ -301,7 +284,7 @@ fn search_json_gives_each_hit_its_score_and_matches() {
     );
     // Only the deferred tools, as the search tool sees them: its index holds those alone.
     assert_eq!(
-        json_out(&["search", "create", "--deferred", "--defer-all", "--keep-loaded", "clock.now", "--json"]),
+        json_out_ok(&["search", "create", "--deferred", "--defer-all", "--keep-loaded", "clock.now", "--json"]),
         json!({"query": "create", "searched": 3, "tools": [
             {"name": "shipment.create", "score": 0.38211673, "exact_name": false, "deferred": true,
              "matches": [{"word": "create", "term": "creat", "fields": ["name"], "score": 0.38211673}]},
