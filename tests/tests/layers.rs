@@ -25,6 +25,7 @@ const LAYERS: &[&str] = &[
     "stateful",
     "declare",
     "catalog",
+    "policy",
     "executor",
     "providers",
     "listen",

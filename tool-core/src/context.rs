@@ -144,6 +144,7 @@ pub struct ToolContext {
     log: Option<LogSink>,
     sampling: Option<SamplingHandler>,
     elicitation: Option<ElicitationHandler>,
+    approved: bool,
 }
 
 impl fmt::Debug for ToolContext {
@@ -156,6 +157,7 @@ impl fmt::Debug for ToolContext {
             .field("log", &self.log.is_some())
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
+            .field("approved", &self.approved)
             .finish()
     }
 }
@@ -163,7 +165,30 @@ impl fmt::Debug for ToolContext {
 impl ToolContext {
     /// A context for `request`; the executor builds these, tests may too.
     pub fn new(request: Arc<ToolCallRequest>, environment: Arc<Environment>, cancellation: CancellationToken) -> Self {
-        ToolContext { request, environment, cancellation, progress: None, log: None, sampling: None, elicitation: None }
+        ToolContext {
+            request,
+            environment,
+            cancellation,
+            progress: None,
+            log: None,
+            sampling: None,
+            elicitation: None,
+            approved: false,
+        }
+    }
+
+    /// Whether a person approved this call: a call that waited for approval runs with it true,
+    /// so that a tool deciding per call
+    /// ([`ToolError::approval_required`](crate::ToolError::approval_required), or
+    /// `#[tool(approval = "fn")]`) does not ask again.
+    pub fn approved(&self) -> bool {
+        self.approved
+    }
+
+    /// Marks the call approved (see [`approved`](Self::approved)).
+    pub fn with_approved(mut self, approved: bool) -> Self {
+        self.approved = approved;
+        self
     }
 
     /// Sends the tool's [`sample`](Self::sample) requests to `handler`.

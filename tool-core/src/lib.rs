@@ -54,6 +54,7 @@ mod tool; // the `Tool` contract, and tools built at run time
 mod stateful; // tools with state per conversation: instances, turns, the host's handle
 mod declare; // what `#[tool]` expands to: declared tools, their registration and definitions
 mod catalog; // the set of tools a host offers
+pub mod policy; // call policy: approval, guardrails, retries, rate limits, repair
 mod executor; // running calls: timeouts, cancellation, parallelism, records
 pub mod providers; // provider dialects: definitions out, calls in, results back
 #[cfg(feature = "search")]
@@ -82,12 +83,12 @@ pub use executor::{
 };
 pub use extract::policy::ExtractionPolicy;
 pub use model::{
-    is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
-    ValueKind,
+    is_valid_tool_name, Approval, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition,
+    ToolParameter, ValueKind,
 };
 pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
 pub use model::{Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink};
-pub use model::{IntoToolOutput, Json, ToolError, ToolOutput};
+pub use model::{ErrorKind, IntoToolOutput, Json, ToolError, ToolOutput};
 pub use stateful::{ConversationState, Conversations, StateLimits};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Invocation, Tool, ToolResult};
@@ -305,6 +306,7 @@ pub mod __private {
     pub use crate::extract::scan::Stop;
     pub use crate::extract::single_pass::Pass;
     pub use crate::extract::{ToolParam, Wide, WireArgs};
+    pub use crate::model::Approval;
     pub use crate::model::IntoToolOutput;
     pub use crate::stateful::{reserve, run_exclusive, run_shared, ConversationState, StateLimits, Turn};
     pub use crate::tool::{BoxFuture, Tool, ToolResult};

@@ -352,6 +352,8 @@ fn declared_impl(
                         timeout_ms: #timeout,
                         strict: #strict,
                         defer: #defer,
+                        approval: #krate::__private::Approval::Never,
+                        sequential: false,
                         file: ::core::file!(),
                         line: ::core::line!(),
                     };

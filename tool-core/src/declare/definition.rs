@@ -9,7 +9,7 @@ use std::time::Duration;
 use schemars::Schema;
 use serde_json::{Map, Value};
 
-use crate::model::{EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter};
+use crate::model::{Approval, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter};
 use crate::schema::shape::shape_of;
 
 /// The static part of a declaration, written by the `#[tool]` macro.
@@ -35,6 +35,10 @@ pub struct Declaration {
     pub strict: bool,
     /// `#[tool(defer)]`: left out of requests until a tool search finds it.
     pub defer: bool,
+    /// `#[tool(requires_approval)]` (`Always`) or `#[tool(approval = "fn")]` (`ByArguments`).
+    pub approval: Approval,
+    /// `#[tool(sequential)]`: a call runs alone in its batch.
+    pub sequential: bool,
     pub file: &'static str,
     pub line: u32,
 }
@@ -180,6 +184,8 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
         timeout: decl.timeout_ms.map(Duration::from_millis),
         strict: decl.strict,
         defer: decl.defer,
+        approval: decl.approval,
+        sequential: decl.sequential,
         source: SourceLocation { file: decl.file.to_owned(), line: decl.line },
     }
 }

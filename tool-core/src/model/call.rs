@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::mem::ManuallyDrop;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::pointer;
@@ -16,7 +16,7 @@ use super::pointer;
 pub(crate) const RECEIVED_MAX_CHARS: usize = 120;
 
 /// One tool call from the model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallRequest {
     /// The tool the model asked for.
     pub tool_name: String,
@@ -37,12 +37,12 @@ pub struct ToolCallRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse_error: Option<ArgumentErrors>,
     /// What extraction noticed or changed.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parse_warnings: Vec<ParseWarning>,
     /// What the provider attached to the call that must go back with its result unchanged
     /// (Gemini's `thoughtSignature`, the Responses API's item `id`), keyed by the provider's
     /// own field name.
-    #[serde(skip_serializing_if = "Map::is_empty")]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub provider_data: Map<String, Value>,
     /// The conversation the call belongs to: a stateful tool (a `#[tool]` method) runs on
     /// that conversation's instance of its type, and refuses a call without one.
@@ -187,6 +187,21 @@ impl Serialize for ParseWarning {
     }
 }
 
+impl<'de> Deserialize<'de> for ParseWarning {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Fields {
+            pointer: String,
+            rule: String,
+            expected: String,
+            received: String,
+            action: String,
+        }
+        let f = Fields::deserialize(deserializer)?;
+        Ok(ParseWarning::new(&f.pointer, f.rule, f.expected, &f.received, &f.action))
+    }
+}
+
 impl fmt::Display for ParseWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} at `{}`: {}", self.rule, display_pointer(self.pointer()), self.action())
@@ -194,7 +209,7 @@ impl fmt::Display for ParseWarning {
 }
 
 /// Why one part of the arguments could not be used.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ArgumentError {
     /// JSON pointer of the place in the arguments (`""` is the whole object).
@@ -217,7 +232,7 @@ impl ArgumentError {
 }
 
 /// Every reason the arguments of one call were refused.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ArgumentErrors {
     /// The errors, in parameter order.
@@ -452,6 +467,12 @@ impl<T: fmt::Debug> fmt::Debug for Findings<T> {
 impl<T: Serialize> Serialize for Findings<T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         (**self).serialize(serializer)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Findings<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Vec::deserialize(deserializer).map(Findings::from)
     }
 }
 

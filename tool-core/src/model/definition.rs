@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The kind of value a parameter expects, the hint argument extraction converts by.
@@ -218,6 +218,28 @@ impl fmt::Display for SourceLocation {
     }
 }
 
+/// Whether a tool's calls wait for a person's approval before they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Approval {
+    /// Calls run without asking (unless the executor's policy asks).
+    #[default]
+    Never,
+    /// Every call waits for approval (`#[tool(requires_approval)]`).
+    Always,
+    /// The tool decides per call from its typed arguments (`#[tool(approval = "fn")]`), or its
+    /// body asks ([`ToolError::approval_required`](crate::ToolError::approval_required)).
+    ByArguments,
+}
+
+impl Approval {
+    /// Whether calls run without asking.
+    pub fn is_never(&self) -> bool {
+        *self == Approval::Never
+    }
+}
+
 /// Everything the outside world knows about a tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -258,6 +280,14 @@ pub struct ToolDefinition {
     /// search (`#[tool(defer)]`); a catalog's deferral policy may defer more.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub defer: bool,
+    /// Whether a call waits for a person's approval before it runs (`#[tool(requires_approval)]`,
+    /// `#[tool(approval = "fn")]`); an executor's policy may ask for approval of more.
+    #[serde(skip_serializing_if = "Approval::is_never")]
+    pub approval: Approval,
+    /// Whether a call of the tool runs alone in its batch: the calls before it finish before it
+    /// starts, and the calls after it start after it ends (`#[tool(sequential)]`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sequential: bool,
     /// Where the tool was declared.
     pub source: SourceLocation,
 }

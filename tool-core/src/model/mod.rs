@@ -15,8 +15,8 @@ pub use call::{ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning
 pub(crate) use content::human_bytes;
 pub use content::{Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink};
 pub use definition::{
-    is_valid_tool_name, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter,
-    ValueKind,
+    is_valid_tool_name, Approval, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition,
+    ToolParameter, ValueKind,
 };
 pub(crate) use output::{cut_at, cut_saying, serialized_over};
-pub use output::{IntoToolOutput, Json, ToolError, ToolOutput};
+pub use output::{ErrorKind, IntoToolOutput, Json, ToolError, ToolOutput};

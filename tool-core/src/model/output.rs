@@ -108,12 +108,66 @@ pub struct ToolError {
     details: Option<Box<Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     internal_detail: Option<String>,
+    #[serde(skip_serializing_if = "ErrorKind::is_plain")]
+    kind: ErrorKind,
+}
+
+/// What an error asks of whoever made the call, beyond reading its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Nothing: the call failed.
+    #[default]
+    Plain,
+    /// The model should call again with what the message says changed
+    /// ([`ToolError::retry`]); counted against the tool's retry budget.
+    Retry,
+    /// The failure may pass on its own (an upstream's 503, a dropped connection): the executor
+    /// may run the call again, if the tool is idempotent ([`ToolError::transient`]).
+    Transient,
+    /// The call needs a person's approval before it can run
+    /// ([`ToolError::approval_required`]).
+    ApprovalRequired,
+}
+
+impl ErrorKind {
+    fn is_plain(&self) -> bool {
+        *self == ErrorKind::Plain
+    }
 }
 
 impl ToolError {
     /// An error with a model-facing message.
     pub fn new(message: impl Into<String>) -> Self {
-        ToolError { message: message.into(), code: None, details: None, internal_detail: None }
+        ToolError { message: message.into(), code: None, details: None, internal_detail: None, kind: ErrorKind::Plain }
+    }
+
+    /// Asks the model to call again, changing what `message` says ("the date must be in the
+    /// future"): the result tells the model so, and the executor counts the try against the
+    /// tool's retry budget, after which the failure is final and says so.
+    pub fn retry(message: impl Into<String>) -> Self {
+        ToolError { kind: ErrorKind::Retry, ..ToolError::new(message) }
+    }
+
+    /// A failure that may pass on its own (an upstream's 503 or 429, a dropped connection):
+    /// the executor runs a call of an idempotent tool again, with backoff, as its retry policy
+    /// allows; any other tool's call fails with it.
+    pub fn transient(message: impl Into<String>) -> Self {
+        ToolError { kind: ErrorKind::Transient, ..ToolError::new(message) }
+    }
+
+    /// Stops the call until a person approves it (`reason` says why, to that person): the
+    /// executor's record says pending, and the call runs again once approved, with
+    /// [`ToolContext::approved`](crate::ToolContext::approved) true. For a tool whose body
+    /// decides, as `#[tool(approval = "fn")]` does before the body runs.
+    pub fn approval_required(reason: impl Into<String>) -> Self {
+        ToolError { kind: ErrorKind::ApprovalRequired, ..ToolError::new(reason) }
+    }
+
+    /// What the error asks of whoever made the call.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
     }
 
     /// Adds text for the host alone: kept in the call's record (and its logs), not shown to the

@@ -96,6 +96,8 @@ impl ToolDefinition {
             timeout: None,
             strict: false,
             defer: false,
+            approval: crate::model::Approval::Never,
+            sequential: false,
             source: SourceLocation { file: caller.file().to_owned(), line: caller.line() },
         }
     }

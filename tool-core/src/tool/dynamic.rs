@@ -9,7 +9,7 @@ use super::contract::{parts, settle, BoxFuture, Invocation, Tool, ToolResult};
 use crate::context::ToolContext;
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::{self, ExtractionPolicy};
-use crate::model::{is_valid_tool_name, SourceLocation, ToolAnnotations, ToolDefinition};
+use crate::model::{is_valid_tool_name, Approval, SourceLocation, ToolAnnotations, ToolDefinition};
 use crate::model::{ArgumentErrors, IntoToolOutput, ToolCallRequest};
 
 type DynamicHandler = dyn Fn(Map<String, Value>, ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
@@ -59,6 +59,9 @@ impl DynamicTool {
             timeout: None,
             strict: false,
             defer: false,
+            approval: Approval::Never,
+            sequential: false,
+            examples: Vec::new(),
             handler: None,
             source: SourceLocation { file: "(runtime)".to_owned(), line: 0 },
         }
@@ -110,6 +113,9 @@ pub struct DynamicToolBuilder {
     timeout: Option<std::time::Duration>,
     strict: bool,
     defer: bool,
+    approval: Approval,
+    sequential: bool,
+    examples: Vec<Value>,
     handler: Option<Arc<DynamicHandler>>,
     source: SourceLocation,
 }
@@ -183,6 +189,27 @@ impl DynamicToolBuilder {
         self
     }
 
+    /// Whether calls wait for a person's approval: [`Approval::Always`], or
+    /// [`Approval::ByArguments`] for a handler that decides per call by returning
+    /// [`ToolError::approval_required`](crate::ToolError::approval_required) unless
+    /// [`ToolContext::approved`](crate::ToolContext::approved).
+    pub fn approval(mut self, approval: Approval) -> Self {
+        self.approval = approval;
+        self
+    }
+
+    /// A call runs alone in its batch, in order.
+    pub fn sequential(mut self) -> Self {
+        self.sequential = true;
+        self
+    }
+
+    /// An example arguments object; the catalog checks it against the tool's own arguments.
+    pub fn example(mut self, arguments: Value) -> Self {
+        self.examples.push(arguments);
+        self
+    }
+
     /// Where the tool comes from (a config file, a server URL), for catalog reports.
     pub fn source(mut self, file: impl Into<String>, line: u32) -> Self {
         self.source = SourceLocation { file: file.into(), line };
@@ -216,6 +243,9 @@ impl DynamicToolBuilder {
         definition.timeout = self.timeout;
         definition.strict = self.strict;
         definition.defer = self.defer;
+        definition.approval = self.approval;
+        definition.sequential = self.sequential;
+        definition.examples = self.examples;
         definition.source = self.source;
         Ok(DynamicTool { definition, compiled: OnceLock::new(), handler })
     }

@@ -1,0 +1,106 @@
+//! Rate limits per tool and per conversation.
+
+use std::time::Duration;
+
+use super::guard::GuardScope;
+
+/// What one rate limit counts separately.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RateScope {
+    /// Each tool's calls, across every conversation.
+    Tool,
+    /// Each conversation's calls, of every tool in the limit's scope together.
+    Conversation,
+    /// Each tool's calls in each conversation.
+    ToolInConversation,
+}
+
+/// At most `calls` calls per `per`, counted as [`RateScope`] says, for the tools
+/// [`only`](Self::only) names (every tool unless narrowed). A burst of `calls` is allowed,
+/// then one call per `per / calls` (a generic cell rate: no list of past calls is kept). A
+/// call over the limit is not run, and the model reads when it may try again.
+///
+/// Calls without a conversation count as one conversation of their own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RateLimit {
+    /// What is counted separately.
+    pub scope: RateScope,
+    /// Which calls count.
+    pub tools: GuardScope,
+    /// How many calls.
+    pub calls: u32,
+    /// In how long.
+    pub per: Duration,
+}
+
+impl RateLimit {
+    /// `calls` per `per` for each tool.
+    pub fn per_tool(calls: u32, per: Duration) -> Self {
+        Self::new(RateScope::Tool, calls, per)
+    }
+
+    /// `calls` per `per` for each conversation.
+    pub fn per_conversation(calls: u32, per: Duration) -> Self {
+        Self::new(RateScope::Conversation, calls, per)
+    }
+
+    /// `calls` per `per` for each tool in each conversation.
+    pub fn per_tool_in_conversation(calls: u32, per: Duration) -> Self {
+        Self::new(RateScope::ToolInConversation, calls, per)
+    }
+
+    fn new(scope: RateScope, calls: u32, per: Duration) -> Self {
+        RateLimit { scope, tools: GuardScope::All, calls: calls.max(1), per: per.max(Duration::from_millis(1)) }
+    }
+
+    /// The same limit, only for the calls `tools` covers.
+    pub fn only(mut self, tools: GuardScope) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The limit in words: `5 calls per minute per tool in a conversation`.
+    pub fn describe(&self) -> String {
+        let calls = match self.calls {
+            1 => "1 call".to_owned(),
+            n => format!("{n} calls"),
+        };
+        let scope = match self.scope {
+            RateScope::Tool => "per tool",
+            RateScope::Conversation => "per conversation",
+            RateScope::ToolInConversation => "per tool in a conversation",
+        };
+        format!("{calls} per {} {scope}", period(self.per))
+    }
+
+    /// The spacing of calls at the steady rate.
+    pub(crate) fn interval(&self) -> Duration {
+        self.per / self.calls
+    }
+}
+
+/// `minute`, `hour`, `second`, `day`, else `30s` or `250ms`.
+fn period(per: Duration) -> String {
+    match per.as_millis() {
+        1_000 => "second".to_owned(),
+        60_000 => "minute".to_owned(),
+        3_600_000 => "hour".to_owned(),
+        86_400_000 => "day".to_owned(),
+        ms if ms % 1_000 == 0 => format!("{}s", ms / 1_000),
+        ms => format!("{ms}ms"),
+    }
+}
+
+/// Words for a wait the model reads: `12 s`, `250 ms`, `3 min`.
+pub(crate) fn wait_words(wait: Duration) -> String {
+    let ms = wait.as_millis();
+    if ms < 1_000 {
+        format!("{} ms", ms.max(1))
+    } else if ms < 120_000 {
+        format!("{} s", ms.div_ceil(1_000))
+    } else {
+        format!("{} min", ms.div_ceil(60_000))
+    }
+}

@@ -1,0 +1,230 @@
+//! What the policy remembers between calls: failing tries in a row and rate-limit cells, per
+//! conversation, with a bound on how many conversations it keeps.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::budget::RetryBudget;
+use super::rate::{RateLimit, RateScope};
+use crate::model::ToolDefinition;
+
+/// The default of how many conversations the policy remembers; the least recently used is
+/// forgotten first.
+pub(crate) const DEFAULT_MAX_CONVERSATIONS: usize = 10_000;
+
+#[derive(Debug)]
+pub(crate) struct PolicyState {
+    inner: Mutex<Inner>,
+    max_conversations: usize,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    conversations: HashMap<Option<String>, Conversation>,
+    /// Conversations by last use, oldest first.
+    order: BTreeMap<u64, Option<String>>,
+    tick: u64,
+    /// `RateScope::Tool` cells: per limit and tool (tools are the catalog's, so bounded).
+    tool_cells: HashMap<(usize, String), Instant>,
+}
+
+#[derive(Debug, Default)]
+struct Conversation {
+    used: u64,
+    in_a_row: u32,
+    tools: HashMap<String, u32>,
+    spent: HashSet<String>,
+    all_spent: bool,
+    cells: HashMap<(usize, Option<String>), Instant>,
+}
+
+/// How a call ended, for the retry budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Try {
+    /// It succeeded: the counts start again.
+    Succeeded,
+    /// It failed in a way the model is asked to fix.
+    Fixable,
+    /// It failed otherwise (a timeout, a panic, a plain error): not counted.
+    Other,
+}
+
+/// A budget a failure spent, or that was spent before a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spent {
+    Tool(u32),
+    Conversation(u32),
+}
+
+impl PolicyState {
+    pub(crate) fn new(max_conversations: usize) -> Self {
+        PolicyState { inner: Mutex::new(Inner::default()), max_conversations: max_conversations.max(1) }
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
+        let mut inner = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut inner)
+    }
+
+    /// Whether a budget of `conversation` is spent for `tool` (`None`: an unknown tool).
+    pub(crate) fn spent(&self, conversation: Option<&str>, tool: Option<&str>, budget: &RetryBudget) -> Option<Spent> {
+        let conversation = conversation?;
+        self.with(|inner| {
+            let entry = inner.conversations.get(&Some(conversation.to_owned()))?;
+            if entry.all_spent {
+                return Some(Spent::Conversation(budget.per_conversation));
+            }
+            tool.filter(|tool| entry.spent.contains(*tool)).map(|_| Spent::Tool(budget.per_tool))
+        })
+    }
+
+    /// Counts a try; the budget it spent, if it spent one.
+    pub(crate) fn count(
+        &self,
+        conversation: Option<&str>,
+        tool: Option<&str>,
+        outcome: Try,
+        budget: &RetryBudget,
+    ) -> Option<Spent> {
+        let conversation = conversation?;
+        if outcome == Try::Other {
+            return None;
+        }
+        let max = self.max_conversations;
+        self.with(|inner| {
+            let entry = inner.entry(Some(conversation.to_owned()), max);
+            if outcome == Try::Succeeded {
+                entry.in_a_row = 0;
+                if let Some(tool) = tool {
+                    entry.tools.remove(tool);
+                }
+                return None;
+            }
+            entry.in_a_row = entry.in_a_row.saturating_add(1);
+            let tool_count = tool.map(|tool| {
+                let count = entry.tools.entry(tool.to_owned()).or_default();
+                *count = count.saturating_add(1);
+                *count
+            });
+            if entry.in_a_row >= budget.per_conversation {
+                entry.all_spent = true;
+                return Some(Spent::Conversation(budget.per_conversation));
+            }
+            match (tool, tool_count) {
+                (Some(tool), Some(count)) if count >= budget.per_tool => {
+                    entry.spent.insert(tool.to_owned());
+                    Some(Spent::Tool(budget.per_tool))
+                }
+                _ => None,
+            }
+        })
+    }
+
+    /// Takes a place for a call of `definition` in every limit that covers it; when one is full,
+    /// takes none and says which and how long until it has room.
+    pub(crate) fn admit(
+        &self,
+        limits: &[RateLimit],
+        conversation: Option<&str>,
+        definition: &ToolDefinition,
+        now: Instant,
+    ) -> Result<(), (usize, Duration)> {
+        let applying: Vec<usize> = (0..limits.len()).filter(|&i| limits[i].tools.covers(definition)).collect();
+        if applying.is_empty() {
+            return Ok(());
+        }
+        let max = self.max_conversations;
+        let tool = definition.name.as_str();
+        self.with(|inner| {
+            // Each cell holds its theoretical arrival time; a call fits while that is at most
+            // `per - interval` ahead of now.
+            let mut next = Vec::with_capacity(applying.len());
+            for &i in &applying {
+                let limit = &limits[i];
+                let cell = inner.cell(i, limit.scope, conversation, tool, max);
+                let arrival = cell.map_or(now, |at| at.max(now));
+                let tolerance = limit.per - limit.interval();
+                if arrival > now + tolerance {
+                    return Err((i, arrival - tolerance - now));
+                }
+                next.push((i, arrival + limit.interval()));
+            }
+            for (i, at) in next {
+                inner.set_cell(i, limits[i].scope, conversation, tool, at, max);
+            }
+            Ok(())
+        })
+    }
+
+    /// Forgets a conversation's counts and cells.
+    pub(crate) fn forget(&self, conversation: Option<&str>) {
+        self.with(|inner| {
+            if let Some(entry) = inner.conversations.remove(&conversation.map(str::to_owned)) {
+                inner.order.remove(&entry.used);
+            }
+        });
+    }
+
+    /// How many conversations are remembered.
+    pub(crate) fn conversations(&self) -> usize {
+        self.with(|inner| inner.conversations.len())
+    }
+}
+
+impl Inner {
+    fn entry(&mut self, key: Option<String>, max: usize) -> &mut Conversation {
+        self.tick += 1;
+        let tick = self.tick;
+        if !self.conversations.contains_key(&key) && self.conversations.len() >= max {
+            if let Some((_, oldest)) = self.order.pop_first() {
+                self.conversations.remove(&oldest);
+            }
+        }
+        let entry = self.conversations.entry(key.clone()).or_default();
+        if entry.used != 0 {
+            self.order.remove(&entry.used);
+        }
+        entry.used = tick;
+        self.order.insert(tick, key);
+        entry
+    }
+
+    fn cell(
+        &mut self,
+        i: usize,
+        scope: RateScope,
+        conversation: Option<&str>,
+        tool: &str,
+        _max: usize,
+    ) -> Option<Instant> {
+        match scope {
+            RateScope::Tool => self.tool_cells.get(&(i, tool.to_owned())).copied(),
+            RateScope::Conversation | RateScope::ToolInConversation => {
+                let entry = self.conversations.get(&conversation.map(str::to_owned))?;
+                let tool = (scope == RateScope::ToolInConversation).then(|| tool.to_owned());
+                entry.cells.get(&(i, tool)).copied()
+            }
+        }
+    }
+
+    fn set_cell(
+        &mut self,
+        i: usize,
+        scope: RateScope,
+        conversation: Option<&str>,
+        tool: &str,
+        at: Instant,
+        max: usize,
+    ) {
+        match scope {
+            RateScope::Tool => {
+                self.tool_cells.insert((i, tool.to_owned()), at);
+            }
+            RateScope::Conversation | RateScope::ToolInConversation => {
+                let tool = (scope == RateScope::ToolInConversation).then(|| tool.to_owned());
+                self.entry(conversation.map(str::to_owned), max).cells.insert((i, tool), at);
+            }
+        }
+    }
+}
