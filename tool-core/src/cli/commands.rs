@@ -586,14 +586,8 @@ mod tests {
         let content = ToolOutput::text("The week:")
             .with_image(b"\x89PNG", "image/png")
             .with_block(ContentBlock::text("More.\u{1b}[31m"));
-        let record = ExecutionRecord {
-            request: Arc::new(ToolCallRequest::new("chart", "c1", "{}")),
-            status: CallStatus::Success,
-            content,
-            failure: None,
-            duration: Duration::ZERO,
-            output_cut: None,
-        };
+        let request = Arc::new(ToolCallRequest::new("chart", "c1", "{}"));
+        let record = ExecutionRecord::ended(request, CallStatus::Success, content, None, Duration::ZERO);
         let mut out = Vec::new();
         call_output(&record, false, Style { colour: false }, &mut out).unwrap();
         let printed = String::from_utf8(out).unwrap();

@@ -23,17 +23,28 @@ use crate::catalog::ToolCatalog;
 use crate::context::Environment;
 use crate::model::ToolCallRequest;
 use crate::model::ToolError;
+use crate::policy::approval::{approval_handler, ApprovalHandler};
+use crate::policy::guard::Scoped;
+use crate::policy::repair::repair_hook;
+use crate::policy::{
+    ApprovalRule, Backoff, Decision, GuardScope, InputGuardrail, OutputGuardrail, PendingCall, RateLimit,
+    RepairRequest, RetryBudget,
+};
 use crate::stateful::Conversations;
 use crate::wire::NameMap;
 
 mod log;
+mod pipeline;
 mod record;
+mod rules;
 mod run;
 mod scope;
 
 use log::{call_span, log_record};
+use pipeline::{Checked, Way};
 pub use record::{CallFailure, CallStatus, ExecutionRecord, OutputCut};
-use run::{failed, human_duration, run, Prepared, Reply, FAILED_UNEXPECTEDLY};
+use rules::{Policy, Rules};
+use run::{failed, human_duration, Prepared, Reply, FAILED_UNEXPECTEDLY};
 use scope::Asking;
 pub use scope::CallScope;
 
@@ -52,6 +63,7 @@ pub struct Executor {
     reply: Reply,
     conversations: Conversations,
     asking: Asking,
+    policy: Arc<Policy>,
 }
 
 /// Configures an [`Executor`].
@@ -64,6 +76,7 @@ pub struct ExecutorBuilder {
     reply: Reply,
     conversations: Conversations,
     asking: Asking,
+    rules: Rules,
 }
 
 impl ExecutorBuilder {
@@ -147,6 +160,81 @@ impl ExecutorBuilder {
         self
     }
 
+    /// Calls of the tools `rule` names wait for a person's approval, beside those of tools
+    /// that declare it (`#[tool(requires_approval)]`): `ApprovalRule::destructive()` for every
+    /// tool annotated destructive.
+    pub fn require_approval(mut self, rule: ApprovalRule) -> Self {
+        self.rules.approval.push(rule);
+        self
+    }
+
+    /// Calls that need approval are shown to `handler`, which answers at once (a terminal
+    /// prompt); a call's scope may give its own ([`CallScope::on_approval`]). Without one, a
+    /// call that needs approval ends pending, with a [`PendingCall`] to store, show and
+    /// [`resume`](Executor::resume).
+    pub fn on_approval<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(PendingCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Decision> + Send + 'static,
+    {
+        self.rules.approver = Some(approval_handler(handler));
+        self
+    }
+
+    /// Checks the arguments of the calls `scope` covers, after extraction and before approval
+    /// and the tool, in the order the guardrails were added; `name` names it in records.
+    pub fn input_guardrail(mut self, name: impl Into<String>, scope: GuardScope, guard: impl InputGuardrail) -> Self {
+        self.rules.input.push(Scoped { name: name.into(), scope, guard: Arc::new(guard) });
+        self
+    }
+
+    /// Checks the successful results of the calls `scope` covers, before the model reads them,
+    /// in the order the guardrails were added; `name` names it in records.
+    pub fn output_guardrail(mut self, name: impl Into<String>, scope: GuardScope, guard: impl OutputGuardrail) -> Self {
+        self.rules.output.push(Scoped { name: name.into(), scope, guard: Arc::new(guard) });
+        self
+    }
+
+    /// Adds a rate limit; a call runs only when every limit that covers it has room.
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.rules.rates.push(limit);
+        self
+    }
+
+    /// How many failing tries in a row a conversation's model has (default: 3 per tool, 10 per
+    /// conversation; [`RetryBudget::unlimited`] turns it off).
+    pub fn retry_budget(mut self, budget: RetryBudget) -> Self {
+        self.rules.budget = budget;
+        self
+    }
+
+    /// How calls of idempotent tools are run again after a transient failure (default: two
+    /// more tries after 200 ms and 400 ms; [`Backoff::none`] turns it off).
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.rules.backoff = backoff;
+        self
+    }
+
+    /// Calls extraction refuses (arguments not accepted, no tool of that name) go to `hook`
+    /// first: a call it returns instead (fixed arguments, a retired tool's new name) is read
+    /// again, once, and the record keeps the model's call in
+    /// [`original`](ExecutionRecord::original).
+    pub fn repair<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(RepairRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<ToolCallRequest>> + Send + 'static,
+    {
+        self.rules.repair = Some(repair_hook(hook));
+        self
+    }
+
+    /// How many conversations the policy remembers (failing tries in a row, rate-limit
+    /// places); the least recently used is forgotten first. Default: 10,000.
+    pub fn max_policy_conversations(mut self, conversations: usize) -> Self {
+        self.rules.max_conversations = conversations.max(1);
+        self
+    }
+
     /// Builds the executor.
     pub fn build(self) -> Executor {
         Executor {
@@ -157,12 +245,20 @@ impl ExecutorBuilder {
             reply: self.reply,
             conversations: self.conversations,
             asking: self.asking,
+            policy: Policy::new(self.rules),
         }
     }
 }
 
-/// One call of a batch: finished, or still out on a task.
+/// Where a call's way starts: a new call, or one a person answered.
+enum Start {
+    New(ToolCallRequest),
+    Resumed(PendingCall, Decision),
+}
+
+/// One call of a batch: checked, finished, or still out on a task.
 enum Slot {
+    Checked(Checked, Instant, tracing::Span),
     Done(Box<ExecutionRecord>),
     Running(Arc<ToolCallRequest>, Instant),
 }
@@ -193,6 +289,7 @@ impl Executor {
             reply: Reply { max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES, expose_error_details: false },
             conversations: Conversations::new(),
             asking: Asking::default(),
+            rules: Rules::default(),
         }
     }
 
@@ -229,23 +326,54 @@ impl Executor {
     pub async fn execute_in(&self, request: ToolCallRequest, scope: CallScope) -> ExecutionRecord {
         let started = Instant::now();
         let span = call_span(&request);
+        self.carry(Start::New(request), scope, started).instrument(span.clone()).await
+    }
+
+    /// Answers a call that waited for approval: runs it as it arrived, runs it with the
+    /// edited arguments (read and checked as the model's were), or ends it denied, the reason
+    /// the model reads. The call goes through the policy again but for approval: guardrails,
+    /// rate limits and the retry budget apply as they do now. Works in any process that has
+    /// the tool: a [`PendingCall`] serializes.
+    pub async fn resume(&self, pending: PendingCall, decision: Decision) -> ExecutionRecord {
+        self.resume_in(pending, decision, CallScope::default()).await
+    }
+
+    /// [`resume`](Self::resume) in `scope`.
+    pub async fn resume_in(&self, pending: PendingCall, decision: Decision, scope: CallScope) -> ExecutionRecord {
+        let started = Instant::now();
+        let span = call_span(&pending.request);
+        self.carry(Start::Resumed(pending, decision), scope, started).instrument(span.clone()).await
+    }
+
+    /// Forgets what the policy remembers of `conversation` (`None`: of calls without one): its
+    /// failing tries in a row, so that a spent retry budget is whole again, and its rate-limit
+    /// places.
+    pub fn reset_policy(&self, conversation: Option<&str>) {
+        self.policy.state.forget(conversation);
+    }
+
+    /// One call's whole way: checks, run, output guardrails, budget, log.
+    async fn carry(&self, start: Start, mut scope: CallScope, started: Instant) -> ExecutionRecord {
         let watched = scope.cancel.as_ref().map(CancellationToken::child_token);
-        let stage = if binds_off_workers(&request) {
-            self.prepare_off_workers(request, watched.as_ref(), started).instrument(span.clone()).await
-        } else {
-            span.in_scope(|| self.prepare(request, started))
-        };
-        let record = match stage {
-            Stage::Done(record) => *record,
-            Stage::Ready(prepared) => {
-                let environment = Arc::clone(&self.environment);
-                let mut scope = scope;
-                scope.asking.sampling = scope.asking.sampling.or_else(|| self.asking.sampling.clone());
-                scope.asking.elicitation = scope.asking.elicitation.or_else(|| self.asking.elicitation.clone());
-                Box::pin(run(prepared, environment, watched, scope, started, self.reply)).instrument(span.clone()).await
+        let approver = scope.asking.approval.take().or_else(|| self.policy.rules.approver.clone());
+        let checked = match start {
+            Start::New(request) => {
+                self.check(request, started, watched.as_ref(), approver.as_ref(), Way::default()).await
+            }
+            Start::Resumed(pending, decision) => {
+                self.resume_checked(pending, decision, started, watched.as_ref()).await
             }
         };
-        span.in_scope(|| log_record(&record));
+        let record = match checked {
+            Checked::Done(record) => *record,
+            Checked::Ready(ready) => {
+                scope.asking.sampling = scope.asking.sampling.or_else(|| self.asking.sampling.clone());
+                scope.asking.elicitation = scope.asking.elicitation.or_else(|| self.asking.elicitation.clone());
+                self.finish(*ready, watched, scope, approver, started).await
+            }
+        };
+        let record = self.settle(record);
+        log_record(&record);
         record
     }
 
@@ -318,58 +446,164 @@ impl Executor {
         requests: Vec<ToolCallRequest>,
         cancel: Option<&CancellationToken>,
     ) -> Vec<ExecutionRecord> {
-        let mut slots: Vec<Slot> = Vec::with_capacity(requests.len());
+        let approver = self.policy.rules.approver.clone();
+        // First every call's checks, so that a guardrail's stop halts the turn before any of
+        // its calls runs; each in its own task when the checks may wait.
+        let checks: Vec<Slot> = if self.checks_wait(&requests) {
+            self.check_apart(requests, cancel, approver.as_ref()).await
+        } else {
+            let mut slots = Vec::with_capacity(requests.len());
+            for request in requests {
+                let started = Instant::now();
+                let span = call_span(&request);
+                let watched = cancel.map(CancellationToken::child_token);
+                let checked = self
+                    .check(request, started, watched.as_ref(), approver.as_ref(), Way::default())
+                    .instrument(span.clone())
+                    .await;
+                slots.push(Slot::Checked(checked, started, span));
+            }
+            slots
+        };
+        let stop = checks.iter().find_map(|slot| match slot {
+            Slot::Checked(Checked::Done(record), ..) if record.stops_turn() => match &record.failure {
+                Some(CallFailure::TurnStopped { guardrail, call_id }) => Some((guardrail.clone(), call_id.clone())),
+                _ => None,
+            },
+            _ => None,
+        });
+        let mut slots: Vec<Slot> = Vec::with_capacity(checks.len());
         let mut task_index = HashMap::new();
         let permits = Arc::new(Semaphore::new(self.concurrency));
         let mut tasks = JoinSet::new();
-        for (i, request) in requests.into_iter().enumerate() {
-            let started = Instant::now();
-            let span = call_span(&request);
-            // Large arguments are read in the call's own task, on the blocking pool.
-            let stage = if binds_off_workers(&request) {
-                Err(request)
-            } else {
-                Ok(span.in_scope(|| self.prepare(request, started)))
-            };
-            let watched = cancel.map(CancellationToken::child_token);
-            let (kept, stage) = match stage {
-                Ok(Stage::Done(record)) => {
-                    span.in_scope(|| log_record(&record));
-                    slots.push(Slot::Done(record));
+        for (i, slot) in checks.into_iter().enumerate() {
+            let (checked, started, span) = match slot {
+                Slot::Checked(checked, started, span) => (checked, started, span),
+                done => {
+                    slots.push(done);
                     continue;
                 }
-                Ok(Stage::Ready(prepared)) => (Arc::clone(&prepared.request), Ok(prepared)),
-                Err(request) => (Arc::new(request.clone()), Err(request)),
             };
-            slots.push(Slot::Running(kept, started));
+            let ready = match checked {
+                Checked::Done(record) => {
+                    let record = span.in_scope(|| self.settle(*record));
+                    span.in_scope(|| log_record(&record));
+                    slots.push(Slot::Done(Box::new(record)));
+                    continue;
+                }
+                Checked::Ready(ready) => ready,
+            };
+            if let Some((guardrail, call_id)) = &stop {
+                let message = format!("The turn was stopped by the guardrail `{guardrail}` at the call `{call_id}`; this call did not run.");
+                let failure = CallFailure::TurnStopped { guardrail: guardrail.clone(), call_id: call_id.clone() };
+                let record =
+                    failed(Arc::clone(&ready.prepared.request), started, CallStatus::Stopped, failure, message);
+                span.in_scope(|| log_record(&record));
+                slots.push(Slot::Done(Box::new(record)));
+                continue;
+            }
+            let sequential = ready.sequential(self);
+            if sequential {
+                // Alone: the calls before it end first, and it ends before the next starts.
+                self.join_all(&mut tasks, &mut slots, &task_index).await;
+            }
+            slots.push(Slot::Running(Arc::clone(&ready.prepared.request), started));
             // The semaphore is never closed, so a permit always comes.
             let permit = Arc::clone(&permits).acquire_owned().await.ok();
             let executor = self.clone();
+            let watched = cancel.map(CancellationToken::child_token);
+            let approver = approver.clone();
             let task = async move {
-                let stage = match stage {
-                    Ok(prepared) => Stage::Ready(prepared),
-                    Err(request) => executor.prepare_off_workers(request, watched.as_ref(), started).await,
-                };
-                let record = match stage {
-                    Stage::Done(record) => *record,
-                    Stage::Ready(prepared) => {
-                        run(
-                            prepared,
-                            Arc::clone(&executor.environment),
-                            watched,
-                            CallScope::new(),
-                            started,
-                            executor.reply,
-                        )
-                        .await
-                    }
-                };
+                let record = executor.finish(*ready, watched, CallScope::new(), approver, started).await;
+                let record = executor.settle(record);
                 log_record(&record);
                 drop(permit);
                 (i, record)
             };
             task_index.insert(tasks.spawn(task.instrument(span)).id(), i);
+            if sequential {
+                self.join_all(&mut tasks, &mut slots, &task_index).await;
+            }
         }
+        self.join_all(&mut tasks, &mut slots, &task_index).await;
+        slots
+            .into_iter()
+            .map(|slot| match slot {
+                Slot::Done(record) => *record,
+                Slot::Running(request, started) => {
+                    lost(request, started, "the call's task ended without a result".to_owned())
+                }
+                Slot::Checked(..) => unreachable!("every checked call was started or ended"),
+            })
+            .collect()
+    }
+
+    /// Whether a batch's checks may wait (guardrails, a repair hook or an approver that may
+    /// be async, arguments read on the blocking pool), so that they run in tasks of their own.
+    fn checks_wait(&self, requests: &[ToolCallRequest]) -> bool {
+        let rules = &self.policy.rules;
+        !rules.input.is_empty()
+            || rules.repair.is_some()
+            || rules.approver.is_some()
+            || requests.iter().any(binds_off_workers)
+    }
+
+    /// The checks of a batch's calls, each in its own task (at most the batch's concurrency at
+    /// once); in request order.
+    async fn check_apart(
+        &self,
+        requests: Vec<ToolCallRequest>,
+        cancel: Option<&CancellationToken>,
+        approver: Option<&ApprovalHandler>,
+    ) -> Vec<Slot> {
+        let mut slots: Vec<Slot> = Vec::with_capacity(requests.len());
+        let mut index = HashMap::new();
+        let permits = Arc::new(Semaphore::new(self.concurrency));
+        let mut tasks = JoinSet::new();
+        for (i, request) in requests.into_iter().enumerate() {
+            let started = Instant::now();
+            let span = call_span(&request);
+            slots.push(Slot::Running(Arc::new(request.clone()), started));
+            let permit = Arc::clone(&permits).acquire_owned().await.ok();
+            let executor = self.clone();
+            let watched = cancel.map(CancellationToken::child_token);
+            let approver = approver.cloned();
+            let task_span = span.clone();
+            let task = async move {
+                let checked =
+                    executor.check(request, started, watched.as_ref(), approver.as_ref(), Way::default()).await;
+                drop(permit);
+                (i, checked, task_span)
+            };
+            index.insert(tasks.spawn(task.instrument(span)).id(), i);
+        }
+        while let Some(joined) = tasks.join_next_with_id().await {
+            match joined {
+                Ok((_, (i, checked, span))) => {
+                    if let Slot::Running(_, started) = &slots[i] {
+                        slots[i] = Slot::Checked(checked, *started, span);
+                    }
+                }
+                Err(error) => {
+                    if let Some(&i) = index.get(&error.id()) {
+                        if let Slot::Running(request, started) = &slots[i] {
+                            let message = format!("the call's checks ended abnormally: {error}");
+                            slots[i] = Slot::Done(Box::new(lost(Arc::clone(request), *started, message)));
+                        }
+                    }
+                }
+            }
+        }
+        slots
+    }
+
+    /// Waits for every started call of a batch, putting each record in its slot.
+    async fn join_all(
+        &self,
+        tasks: &mut JoinSet<(usize, ExecutionRecord)>,
+        slots: &mut [Slot],
+        task_index: &HashMap<tokio::task::Id, usize>,
+    ) {
         while let Some(joined) = tasks.join_next_with_id().await {
             match joined {
                 Ok((_, (i, record))) => slots[i] = Slot::Done(Box::new(record)),
@@ -386,15 +620,6 @@ impl Executor {
                 }
             }
         }
-        slots
-            .into_iter()
-            .map(|slot| match slot {
-                Slot::Done(record) => *record,
-                Slot::Running(request, started) => {
-                    lost(request, started, "the call's task ended without a result".to_owned())
-                }
-            })
-            .collect()
     }
 
     /// [`Executor::prepare`] for large arguments: on the blocking pool, so that reading them
@@ -507,7 +732,7 @@ impl Executor {
         match bound {
             Ok(invocation) => {
                 let timeout = tool.definition().timeout.or(self.timeout);
-                Stage::Ready(Prepared { request: Arc::new(request), invocation, timeout })
+                Stage::Ready(Prepared { request: Arc::new(request), invocation, timeout, approved: false })
             }
             Err(errors) => {
                 let message = errors.model_message(&request.tool_name);

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::model::{ToolCallRequest, ToolError, ToolOutput};
+use crate::policy::{PendingCall, PolicyDecision};
 
 /// How a call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -21,6 +22,15 @@ pub enum CallStatus {
     TimedOut,
     /// The host cancelled the call.
     Cancelled,
+    /// The call waits for a person's approval and has not run: the record's
+    /// [`pending`](ExecutionRecord::pending) call is what to store, show and
+    /// [resume](crate::Executor::resume).
+    Pending,
+    /// A person denied the call; the model reads their reason.
+    Denied,
+    /// An input guardrail stopped the turn: neither this call nor any other of its batch ran,
+    /// and the host should end the turn rather than hand the results to the model.
+    Stopped,
 }
 
 /// Why a call did not succeed.
@@ -55,6 +65,38 @@ pub enum CallFailure {
     },
     /// The host cancelled the call.
     Cancelled,
+    /// A person denied the call.
+    Denied {
+        /// Their reason, which the model reads.
+        reason: String,
+    },
+    /// A guardrail refused the call's arguments or its result.
+    Rejected {
+        /// The guardrail's name.
+        guardrail: String,
+    },
+    /// A guardrail stopped the turn (this call's, or another's of the same batch).
+    TurnStopped {
+        /// The guardrail's name.
+        guardrail: String,
+        /// The call whose arguments it stopped at.
+        call_id: String,
+    },
+    /// A rate limit had no room for the call.
+    RateLimited {
+        /// The limit in words: `5 calls per minute per tool`.
+        limit: String,
+        /// When the limit has room again, in milliseconds.
+        retry_after_ms: u64,
+    },
+    /// The conversation's retry budget for this tool (or for all its tools) was spent by
+    /// earlier failing tries; the call was not run.
+    BudgetSpent {
+        /// The tries the budget allowed.
+        tries: u32,
+        /// Whether it was the whole conversation's budget rather than the tool's.
+        conversation: bool,
+    },
 }
 
 /// Everything about one call: the request (raw arguments verbatim), how it ended, what the model
@@ -79,6 +121,20 @@ pub struct ExecutionRecord {
     /// anything was; the content says so too, for the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_cut: Option<OutputCut>,
+    /// The call that waits for approval, when the status is [`CallStatus::Pending`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Box<PendingCall>>,
+    /// What the call policy decided on the way, in order: guardrails, approval, limits,
+    /// repairs, retries.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<PolicyDecision>,
+    /// The call as the model sent it, when the one that ran differs: repaired by the host's
+    /// hook, or its arguments edited by the person who approved it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original: Option<Arc<ToolCallRequest>>,
+    /// The tool's own result, when an output guardrail replaced or refused it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_output: Option<Box<ToolOutput>>,
 }
 
 /// How a call's output was cut to [`ExecutorBuilder::max_output_bytes`](crate::ExecutorBuilder::max_output_bytes).
@@ -118,5 +174,33 @@ impl ExecutionRecord {
     /// The text the model reads.
     pub fn model_text(&self) -> &str {
         &self.content.text
+    }
+
+    /// Whether a guardrail stopped the turn: the host ends it instead of handing the results
+    /// to the model.
+    pub fn stops_turn(&self) -> bool {
+        self.status == CallStatus::Stopped
+    }
+
+    /// A record of `request` with these parts and nothing else.
+    pub(crate) fn ended(
+        request: Arc<ToolCallRequest>,
+        status: CallStatus,
+        content: ToolOutput,
+        failure: Option<CallFailure>,
+        duration: Duration,
+    ) -> Self {
+        ExecutionRecord {
+            request,
+            status,
+            content,
+            failure,
+            duration,
+            output_cut: None,
+            pending: None,
+            decisions: Vec::new(),
+            original: None,
+            original_output: None,
+        }
     }
 }

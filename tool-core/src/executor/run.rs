@@ -35,6 +35,8 @@ pub(super) struct Prepared {
     pub(super) request: Arc<ToolCallRequest>,
     pub(super) invocation: Invocation,
     pub(super) timeout: Option<Duration>,
+    /// Whether a person approved the call (the tool's context says so).
+    pub(super) approved: bool,
 }
 
 /// What the model reads of a panic, unless the host exposes error details.
@@ -48,9 +50,9 @@ pub(super) async fn run(
     started: Instant,
     reply: Reply,
 ) -> ExecutionRecord {
-    let Prepared { request, invocation, timeout } = prepared;
+    let Prepared { request, invocation, timeout, approved } = prepared;
     let token = watched.clone().unwrap_or_default();
-    let mut ctx = ToolContext::new(Arc::clone(&request), environment, token.clone());
+    let mut ctx = ToolContext::new(Arc::clone(&request), environment, token.clone()).with_approved(approved);
     if let Some(sink) = scope.progress {
         ctx = ctx.with_progress(sink);
     }
@@ -134,14 +136,9 @@ pub(super) async fn run(
                 let message = error.message().to_owned();
                 return failed(request, started, CallStatus::Failed, CallFailure::ToolError { error }, message);
             }
-            ExecutionRecord {
-                request,
-                status: CallStatus::Success,
-                content: output,
-                failure: None,
-                duration: started.elapsed(),
-                output_cut,
-            }
+            let mut record = ExecutionRecord::ended(request, CallStatus::Success, output, None, started.elapsed());
+            record.output_cut = output_cut;
+            record
         }
     };
     record
@@ -154,14 +151,7 @@ pub(super) fn failed(
     failure: CallFailure,
     message: String,
 ) -> ExecutionRecord {
-    ExecutionRecord {
-        request,
-        status,
-        content: ToolOutput::text(message),
-        failure: Some(failure),
-        duration: started.elapsed(),
-        output_cut: None,
-    }
+    ExecutionRecord::ended(request, status, ToolOutput::text(message), Some(failure), started.elapsed())
 }
 
 /// The error a result with a broken content block becomes: no provider or client is sent a

@@ -12,12 +12,15 @@ use crate::ask::{
 };
 use crate::context::{LogMessage, LogSink, Progress, ProgressSink};
 use crate::model::ToolError;
+use crate::policy::approval::{approval_handler, ApprovalHandler};
+use crate::policy::{Decision, PendingCall};
 
 /// The host's answers to what tools ask, for calls whose scope gives none.
 #[derive(Clone, Default)]
 pub(super) struct Asking {
     pub(super) sampling: Option<SamplingHandler>,
     pub(super) elicitation: Option<ElicitationHandler>,
+    pub(super) approval: Option<ApprovalHandler>,
 }
 
 impl std::fmt::Debug for Asking {
@@ -25,6 +28,7 @@ impl std::fmt::Debug for Asking {
         f.debug_struct("Asking")
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
+            .field("approval", &self.approval.is_some())
             .finish()
     }
 }
@@ -90,6 +94,21 @@ impl CallScope {
     }
 }
 
+impl CallScope {
+    /// Calls of this scope that need a person's approval are shown to `handler` (a terminal
+    /// prompt, an MCP client's user), which answers at once; without one, the executor's
+    /// ([`ExecutorBuilder::on_approval`](crate::ExecutorBuilder::on_approval)) answers, else
+    /// the call's record says pending.
+    pub fn on_approval<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(PendingCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Decision> + Send + 'static,
+    {
+        self.asking.approval = Some(approval_handler(handler));
+        self
+    }
+}
+
 impl std::fmt::Debug for CallScope {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CallScope")
@@ -98,6 +117,7 @@ impl std::fmt::Debug for CallScope {
             .field("log", &self.log.is_some())
             .field("sampling", &self.asking.sampling.is_some())
             .field("elicitation", &self.asking.elicitation.is_some())
+            .field("approval", &self.asking.approval.is_some())
             .finish()
     }
 }

@@ -167,14 +167,8 @@ mod tests {
     use crate::search::Discovered;
 
     fn record(status: CallStatus, structured: Value) -> ExecutionRecord {
-        ExecutionRecord {
-            request: Arc::new(ToolCallRequest::new("search_tools", "1", r#"{"query": "refund"}"#)),
-            status,
-            content: ToolOutput::structured(structured),
-            failure: None,
-            duration: std::time::Duration::ZERO,
-            output_cut: None,
-        }
+        let request = Arc::new(ToolCallRequest::new("search_tools", "1", r#"{"query": "refund"}"#));
+        ExecutionRecord::ended(request, status, ToolOutput::structured(structured), None, std::time::Duration::ZERO)
     }
 
     fn definition(name: &str) -> Option<Value> {

@@ -645,14 +645,9 @@ impl McpServer {
         let message =
             format!("The tool `{}` keeps state for each conversation, and this call has none: {why}.", call.tool_name);
         let error = ToolError::new(message.clone()).with_code("missing_conversation");
-        let record = ExecutionRecord {
-            request: Arc::new(call),
-            status: CallStatus::Failed,
-            content: ToolOutput::text(message),
-            failure: Some(CallFailure::ToolError { error }),
-            duration: std::time::Duration::ZERO,
-            output_cut: None,
-        };
+        let failure = Some(CallFailure::ToolError { error });
+        let (status, content) = (CallStatus::Failed, ToolOutput::text(message));
+        let record = ExecutionRecord::ended(Arc::new(call), status, content, failure, std::time::Duration::ZERO);
         if let Some(observer) = &self.observer {
             observer(&record);
         }

@@ -112,6 +112,15 @@ pub struct PendingCall {
 }
 
 impl PendingCall {
+    pub(crate) fn new(
+        request: ToolCallRequest,
+        arguments: Value,
+        warnings: Vec<ParseWarning>,
+        reasons: Vec<ApprovalReason>,
+    ) -> Self {
+        PendingCall { request, arguments, warnings, reasons }
+    }
+
     /// The tool asked for.
     pub fn tool_name(&self) -> &str {
         &self.request.tool_name

@@ -8,9 +8,6 @@
 //! loop of failing calls ([`budget`]). Each decision is kept in the call's record as a
 //! [`PolicyDecision`].
 
-// Wired into the executor in the next commits.
-#![allow(dead_code)]
-
 pub mod approval;
 pub mod backoff;
 pub mod budget;

@@ -79,14 +79,15 @@ impl PolicyState {
         })
     }
 
-    /// Counts a try; the budget it spent, if it spent one.
+    /// Counts a try: the tool's failing tries in a row so far (after a failure), and the
+    /// budget this one spent, if it spent one. Nothing for a call without a conversation.
     pub(crate) fn count(
         &self,
         conversation: Option<&str>,
         tool: Option<&str>,
         outcome: Try,
         budget: &RetryBudget,
-    ) -> Option<Spent> {
+    ) -> Option<(u32, Option<Spent>)> {
         let conversation = conversation?;
         if outcome == Try::Other {
             return None;
@@ -102,21 +103,21 @@ impl PolicyState {
                 return None;
             }
             entry.in_a_row = entry.in_a_row.saturating_add(1);
-            let tool_count = tool.map(|tool| {
+            let tool_count = tool.map_or(0, |tool| {
                 let count = entry.tools.entry(tool.to_owned()).or_default();
                 *count = count.saturating_add(1);
                 *count
             });
             if entry.in_a_row >= budget.per_conversation {
                 entry.all_spent = true;
-                return Some(Spent::Conversation(budget.per_conversation));
+                return Some((tool_count, Some(Spent::Conversation(budget.per_conversation))));
             }
-            match (tool, tool_count) {
-                (Some(tool), Some(count)) if count >= budget.per_tool => {
+            match tool {
+                Some(tool) if tool_count >= budget.per_tool => {
                     entry.spent.insert(tool.to_owned());
-                    Some(Spent::Tool(budget.per_tool))
+                    Some((tool_count, Some(Spent::Tool(budget.per_tool))))
                 }
-                _ => None,
+                _ => Some((tool_count, None)),
             }
         })
     }
@@ -167,6 +168,7 @@ impl PolicyState {
     }
 
     /// How many conversations are remembered.
+    #[cfg(test)]
     pub(crate) fn conversations(&self) -> usize {
         self.with(|inner| inner.conversations.len())
     }
@@ -226,5 +228,36 @@ impl Inner {
                 self.entry(conversation.map(str::to_owned), max).cells.insert((i, tool), at);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_least_recently_used_conversation_is_forgotten_first_at_the_bound() {
+        let state = PolicyState::new(2);
+        let budget = RetryBudget::new(2, 10);
+        assert_eq!(state.count(Some("a"), Some("t"), Try::Fixable, &budget), Some((1, None)));
+        assert_eq!(state.count(Some("b"), Some("t"), Try::Fixable, &budget), Some((1, None)));
+        // `a` is used again, so `b` is the oldest when `c` arrives.
+        assert_eq!(state.count(Some("a"), Some("t"), Try::Fixable, &budget), Some((2, Some(Spent::Tool(2)))));
+        assert_eq!(state.count(Some("c"), Some("t"), Try::Fixable, &budget), Some((1, None)));
+        assert_eq!(state.conversations(), 2);
+        assert_eq!(state.spent(Some("a"), Some("t"), &budget), Some(Spent::Tool(2)));
+        // `b` was forgotten: its count starts again.
+        assert_eq!(state.count(Some("b"), Some("t"), Try::Fixable, &budget), Some((1, None)));
+        assert_eq!(state.conversations(), 2);
+        assert_eq!(state.spent(Some("a"), Some("t"), &budget), None, "a was the oldest when b came back");
+    }
+
+    #[test]
+    fn calls_without_a_conversation_are_not_counted() {
+        let state = PolicyState::new(10);
+        let budget = RetryBudget::new(1, 1);
+        assert_eq!(state.count(None, Some("t"), Try::Fixable, &budget), None);
+        assert_eq!(state.spent(None, Some("t"), &budget), None);
+        assert_eq!(state.conversations(), 0);
     }
 }

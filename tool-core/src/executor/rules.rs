@@ -1,0 +1,88 @@
+//! The host's call policy as the executor holds it: what the builder was given, and what is
+//! remembered between calls.
+
+use std::sync::Arc;
+
+use crate::model::ToolDefinition;
+use crate::policy::approval::ApprovalHandler;
+use crate::policy::guard::Scoped;
+use crate::policy::state::{PolicyState, DEFAULT_MAX_CONVERSATIONS};
+use crate::policy::{ApprovalRule, Backoff, InputGuardrail, OutputGuardrail, RateLimit, Repair, RetryBudget};
+
+/// Everything the executor decides calls by, besides running them.
+pub(super) struct Rules {
+    pub(super) approval: Vec<ApprovalRule>,
+    pub(super) approver: Option<ApprovalHandler>,
+    pub(super) input: Vec<Scoped<dyn InputGuardrail>>,
+    pub(super) output: Vec<Scoped<dyn OutputGuardrail>>,
+    pub(super) rates: Vec<RateLimit>,
+    pub(super) budget: RetryBudget,
+    pub(super) backoff: Backoff,
+    pub(super) repair: Option<Repair>,
+    pub(super) max_conversations: usize,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            approval: Vec::new(),
+            approver: None,
+            input: Vec::new(),
+            output: Vec::new(),
+            rates: Vec::new(),
+            budget: RetryBudget::default(),
+            backoff: Backoff::default(),
+            repair: None,
+            max_conversations: DEFAULT_MAX_CONVERSATIONS,
+        }
+    }
+}
+
+impl std::fmt::Debug for Rules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names = |guards: &[Scoped<dyn InputGuardrail>]| guards.iter().map(|g| g.name.clone()).collect::<Vec<_>>();
+        f.debug_struct("Rules")
+            .field("approval", &self.approval)
+            .field("approver", &self.approver.is_some())
+            .field("input", &names(&self.input))
+            .field("output", &self.output.iter().map(|g| g.name.as_str()).collect::<Vec<_>>())
+            .field("rates", &self.rates)
+            .field("budget", &self.budget)
+            .field("backoff", &self.backoff)
+            .field("repair", &self.repair.is_some())
+            .finish()
+    }
+}
+
+/// The rules and the state they keep, shared by an executor's clones.
+#[derive(Debug)]
+pub(super) struct Policy {
+    pub(super) rules: Rules,
+    pub(super) state: PolicyState,
+}
+
+impl Policy {
+    pub(super) fn new(rules: Rules) -> Arc<Self> {
+        let state = PolicyState::new(rules.max_conversations);
+        Arc::new(Policy { rules, state })
+    }
+
+    /// Whether a call of `definition` may wait for approval before it runs.
+    pub(super) fn approval_rules<'a>(
+        &'a self,
+        definition: &'a ToolDefinition,
+    ) -> impl Iterator<Item = &'a ApprovalRule> {
+        self.rules.approval.iter().filter(move |rule| rule.applies(definition))
+    }
+
+    /// Whether a call of `definition` may be run again (after a transient failure) or asked
+    /// about once it started, so that the request as it arrived must be kept.
+    pub(super) fn may_run_again(&self, definition: &ToolDefinition) -> bool {
+        !definition.approval.is_never() || (self.rules.backoff.max_retries > 0 && idempotent(definition))
+    }
+}
+
+/// Whether running a call of `definition` twice does what running it once does.
+pub(super) fn idempotent(definition: &ToolDefinition) -> bool {
+    definition.annotations.idempotent == Some(true) || definition.annotations.read_only == Some(true)
+}
