@@ -19,9 +19,10 @@ use crate::policy::{
     RepairRequest, Stage as Step,
 };
 
+use super::bind::{binds_off_workers, Executor, Stage};
 use super::rules::idempotent;
 use super::run::{failed, run, Prepared};
-use super::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, Stage};
+use super::{CallFailure, CallScope, CallStatus, ExecutionRecord};
 
 /// A call that passed every check, ready to run.
 pub(super) struct Ready {
@@ -194,7 +195,7 @@ impl Executor {
 
     /// Binds the call's arguments, on the blocking pool when they are large.
     async fn bind(&self, request: ToolCallRequest, started: Instant, watched: Option<&CancellationToken>) -> Stage {
-        if super::binds_off_workers(&request) {
+        if binds_off_workers(&request) {
             self.prepare_off_workers(request, watched, started).await
         } else {
             self.prepare(request, started)
