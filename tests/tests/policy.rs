@@ -704,3 +704,27 @@ fn a_policy_decision_serializes_with_snake_case_names() {
     assert_eq!(decision.outcome, Outcome::Stopped);
     assert_eq!(decision.message, None);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_persons_wait_does_not_count_against_the_calls_time_limit() {
+    let executor = Executor::builder(catalog())
+        .timeout(Duration::from_millis(50))
+        .on_approval(|_: PendingCall| async {
+            tokio::time::sleep(Duration::from_secs(600)).await;
+            Decision::Approve
+        })
+        .build();
+    let record = executor.execute(call("transfer", "c1", r#"{"amount": 1, "to": "bob"}"#)).await;
+    assert_eq!((record.status, record.model_text()), (CallStatus::Success, "sent 1 to bob (approved: true)"));
+}
+
+#[tokio::test]
+async fn a_call_cancelled_while_a_person_decides_ends_cancelled() {
+    let cancel = CancellationToken::new();
+    let executor =
+        Executor::builder(catalog()).on_approval(|_: PendingCall| std::future::pending::<Decision>()).build();
+    let running = executor.execute_cancellable(call("transfer", "c1", r#"{"amount": 1, "to": "bob"}"#), &cancel);
+    let (record, ()) = tokio::join!(running, async { cancel.cancel() });
+    assert_eq!(record.status, CallStatus::Cancelled);
+    assert_eq!(record.model_text(), "The call was cancelled while it waited for approval.");
+}

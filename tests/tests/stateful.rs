@@ -417,3 +417,19 @@ async fn a_store_made_with_limits_bounds_the_types_that_set_none() {
     assert_eq!(executor.conversations().evict_idle().await, 2);
     assert_eq!((forgotten("limits-b"), forgotten("limits-c"), executor.conversations().live()), (1, 1, 0));
 }
+
+#[tokio::test]
+async fn a_pending_call_does_not_hold_its_conversations_turn() {
+    let executor = Executor::builder(counter_catalog())
+        .require_approval(tool_core::policy::ApprovalRule::tool("counter.add"))
+        .build();
+    let add = ToolCallRequest::new("counter.add", "c1", r#"{"by": 5}"#).in_conversation("conv");
+    let record = executor.execute(add).await;
+    assert_eq!(record.status, CallStatus::Pending, "{}", record.model_text());
+    // The bound call was dropped unrun: the next call of the conversation takes its turn.
+    let read = ToolCallRequest::new("counter.read", "c2", "{}").in_conversation("conv");
+    let read = tokio::time::timeout(Duration::from_secs(5), executor.execute(read)).await.expect("not stuck");
+    assert_eq!(read.model_text(), "0");
+    let record = executor.resume(*record.pending.unwrap(), tool_core::policy::Decision::Approve).await;
+    assert_eq!((record.status, record.model_text()), (CallStatus::Success, "5"));
+}

@@ -152,7 +152,13 @@ impl Executor {
         match bound {
             Ok(invocation) => {
                 let timeout = tool.definition().timeout.or(self.timeout);
-                Stage::Ready(Prepared { request: Arc::new(request), invocation, timeout, approved: false })
+                Stage::Ready(Prepared {
+                    request: Arc::new(request),
+                    invocation,
+                    timeout,
+                    approved: false,
+                    counts_from: started,
+                })
             }
             Err(errors) => {
                 let message = errors.model_message(&request.tool_name);

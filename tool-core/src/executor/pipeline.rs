@@ -112,6 +112,10 @@ impl Executor {
         };
         let mut prepared = prepared;
         prepared.approved = way.approved;
+        if way.approved {
+            // The time limit counts from the approval, not from a person's wait for it.
+            prepared.counts_from = Instant::now();
+        }
         let definition =
             self.catalog.definition(&prepared.request.tool_name).expect("a bound call's tool is in the catalog");
         let guards: Vec<_> = rules.input.iter().filter(|g| g.scope.covers(definition)).collect();
@@ -151,6 +155,7 @@ impl Executor {
                 match self.ask(pending, approver, started, watched, way).await {
                     Asked::Go(mut went) => {
                         prepared.approved = true;
+                        prepared.counts_from = Instant::now();
                         way = std::mem::take(&mut *went);
                     }
                     Asked::Done(checked) => return checked,
@@ -328,7 +333,7 @@ impl Executor {
         let Ready { mut prepared, mut way, received } = ready;
         let mut retries = 0;
         let record = loop {
-            let approved = prepared.approved;
+            let (approved, counts_from) = (prepared.approved, prepared.counts_from);
             let request = Arc::clone(&prepared.request);
             let record = Box::pin(run(
                 prepared,
@@ -354,6 +359,7 @@ impl Executor {
                         match self.prepare(again, started) {
                             Stage::Ready(mut next) => {
                                 next.approved = true;
+                                next.counts_from = Instant::now();
                                 prepared = next;
                                 continue;
                             }
@@ -377,7 +383,7 @@ impl Executor {
             retries += 1;
             let wait = backoff.wait(retries, jitter_random());
             let limit = definition.timeout.or(self.timeout);
-            if limit.is_some_and(|limit| started.elapsed() + wait >= limit) {
+            if limit.is_some_and(|limit| counts_from.elapsed() + wait >= limit) {
                 // The wait would outlast the call's time: the failure stands.
                 break record;
             }
@@ -399,6 +405,7 @@ impl Executor {
             match self.prepare(again.clone(), started) {
                 Stage::Ready(mut next) => {
                     next.approved = approved;
+                    next.counts_from = counts_from;
                     prepared = next;
                 }
                 Stage::Done(record) => break *record,

@@ -37,6 +37,9 @@ pub(super) struct Prepared {
     pub(super) timeout: Option<Duration>,
     /// Whether a person approved the call (the tool's context says so).
     pub(super) approved: bool,
+    /// Where the call's time limit counts from: its receipt, or the end of a wait for a
+    /// person's approval (a person's minutes are not the tool's).
+    pub(super) counts_from: Instant,
 }
 
 /// What the model reads of a panic, unless the host exposes error details.
@@ -50,7 +53,7 @@ pub(super) async fn run(
     started: Instant,
     reply: Reply,
 ) -> ExecutionRecord {
-    let Prepared { request, invocation, timeout, approved } = prepared;
+    let Prepared { request, invocation, timeout, approved, counts_from } = prepared;
     let token = watched.clone().unwrap_or_default();
     let mut ctx = ToolContext::new(Arc::clone(&request), environment, token.clone()).with_approved(approved);
     if let Some(sink) = scope.progress {
@@ -70,7 +73,7 @@ pub(super) async fn run(
         match timeout {
             // The limit counts from receipt: reading the arguments is part of the call.
             Some(limit) => {
-                let deadline = tokio::time::Instant::from_std(started + limit);
+                let deadline = tokio::time::Instant::from_std(counts_from + limit);
                 tokio::time::timeout_at(deadline, body).await.map_err(|_| limit)
             }
             None => Ok(body.await),
