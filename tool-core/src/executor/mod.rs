@@ -40,6 +40,8 @@ mod record;
 mod rules;
 mod run;
 mod scope;
+#[cfg(feature = "tower")]
+mod service;
 
 pub use bind::Executor;
 use bind::{binds_off_workers, lost};
