@@ -12,7 +12,8 @@
 //!   SDK's `Schema` also takes `additionalProperties`, `$ref` and `defs`, which the Gemini API
 //!   refuses (G3), so this is a floor under our own checker, not a substitute.
 //! - Anthropic: every tool, strict or not, validates as the SDK's `ToolParam` and comes back
-//!   unchanged (a TypedDict drops unknown keys, so an unchanged dump means all were known).
+//!   unchanged (a TypedDict drops unknown keys, so an unchanged dump means all were known); one
+//!   of them (`sdk_search`) carries whole-call examples as `input_examples`.
 //! - The generated set (`tool_tests::generated`, 240 tools with maps, values of any type,
 //!   recursive types and property names some providers refuse): every tool each dialect
 //!   exports validates as above (Gemini, Anthropic), and in OpenAI strict mode round-trips

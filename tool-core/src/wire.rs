@@ -368,7 +368,8 @@ impl ArgumentMap {
                         .map_or(name, |(wire, _)| wire);
                     let below: Vec<&WireNode> =
                         all.iter().filter_map(|node| node.properties.get(name).or(node.values.as_deref())).collect();
-                    let child = if below.is_empty() { child.clone() } else { self.to_wire_at(&below, child, depth + 1) };
+                    let child =
+                        if below.is_empty() { child.clone() } else { self.to_wire_at(&below, child, depth + 1) };
                     out.insert(wire.clone(), child);
                 }
                 Value::Object(out)

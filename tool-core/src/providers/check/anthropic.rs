@@ -88,7 +88,11 @@ fn input_examples(examples: &Value, schema: &Value, out: &mut Out) {
         }
         let Some(validator) = &validator else { continue };
         for error in validator.iter_errors(example) {
-            out.push("A1", format!("{at}{}", error.instance_path()), format!("the example does not match `input_schema`: {error}"));
+            out.push(
+                "A1",
+                format!("{at}{}", error.instance_path()),
+                format!("the example does not match `input_schema`: {error}"),
+            );
         }
     }
 }

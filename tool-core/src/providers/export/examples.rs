@@ -43,6 +43,7 @@ pub(super) fn place(
     placement: ExamplePlacement,
     definition: &ToolDefinition,
     arguments: &ArgumentMap,
+    parameters: &Value,
 ) -> Placed {
     let mut placed = Placed { native: None, description: definition.description.clone(), notes: Vec::new() };
     if placement == ExamplePlacement::Never || definition.examples.is_empty() {
@@ -70,16 +71,24 @@ pub(super) fn place(
             )));
             continue;
         }
-        kept.push((i, arguments.to_wire(example)));
+        let mut wire = arguments.to_wire(example);
+        if dialect.rules().all_required {
+            fill_nulls(parameters, parameters, &mut wire, 0);
+        }
+        kept.push((i, wire));
     }
-    if kept.iter().any(|(i, wire)| *wire != definition.examples[*i]) {
+    let rewritten: Vec<usize> =
+        kept.iter().filter(|(i, wire)| *wire != definition.examples[*i]).map(|(i, _)| *i).collect();
+    if !rewritten.is_empty() {
         placed.notes.push(ConversionNote {
             pointer: String::new(),
             keyword: "examples".to_owned(),
             action: NoteAction::Rewritten,
             detail: format!(
-                "sent with the arguments in the form {} receives them (the property names and JSON text of this report)",
-                dialect.label()
+                "{} written as {} takes the arguments: with the property names and JSON text this report says{}",
+                indices(&rewritten),
+                dialect.label(),
+                if dialect.rules().all_required { ", and null for each optional argument left out" } else { "" }
             ),
         });
     }
@@ -116,12 +125,15 @@ fn fold(dialect: Dialect, placed: &mut Placed, kept: Vec<(usize, Value)>) {
     }
     if !written.is_empty() {
         placed.description.push_str(&line);
-        let which: Vec<String> = written.iter().map(ToString::to_string).collect();
         placed.notes.push(ConversionNote {
             pointer: String::new(),
             keyword: "examples".to_owned(),
             action: NoteAction::MovedToDescription,
-            detail: format!("{} has no field for examples: example {} written into the description", dialect.label(), which.join(", ")),
+            detail: format!(
+                "{} has no field for examples: {} written into the description",
+                dialect.label(),
+                indices(&written)
+            ),
         });
     }
     for (i, length) in over {
@@ -131,6 +143,86 @@ fn fold(dialect: Dialect, placed: &mut Placed, kept: Vec<(usize, Value)>) {
             dialect.label()
         )));
     }
+}
+
+/// `example 0`, `examples 0 and 1`, `examples 0, 1 and 2`.
+fn indices(indices: &[usize]) -> String {
+    let words: Vec<String> = indices.iter().map(ToString::to_string).collect();
+    match words.as_slice() {
+        [one] => format!("example {one}"),
+        [rest @ .., last] => format!("examples {} and {last}", rest.join(", ")),
+        [] => String::new(),
+    }
+}
+
+/// How deep [`fill_nulls`] descends: examples are at most 4 KiB, so real ones are far shallower.
+const MAX_FILL_DEPTH: usize = 64;
+
+/// Where every property is required and the optional ones nullable (OpenAI strict), an example
+/// that leaves an optional argument out is not what the model may write: each nullable
+/// property missing from an object of `value` is written as null, at any depth that `schema`
+/// (the schema sent, with `root` holding its `$defs`) describes.
+fn fill_nulls(schema: &Value, root: &Value, value: &mut Value, depth: usize) {
+    if depth > MAX_FILL_DEPTH {
+        return;
+    }
+    let schema = match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+        Some(name) => match root.get("$defs").and_then(|defs| defs.get(name)) {
+            Some(def) => def,
+            None => return,
+        },
+        None => schema,
+    };
+    if let Some(Value::Array(branches)) = schema.get("anyOf") {
+        let fits = |branch: &&Value| match value {
+            Value::Object(object) => branch
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|properties| object.keys().all(|key| properties.contains_key(key))),
+            Value::Array(_) => branch.get("items").is_some(),
+            _ => false,
+        };
+        if let Some(branch) = branches.iter().find(fits) {
+            fill_nulls(branch, root, value, depth + 1);
+        }
+        return;
+    }
+    match value {
+        Value::Object(object) => {
+            let Some(Value::Object(properties)) = schema.get("properties") else { return };
+            for (name, property) in properties {
+                match object.get_mut(name) {
+                    Some(child) => fill_nulls(property, root, child, depth + 1),
+                    None if takes_null(property, root) => {
+                        object.insert(name.clone(), Value::Null);
+                    }
+                    None => {}
+                }
+            }
+        }
+        Value::Array(elements) => {
+            if let Some(items) = schema.get("items") {
+                for element in elements {
+                    fill_nulls(items, root, element, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `schema` takes null: `"type": [.., "null"]`, or a `{"type": "null"}` branch.
+fn takes_null(schema: &Value, root: &Value) -> bool {
+    let null = |schema: &Value| match schema.get("type") {
+        Some(Value::String(kind)) => kind == "null",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "null"),
+        _ => false,
+    };
+    let schema = match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+        Some(name) => root.get("$defs").and_then(|defs| defs.get(name)).unwrap_or(schema),
+        None => schema,
+    };
+    null(schema) || schema.get("anyOf").and_then(Value::as_array).is_some_and(|branches| branches.iter().any(null))
 }
 
 fn dropped(detail: String) -> ConversionNote {

@@ -256,7 +256,7 @@ fn export_one(
         return Err(walk.problems);
     }
     let no_parameters = definition.parameters.is_empty();
-    let placed = examples::place(dialect, examples, definition, &arguments);
+    let placed = examples::place(dialect, examples, definition, &arguments, &parameters);
     walk.notes.extend(placed.notes);
     let description = placed.description;
     let name = wire.to_owned();
