@@ -45,6 +45,29 @@ fn count_to(n: u32) -> u32 {
     n
 }
 
+/// Who orders.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct Customer {
+    /// Full name.
+    pub name: String,
+    /// Where to send the receipt.
+    pub email: Option<String>,
+}
+
+/// Place an order.
+#[tool(examples(r#"{"customer": {"name": "Ada"}, "lines": [{"name": "Bob", "email": "b@x.org"}, {"name": "Cy"}]}"#))]
+fn place_order(
+    /// Who orders.
+    customer: Customer,
+    /// Who else is told.
+    lines: Vec<Customer>,
+    /// A note.
+    note: Option<String>,
+) -> String {
+    let _ = (customer, lines, note);
+    String::new()
+}
+
 fn searched() -> ToolCatalog {
     ToolCatalog::builder().add_declared::<search>().build().unwrap()
 }
@@ -149,6 +172,28 @@ fn openai_strict_writes_each_optional_argument_left_out_as_null_as_the_model_mus
              "detail": format!("{label} has no field for examples: examples 0 and 1 written into the description")},
         ]}])
     );
+}
+
+#[test]
+fn openai_strict_fills_null_at_every_depth_through_definitions_and_lists() {
+    let catalog = ToolCatalog::builder().add_declared::<place_order>().build().unwrap();
+    let exported = export(Dialect::OpenAiChat { strict: true }, catalog.definitions()).unwrap();
+    let description = exported.tools[0]["function"]["description"].as_str().unwrap();
+    let (_, line) = description.split_once("Examples: ").unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(line).unwrap(),
+        json!({
+            "customer": {"name": "Ada", "email": null},
+            "lines": [{"name": "Bob", "email": "b@x.org"}, {"name": "Cy", "email": null}],
+            "note": null,
+        })
+    );
+    // Not strict: as declared.
+    let plain = export(Dialect::OpenAiChat { strict: false }, catalog.definitions()).unwrap();
+    let description = plain.tools[0]["function"]["description"].as_str().unwrap();
+    assert!(description.ends_with(
+        r#"Examples: {"customer":{"name":"Ada"},"lines":[{"name":"Bob","email":"b@x.org"},{"name":"Cy"}]}"#
+    ));
 }
 
 #[test]

@@ -13,6 +13,11 @@
 //! free-form value or map where every object must be closed goes as JSON text, a property name
 //! the provider refuses goes under a name it accepts. The [`NameMap`] keeps per tool where
 //! ([`ArgumentMap`]), so that calls come back in the declared form.
+//!
+//! A tool's whole-call examples go where [`ExportOptions::examples`] says: Anthropic's
+//! `input_examples`, else a line `Examples: {...}; {...}` appended to the description (within
+//! OpenAI's 1,024 characters), written in the form the arguments go out in (the same
+//! [`ArgumentMap`]; in OpenAI strict mode with each optional argument left out as null).
 
 mod defs; // `$defs` hoisted to the root, recursion and reachability of definitions
 mod dialect; // what each dialect accepts, as the walk's rules
