@@ -230,6 +230,13 @@ fn the_xml_functions_block_shows_the_folded_description() {
     assert_eq!(block, format!("<functions>\n<function>{function}</function>\n</functions>"));
 }
 
+#[test]
+fn the_open_models_tool_list_shows_the_folded_description() {
+    let text = tool_core::open_models::tools_json(searched().definitions()).unwrap();
+    let description = serde_json::to_string(FOLDED).unwrap();
+    assert!(text.contains(&format!("\"description\": {description}")), "{text}");
+}
+
 // --- The setting's three values. ---
 
 #[test]
