@@ -1,4 +1,5 @@
-//! A declared example the tool's own arguments refuse makes the catalog invalid.
+//! A declared example that is no arguments object, or that the tool's input schema refuses,
+//! makes the catalog invalid.
 
 use tool_core::prelude::*;
 
@@ -9,7 +10,7 @@ fn div(a: f64, b: f64) -> f64 {
 }
 
 #[test]
-fn examples_are_checked_against_the_tools_own_arguments() {
+fn examples_are_checked_against_the_tools_input_schema() {
     let error = ToolCatalog::global().unwrap_err();
     let file = file!();
     let line =
@@ -19,8 +20,8 @@ fn examples_are_checked_against_the_tools_own_arguments() {
         error.to_string(),
         format!(
             "the tool catalog is invalid:\n\
-             - the tool `div` (at {file}:{line}) has example 0 that its own arguments refuse: missing_required at `b`: expected a number\n\
-             - the tool `div` (at {file}:{line}) has example 1 that its own arguments refuse: not_an_object at `(arguments)`: expected a JSON object, got \"not json\""
+             - the tool `div` (at {file}:{line}) has example 0 that its input schema refuses: at `(arguments)`: \"b\" is a required property\n\
+             - the tool `div` (at {file}:{line}) has example 1 that is not a JSON object (\"not json\"): an example is the arguments object of one call"
         )
     );
 }

@@ -34,7 +34,13 @@ fn playground() -> (Running, String) {
 
 /// The playground with more arguments (`--defer-all`), and its URL.
 fn playground_with(more: &[&str]) -> (Running, String) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("tools_cli"))
+    playground_of("tools_cli", more)
+}
+
+/// The playground of the command line `binary` (`tools_cli_examples` adds a tool with
+/// examples), and its URL.
+fn playground_of(binary: &str, more: &[&str]) -> (Running, String) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin(binary))
         .args(["playground", "--addr", "127.0.0.1:0", "--json"])
         .args(more)
         .stdout(Stdio::piped())
@@ -316,5 +322,40 @@ async fn the_playground_search_box_ranks_the_tools_and_marks_why_each_matched() 
     css(&client, ".hit .hit-name").await.click().await.unwrap();
     assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "clock.now");
 
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_playground_lists_a_tools_examples_and_a_click_fills_the_arguments_with_one() {
+    let test = "playground::the_playground_lists_a_tools_examples_and_a_click_fills_the_arguments_with_one";
+    let Some((chromium, driver)) = tool_tests::external::chromium(test) else { return };
+    let (_server, url) = playground_of("tools_cli_examples", &[]);
+    let (_driver, port) = chromedriver(&driver);
+    let client = browser(port, &chromium).await;
+    client.goto(&url).await.unwrap();
+
+    css(&client, "#tools li[data-tool=\"docs.search\"]").await.click().await.unwrap();
+    assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "docs.search");
+    assert_eq!(texts(&client, "#examples h3").await, ["Examples"]);
+    assert_eq!(
+        texts(&client, "#examples button.example").await,
+        [r#"{"query":"rust"}"#, r#"{"query":"tokio","limit":5}"#]
+    );
+    let raw = || async {
+        serde_json::from_str::<Value>(&css(&client, "#raw").await.prop("value").await.unwrap().unwrap()).unwrap()
+    };
+    // The first example fills the form when the tool is picked; a click puts another there.
+    assert_eq!(raw().await, json!({"query": "rust"}));
+    css(&client, "#examples button.example[data-example=\"1\"]").await.click().await.unwrap();
+    assert_eq!(raw().await, json!({"query": "tokio", "limit": 5}));
+    assert_eq!(css(&client, "[name=\"/query\"]").await.prop("value").await.unwrap(), Some("tokio".to_owned()));
+    assert_eq!(css(&client, "[name=\"/limit\"]").await.prop("value").await.unwrap(), Some("5".to_owned()));
+    assert_eq!(call(&client).await, "success");
+    assert_eq!(css(&client, "#result").await.text().await.unwrap(), "searched for \"tokio\"");
+    shot(&client, "5-examples.png").await;
+    // A tool without examples shows no list.
+    css(&client, "#tools li[data-tool=\"clock.now\"]").await.click().await.unwrap();
+    assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "clock.now");
+    assert!(client.find_all(Locator::Css("#examples")).await.unwrap().is_empty());
     client.close().await.unwrap();
 }

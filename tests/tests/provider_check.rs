@@ -515,7 +515,7 @@ fn a1_shape_name_strict_flag_and_property_keys() {
             v(
                 "A1",
                 "/input_schema_v2",
-                "unknown key `input_schema_v2`; expected one of `name`, `description`, `input_schema`, `strict`, `eager_input_streaming`, `cache_control`, `defer_loading`"
+                "unknown key `input_schema_v2`; expected one of `name`, `description`, `input_schema`, `strict`, `eager_input_streaming`, `cache_control`, `defer_loading`, `input_examples`"
             ),
             v("A1", "/name", "the name `memory.search` does not match ^[a-zA-Z0-9_-]{1,64}$"),
             v("A1", "/input_schema/properties/my key", "the property key `my key` does not match ^[a-zA-Z0-9_.-]{1,64}$"),

@@ -12,7 +12,8 @@
 //!   SDK's `Schema` also takes `additionalProperties`, `$ref` and `defs`, which the Gemini API
 //!   refuses (G3), so this is a floor under our own checker, not a substitute.
 //! - Anthropic: every tool, strict or not, validates as the SDK's `ToolParam` and comes back
-//!   unchanged (a TypedDict drops unknown keys, so an unchanged dump means all were known).
+//!   unchanged (a TypedDict drops unknown keys, so an unchanged dump means all were known); one
+//!   of them (`sdk_search`) carries whole-call examples as `input_examples`.
 //! - The generated set (`tool_tests::generated`, 240 tools with maps, values of any type,
 //!   recursive types and property names some providers refuse): every tool each dialect
 //!   exports validates as above (Gemini, Anthropic), and in OpenAI strict mode round-trips
@@ -227,14 +228,30 @@ fn sdk_folders(
 
 const ALL: [&str; 6] = ["sdk_weather", "sdk_order", "sdk_round", "sdk.now", "sdk_label", "sdk_folders"];
 
+/// Searches the docs.
+#[tool(name = "sdk_search", examples(r#"{"query": "rust"}"#, r#"{"query": "tokio", "limit": 5}"#))]
+fn sdk_search(
+    /// Words to look for.
+    query: String,
+    /// How many hits.
+    limit: Option<u32>,
+) -> String {
+    let _ = (query, limit);
+    String::new()
+}
+
+/// Anthropic's tools: every tool, and one with whole-call examples (`input_examples`).
+const ANTHROPIC: [&str; 7] =
+    ["sdk_weather", "sdk_order", "sdk_round", "sdk.now", "sdk_label", "sdk_folders", "sdk_search"];
+
 /// The dialects written for the script, and the tools each gets.
 const DIALECTS: [(&str, Dialect, &[&str]); 6] = [
     ("openai_chat_strict", Dialect::OpenAiChat { strict: true }, &WELL_FORMED),
     ("openai_responses_strict", Dialect::OpenAiResponses { strict: true }, &WELL_FORMED),
     ("gemini", Dialect::Gemini, &ALL),
     ("gemini_json_schema", Dialect::GeminiJsonSchema, &ALL),
-    ("anthropic", Dialect::Anthropic { strict: false }, &ALL),
-    ("anthropic_strict", Dialect::Anthropic { strict: true }, &ALL),
+    ("anthropic", Dialect::Anthropic { strict: false }, &ANTHROPIC),
+    ("anthropic_strict", Dialect::Anthropic { strict: true }, &ANTHROPIC),
 ];
 
 /// Per dialect, each tool (our name) in its wire form; the export errors apart.
@@ -421,10 +438,12 @@ fn every_anthropic_tool_round_trips_through_the_sdk_tool_param() {
     ) else {
         return;
     };
-    let mut expected: Vec<Value> = ALL.map(|name| json!({"tool": name, "dialect": "anthropic", "strict": null})).into();
+    let mut expected: Vec<Value> =
+        ANTHROPIC.map(|name| json!({"tool": name, "dialect": "anthropic", "strict": null})).into();
     // The recursive type is ours to refuse in strict mode; every other tool is sent.
     expected.extend(
-        ALL.iter()
+        ANTHROPIC
+            .iter()
             .filter(|name| **name != "sdk_folders")
             .map(|name| json!({"tool": name, "dialect": "anthropic_strict", "strict": true})),
     );
@@ -439,6 +458,27 @@ fn every_anthropic_tool_round_trips_through_the_sdk_tool_param() {
                 .to_owned()
         )])
     );
+}
+
+#[test]
+fn a_tool_with_input_examples_validates_as_the_sdk_tool_param_and_comes_back_unchanged() {
+    let Some(_) = tool_tests::external::python(
+        "provider_sdks::a_tool_with_input_examples_validates_as_the_sdk_tool_param_and_comes_back_unchanged",
+        Path::new(env!("CARGO_TARGET_TMPDIR")),
+    ) else {
+        return;
+    };
+    let (exports, _) = exports();
+    let examples = json!([{"query": "rust"}, {"query": "tokio", "limit": 5}]);
+    assert_eq!(exports["anthropic"]["sdk_search"]["input_examples"], examples);
+    assert_eq!(exports["anthropic_strict"]["sdk_search"]["input_examples"], examples);
+    // `ToolParam` is a TypedDict: it drops keys it does not know, so coming back unchanged (what
+    // the script checks for every entry it reports) means `input_examples` is one of its fields.
+    let tools = schemas_report()["anthropic"]["tools"].as_array().unwrap();
+    for dialect in ["anthropic", "anthropic_strict"] {
+        let strict = if dialect == "anthropic" { Value::Null } else { Value::Bool(true) };
+        assert!(tools.contains(&json!({"tool": "sdk_search", "dialect": dialect, "strict": strict})));
+    }
 }
 
 #[test]

@@ -486,7 +486,7 @@ impl CatalogBuilder {
 }
 
 /// Checks one definition: name, description, object root, `required` ⊆ `properties`,
-/// examples that the tool itself accepts.
+/// examples (see [`example_problems`]).
 fn validate(tool: &dyn Tool) -> Vec<CatalogProblem> {
     let d = tool.definition();
     let mut reasons = Vec::new();
@@ -511,16 +511,90 @@ fn validate(tool: &dyn Tool) -> Vec<CatalogProblem> {
         }
         _ => reasons.push("has an input schema without a `required` array".to_owned()),
     }
-    for (i, example) in d.examples.iter().enumerate() {
-        let mut request = ToolCallRequest::new(&d.name, format!("example-{i}"), example.to_string());
-        if let Err(errors) = tool.bind(&mut request, ExtractionPolicy::LENIENT).map(drop::<Invocation>) {
-            reasons.push(format!("has example {i} that its own arguments refuse: {errors}"));
-        }
-    }
+    reasons.extend(example_problems(tool));
     reasons
         .into_iter()
         .map(|reason| CatalogProblem::InvalidDefinition { name: d.name.clone(), location: d.source.clone(), reason })
         .collect()
+}
+
+/// What is wrong with the examples of `tool`. An example teaches the model a form, so it must
+/// be the arguments object of one call exactly as the tool takes it: a JSON object, valid
+/// against the input schema, and bound under the strict policy without a warning (a repair or
+/// a conversion the lenient policy would make is a form the model should not learn). Each
+/// example stops at its first failing check, so one mistake is said once. The work is
+/// bounded: at most [`ToolDefinition::MAX_EXAMPLES`] examples of at most
+/// [`ToolDefinition::MAX_EXAMPLE_BYTES`] each are checked.
+fn example_problems(tool: &dyn Tool) -> Vec<String> {
+    let d = tool.definition();
+    let mut reasons = Vec::new();
+    if d.examples.is_empty() {
+        return reasons;
+    }
+    if d.examples.len() > ToolDefinition::MAX_EXAMPLES {
+        reasons.push(format!(
+            "has {} examples: keep at most {} (a few examples teach the form; more only cost the model's context)",
+            d.examples.len(),
+            ToolDefinition::MAX_EXAMPLES
+        ));
+    }
+    let validator = match jsonschema::options()
+        .should_validate_formats(true)
+        .should_ignore_unknown_formats(true)
+        .build(&d.input_schema)
+    {
+        Ok(validator) => Some(validator),
+        Err(error) => {
+            reasons.push(format!("has examples, but its input schema cannot check them: {error}"));
+            None
+        }
+    };
+    for (i, example) in d.examples.iter().enumerate().take(ToolDefinition::MAX_EXAMPLES) {
+        let text = example.to_string();
+        if text.len() > ToolDefinition::MAX_EXAMPLE_BYTES {
+            reasons.push(format!(
+                "has example {i} of {} bytes of JSON: an example may have at most {} bytes",
+                text.len(),
+                ToolDefinition::MAX_EXAMPLE_BYTES
+            ));
+            continue;
+        }
+        if !example.is_object() {
+            reasons.push(format!(
+                "has example {i} that is not a JSON object ({}): an example is the arguments object of one call",
+                crate::model::received_text(example)
+            ));
+            continue;
+        }
+        let Some(validator) = &validator else { continue };
+        let refusals: Vec<String> = validator
+            .iter_errors(example)
+            .map(|error| {
+                let pointer = error.instance_path().to_string();
+                let place = if pointer.is_empty() { "(arguments)".to_owned() } else { pointer };
+                format!("at `{place}`: {error}")
+            })
+            .collect();
+        if !refusals.is_empty() {
+            reasons.push(format!("has example {i} that its input schema refuses: {}", refusals.join("; ")));
+            continue;
+        }
+        let mut request = ToolCallRequest::new(&d.name, format!("example-{i}"), text);
+        match tool.bind(&mut request, ExtractionPolicy::STRICT).map(drop::<Invocation>) {
+            Err(errors) => {
+                reasons.push(format!("has example {i} that its own arguments refuse under the strict policy: {errors}"))
+            }
+            Ok(()) if !request.parse_warnings.is_empty() => {
+                let warnings: Vec<String> = request.parse_warnings.iter().map(ToString::to_string).collect();
+                reasons.push(format!(
+                    "has example {i} that its own arguments take only with a warning: {}; write the value as the tool declares it",
+                    warnings.join("; ")
+                ));
+            }
+            Ok(()) => {}
+        }
+    }
+    reasons
 }
 
 /// A `'static` tool held in a catalog.

@@ -337,6 +337,54 @@ impl ArgumentMap {
         }
     }
 
+    /// `arguments` in the declared form as the provider receives them: the export's renamed
+    /// property names in place of the declared ones, and the places that go out as JSON text
+    /// written as JSON text. What [`restore`](Self::restore) undoes; an export sends a tool's
+    /// examples through it, so that an example shows the form the model must write.
+    pub(crate) fn to_wire(&self, arguments: &Value) -> Value {
+        self.to_wire_at(&[&self.root], arguments, 0)
+    }
+
+    /// `nodes`: every description of this place (union branches and definitions merged).
+    fn to_wire_at(&self, nodes: &[&WireNode], value: &Value, depth: usize) -> Value {
+        let mut all = Vec::new();
+        let mut seen = BTreeSet::new();
+        for node in nodes {
+            self.expand(node, &mut all, &mut seen);
+        }
+        if all.is_empty() || depth > MAX_RESTORE_DEPTH {
+            return value.clone();
+        }
+        if all.iter().any(|node| node.json_text) {
+            return Value::String(value.to_string());
+        }
+        match value {
+            Value::Object(object) => {
+                let mut out = Map::with_capacity(object.len());
+                for (name, child) in object {
+                    let wire = all
+                        .iter()
+                        .find_map(|node| node.renamed.iter().find(|(_, declared)| *declared == name))
+                        .map_or(name, |(wire, _)| wire);
+                    let below: Vec<&WireNode> =
+                        all.iter().filter_map(|node| node.properties.get(name).or(node.values.as_deref())).collect();
+                    let child =
+                        if below.is_empty() { child.clone() } else { self.to_wire_at(&below, child, depth + 1) };
+                    out.insert(wire.clone(), child);
+                }
+                Value::Object(out)
+            }
+            Value::Array(elements) => {
+                let below: Vec<&WireNode> = all.iter().filter_map(|node| node.items.as_deref()).collect();
+                if below.is_empty() {
+                    return value.clone();
+                }
+                Value::Array(elements.iter().map(|element| self.to_wire_at(&below, element, depth + 1)).collect())
+            }
+            _ => value.clone(),
+        }
+    }
+
     /// `node` and the definitions it refers to, each once.
     fn expand<'a>(&'a self, node: &'a WireNode, out: &mut Vec<&'a WireNode>, seen: &mut BTreeSet<&'a str>) {
         out.push(node);

@@ -104,9 +104,13 @@ fn section(out: &mut String, tool: &ToolDefinition) {
             );
         }
     }
-    if !tool.examples.is_empty() {
+    // As an export sends them: whole argument objects, at most `MAX_EXAMPLES` (a catalog
+    // refuses the others; a definition documented without one has them left out here too).
+    let examples: Vec<&Value> =
+        tool.examples.iter().filter(|e| e.is_object()).take(ToolDefinition::MAX_EXAMPLES).collect();
+    if !examples.is_empty() {
         out.push_str("\nExamples:\n\n```json\n");
-        for example in &tool.examples {
+        for example in examples {
             let call = serde_json::json!({ "name": tool.name, "arguments": example });
             let _ = writeln!(out, "{call}");
         }

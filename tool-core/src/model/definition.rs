@@ -264,7 +264,11 @@ pub struct ToolDefinition {
     /// The tool's own version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
-    /// Example argument objects.
+    /// Example argument objects, each the arguments of one whole call: a catalog checks each
+    /// against the input schema and the tool's own arguments (at most
+    /// [`MAX_EXAMPLES`](Self::MAX_EXAMPLES), each at most
+    /// [`MAX_EXAMPLE_BYTES`](Self::MAX_EXAMPLE_BYTES)); exports send them natively (Anthropic's
+    /// `input_examples`) or folded into the description.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<Value>,
     /// MCP-style behaviour hints.
@@ -293,6 +297,13 @@ pub struct ToolDefinition {
 }
 
 impl ToolDefinition {
+    /// The most examples a tool may have: a catalog refuses more, and an export sends no more
+    /// (an example teaches a form; a few do, and each one costs the model's context).
+    pub const MAX_EXAMPLES: usize = 16;
+    /// The longest example, in bytes of compact JSON: a catalog refuses a longer one, and an
+    /// export leaves it out.
+    pub const MAX_EXAMPLE_BYTES: usize = 4096;
+
     /// The parameter with this wire name.
     pub fn parameter(&self, name: &str) -> Option<&ToolParameter> {
         self.parameters.iter().find(|p| p.name == name)

@@ -101,7 +101,8 @@ fn tool_objects<'a>(tools: impl IntoIterator<Item = &'a ToolDefinition>) -> Resu
         .map(|(definition, tool)| {
             json!({
                 "name": definition.name,
-                "description": definition.description,
+                // The export's description: the declared one with the tool's examples appended.
+                "description": tool.get("description").cloned().unwrap_or(Value::Null),
                 "parameters": tool.get("schema").cloned().unwrap_or(Value::Null),
             })
         })

@@ -204,7 +204,10 @@ impl DynamicToolBuilder {
         self
     }
 
-    /// An example arguments object; the catalog checks it against the tool's own arguments.
+    /// The arguments object of one whole call, as an example for the model: the catalog checks
+    /// that it is an object the input schema accepts and the tool binds strictly without a
+    /// warning ([`ToolDefinition::examples`] has the bounds); exports send it as Anthropic's
+    /// `input_examples` or in the description.
     pub fn example(mut self, arguments: Value) -> Self {
         self.examples.push(arguments);
         self

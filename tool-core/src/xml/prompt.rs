@@ -75,7 +75,8 @@ pub fn functions_block<'a>(tools: impl IntoIterator<Item = &'a ToolDefinition>) 
     let mut block = String::from("<functions>\n");
     for (definition, tool) in definitions.iter().zip(exported.tools) {
         let mut function = Map::new();
-        function.insert("description".into(), definition.description.clone().into());
+        // The export's description: the declared one with the tool's examples appended.
+        function.insert("description".into(), tool.get("description").cloned().unwrap_or(Value::Null));
         function.insert("name".into(), definition.name.clone().into());
         function.insert("parameters".into(), tool.get("schema").cloned().unwrap_or(Value::Null));
         block.push_str("<function>");

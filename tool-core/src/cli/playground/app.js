@@ -344,9 +344,18 @@ function select(tool) {
   });
 
   const facts = [tool.kind].concat(tool.tags || []).join(" · ");
+  // Each example is a whole call's arguments: a click puts it in the form and the box.
+  const examples = (tool.examples || []).map((example, i) => {
+    const button = el("button", { type: "button", class: "example", "data-example": String(i) }, JSON.stringify(example));
+    button.addEventListener("click", () => { state.form._write(example); changed(); });
+    return el("li", {}, button);
+  });
   main.replaceChildren(
     el("div", { class: "tool-head" }, el("h2", {}, tool.name), el("span", { class: "hint" }, facts)),
     el("p", { class: "description" }, tool.description || ""),
+    examples.length
+      ? el("section", { id: "examples" }, el("h3", {}, "Examples"), el("ul", { class: "examples" }, ...examples))
+      : null,
     el("div", { class: "columns" },
       el("div", {}, form),
       el("div", { class: "side" }, el("label", { for: "raw" }, "Arguments, as the model would send them"), raw,

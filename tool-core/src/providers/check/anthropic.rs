@@ -22,8 +22,16 @@ pub(super) fn anthropic_tool(tool: &Value, strict: bool, out: &mut Out) {
             return search_tool(top, name, out);
         }
     }
-    let allowed =
-        ["name", "description", "input_schema", "strict", "eager_input_streaming", "cache_control", "defer_loading"];
+    let allowed = [
+        "name",
+        "description",
+        "input_schema",
+        "strict",
+        "eager_input_streaming",
+        "cache_control",
+        "defer_loading",
+        "input_examples",
+    ];
     check_keys(top, "", "A1", &allowed, out);
     match top.get("defer_loading") {
         None | Some(Value::Bool(false)) => {}
@@ -59,6 +67,33 @@ pub(super) fn anthropic_tool(tool: &Value, strict: bool, out: &mut Out) {
     doc.check(out);
     if strict {
         doc.anthropic_recursion(out);
+    }
+    if let Some(examples) = top.get("input_examples") {
+        input_examples(examples, schema, out);
+    }
+}
+
+/// A1: `input_examples` is a list of argument objects, each valid against the tool's
+/// `input_schema` (the API refuses the request otherwise).
+fn input_examples(examples: &Value, schema: &Value, out: &mut Out) {
+    let Some(examples) = examples.as_array() else {
+        return out.push("A1", "/input_examples", "`input_examples` must be a list of argument objects");
+    };
+    let validator = jsonschema::options().should_ignore_unknown_formats(true).build(schema).ok();
+    for (i, example) in examples.iter().enumerate() {
+        let at = format!("/input_examples/{i}");
+        if !example.is_object() {
+            out.push("A1", at, "an example must be an object of arguments");
+            continue;
+        }
+        let Some(validator) = &validator else { continue };
+        for error in validator.iter_errors(example) {
+            out.push(
+                "A1",
+                format!("{at}{}", error.instance_path()),
+                format!("the example does not match `input_schema`: {error}"),
+            );
+        }
     }
 }
 

@@ -1,5 +1,5 @@
-//! The providers' size limits: on one strict schema (OpenAI) and on a request's strict tools
-//! (Anthropic).
+//! The providers' size limits: on one strict schema (OpenAI), on a request's strict tools
+//! (Anthropic), and on a tool's description (OpenAI).
 
 use serde_json::Value;
 
@@ -82,4 +82,14 @@ pub(super) fn openai_strict_limit(schema: &Value) -> Option<String> {
         (count.text, 120_000, "characters of names and enum values"),
     ];
     limits.into_iter().find(|(n, max, _)| n > max).map(|(n, max, what)| format!("{n} {what} (at most {max})"))
+}
+
+/// The most characters a tool's description may have, where the dialect says: OpenAI refuses a
+/// longer function description (`string_above_max_length`: "Expected a string with maximum
+/// length 1024"), in Chat Completions and the Responses API alike. The others publish none.
+pub(super) fn description_limit(dialect: Dialect) -> Option<usize> {
+    match dialect {
+        Dialect::OpenAiChat { .. } | Dialect::OpenAiResponses { .. } => Some(1024),
+        _ => None,
+    }
 }

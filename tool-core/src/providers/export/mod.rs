@@ -13,9 +13,15 @@
 //! free-form value or map where every object must be closed goes as JSON text, a property name
 //! the provider refuses goes under a name it accepts. The [`NameMap`] keeps per tool where
 //! ([`ArgumentMap`]), so that calls come back in the declared form.
+//!
+//! A tool's whole-call examples go where [`ExportOptions::examples`] says: Anthropic's
+//! `input_examples`, else a line `Examples: {...}; {...}` appended to the description (within
+//! OpenAI's 1,024 characters), written in the form the arguments go out in (the same
+//! [`ArgumentMap`]; in OpenAI strict mode with each optional argument left out as null).
 
 mod defs; // `$defs` hoisted to the root, recursion and reachability of definitions
 mod dialect; // what each dialect accepts, as the walk's rules
+mod examples; // a tool's whole-call examples: native, in the description, or not sent
 mod keywords; // the keyword and format lists of each dialect
 mod limits; // the providers' size limits on a schema and on a request
 mod node; // what a schema node takes: any value, an object, null
@@ -24,6 +30,7 @@ mod rewrite; // one node's keywords rewritten for the dialect
 mod walk; // the walk over one tool's schema
 mod words; // what a dialect cannot say, in the words added to descriptions
 
+pub use examples::ExamplePlacement;
 pub use report::{ConversionNote, ConversionReport, ExportError, ExportProblem, Exported, NoteAction};
 pub(crate) use walk::mcp_wraps_output;
 
@@ -69,12 +76,21 @@ pub fn export<'a>(
 pub struct ExportOptions {
     /// What to do when two tools would reach the provider under the same name.
     pub name_collisions: NameCollisions,
+    /// Where the tools' examples go: natively where the dialect takes them, else into the
+    /// description (the default), always into the description, or nowhere.
+    pub examples: ExamplePlacement,
 }
 
 impl ExportOptions {
     /// These options, with `name_collisions` settled this way.
     pub fn name_collisions(mut self, name_collisions: NameCollisions) -> Self {
         self.name_collisions = name_collisions;
+        self
+    }
+
+    /// These options, with the examples placed this way.
+    pub fn examples(mut self, examples: ExamplePlacement) -> Self {
+        self.examples = examples;
         self
     }
 }
@@ -178,7 +194,7 @@ pub fn export_with<'a>(
     }
     for definition in &definitions {
         let Some(wire) = wire_names.get(definition.name.as_str()) else { continue };
-        match export_one(dialect, definition, wire) {
+        match export_one(dialect, options.examples, definition, wire) {
             Ok((tool, mut notes, arguments)) => {
                 out.push(tool);
                 names.insert_arguments(&definition.name, arguments);
@@ -222,6 +238,7 @@ fn position(definitions: &[&ToolDefinition], name: &str) -> usize {
 /// One tool in `dialect`, with the notes of what changed.
 fn export_one(
     dialect: Dialect,
+    examples: ExamplePlacement,
     definition: &ToolDefinition,
     wire: &str,
 ) -> Result<(Value, Vec<ConversionNote>, ArgumentMap), Vec<ExportProblem>> {
@@ -244,7 +261,9 @@ fn export_one(
         return Err(walk.problems);
     }
     let no_parameters = definition.parameters.is_empty();
-    let description = definition.description.clone();
+    let placed = examples::place(dialect, examples, definition, &arguments, &parameters);
+    walk.notes.extend(placed.notes);
+    let description = placed.description;
     let name = wire.to_owned();
     let tool = match dialect {
         Dialect::OpenAiChat { strict } => json!({
@@ -258,6 +277,9 @@ fn export_one(
             let mut tool = json!({"name": name, "description": description, "input_schema": parameters});
             if strict {
                 tool["strict"] = Value::Bool(true);
+            }
+            if let Some(examples) = placed.native {
+                tool["input_examples"] = Value::Array(examples);
             }
             tool
         }
