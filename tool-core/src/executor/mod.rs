@@ -523,7 +523,7 @@ impl Executor {
     /// be async, arguments read on the blocking pool), so that they run in tasks of their own.
     fn checks_wait(&self, requests: &[ToolCallRequest]) -> bool {
         let rules = &self.policy.rules;
-        !rules.input.is_empty()
+        rules.input.iter().any(|g| g.guard.waits())
             || rules.repair.is_some()
             || rules.approver.is_some()
             || requests.iter().any(binds_off_workers)

@@ -122,7 +122,11 @@ impl Executor {
         if !guards.is_empty() {
             let call = GuardedCall::new(Arc::clone(&prepared.request), self.catalog.clone());
             for guard in guards {
-                match guard.guard.check(&call).await {
+                let verdict = match guard.guard.check_now(&call) {
+                    Some(verdict) => verdict,
+                    None => guard.guard.check(&call).await,
+                };
+                match verdict {
                     InputVerdict::Allow => way.decide(Step::InputGuardrail, &guard.name, Outcome::Allowed, None),
                     InputVerdict::Reject(message) => {
                         way.decide(Step::InputGuardrail, &guard.name, Outcome::Rejected, Some(message.clone()));
@@ -423,7 +427,11 @@ impl Executor {
         let Some(definition) = self.catalog.definition(&record.request.tool_name) else { return record };
         let call = GuardedCall::new(Arc::clone(&record.request), self.catalog.clone());
         for guard in self.policy.rules.output.iter().filter(|g| g.scope.covers(definition)) {
-            match guard.guard.check(&call, &record.content).await {
+            let verdict = match guard.guard.check_now(&call, &record.content) {
+                Some(verdict) => verdict,
+                None => guard.guard.check(&call, &record.content).await,
+            };
+            match verdict {
                 OutputVerdict::Allow => way.decide(Step::OutputGuardrail, &guard.name, Outcome::Allowed, None),
                 OutputVerdict::Replace(output) => {
                     way.decide(Step::OutputGuardrail, &guard.name, Outcome::Replaced, None);

@@ -12,18 +12,18 @@ use crate::model::{ToolCallRequest, ToolDefinition, ToolOutput};
 use crate::tool::BoxFuture;
 
 /// A call as a guardrail sees it: the request after extraction, the tool's definition, and
-/// the arguments as the tool reads them. Cheap to clone, and `'static`, so an async guardrail
-/// may keep it across awaits.
+/// the arguments as the tool reads them. `'static`, so that an async guardrail may keep it
+/// across awaits.
 #[derive(Clone, Debug)]
 pub struct GuardedCall {
     request: Arc<ToolCallRequest>,
     catalog: ToolCatalog,
-    arguments: Arc<OnceLock<Value>>,
+    arguments: OnceLock<Value>,
 }
 
 impl GuardedCall {
     pub(crate) fn new(request: Arc<ToolCallRequest>, catalog: ToolCatalog) -> Self {
-        GuardedCall { request, catalog, arguments: Arc::default() }
+        GuardedCall { request, catalog, arguments: OnceLock::new() }
     }
 
     /// The request: raw arguments verbatim, warnings, conversation.
@@ -134,6 +134,18 @@ impl OutputVerdict {
 pub trait InputGuardrail: Send + Sync + 'static {
     /// Decides about `call`.
     fn check<'a>(&'a self, call: &'a GuardedCall) -> BoxFuture<'a, InputVerdict>;
+
+    /// Whether [`check`](Self::check) may wait (on a service, a lock); a batch whose
+    /// guardrails never wait checks its calls in place rather than in tasks of their own.
+    fn waits(&self) -> bool {
+        true
+    }
+
+    /// The verdict at once, for a guardrail that never waits; `None` to have `check` asked.
+    fn check_now(&self, call: &GuardedCall) -> Option<InputVerdict> {
+        let _ = call;
+        None
+    }
 }
 
 impl<F> InputGuardrail for F
@@ -142,6 +154,14 @@ where
 {
     fn check<'a>(&'a self, call: &'a GuardedCall) -> BoxFuture<'a, InputVerdict> {
         Box::pin(std::future::ready(self(call)))
+    }
+
+    fn waits(&self) -> bool {
+        false
+    }
+
+    fn check_now(&self, call: &GuardedCall) -> Option<InputVerdict> {
+        Some(self(call))
     }
 }
 
@@ -152,6 +172,12 @@ where
 pub trait OutputGuardrail: Send + Sync + 'static {
     /// Decides about `output`, the result of `call`.
     fn check<'a>(&'a self, call: &'a GuardedCall, output: &'a ToolOutput) -> BoxFuture<'a, OutputVerdict>;
+
+    /// The verdict at once, for a guardrail that never waits; `None` to have `check` asked.
+    fn check_now(&self, call: &GuardedCall, output: &ToolOutput) -> Option<OutputVerdict> {
+        let _ = (call, output);
+        None
+    }
 }
 
 impl<F> OutputGuardrail for F
@@ -160,6 +186,10 @@ where
 {
     fn check<'a>(&'a self, call: &'a GuardedCall, output: &'a ToolOutput) -> BoxFuture<'a, OutputVerdict> {
         Box::pin(std::future::ready(self(call, output)))
+    }
+
+    fn check_now(&self, call: &GuardedCall, output: &ToolOutput) -> Option<OutputVerdict> {
+        Some(self(call, output))
     }
 }
 

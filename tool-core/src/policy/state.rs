@@ -21,12 +21,14 @@ pub(crate) struct PolicyState {
 
 #[derive(Debug, Default)]
 struct Inner {
-    conversations: HashMap<Option<String>, Conversation>,
+    conversations: HashMap<String, Conversation>,
     /// Conversations by last use, oldest first.
-    order: BTreeMap<u64, Option<String>>,
+    order: BTreeMap<u64, String>,
     tick: u64,
-    /// `RateScope::Tool` cells: per limit and tool (tools are the catalog's, so bounded).
-    tool_cells: HashMap<(usize, String), Instant>,
+    /// The calls without a conversation, counted as one of their own for rate limits.
+    none: Conversation,
+    /// `RateScope::Tool` cells: per tool (the catalog's, so bounded) and limit.
+    tool_cells: HashMap<String, HashMap<usize, Instant>>,
 }
 
 #[derive(Debug, Default)]
@@ -36,7 +38,10 @@ struct Conversation {
     tools: HashMap<String, u32>,
     spent: HashSet<String>,
     all_spent: bool,
-    cells: HashMap<(usize, Option<String>), Instant>,
+    /// `RateScope::Conversation` cells, per limit.
+    cells: HashMap<usize, Instant>,
+    /// `RateScope::ToolInConversation` cells, per tool and limit.
+    tool_cells: HashMap<String, HashMap<usize, Instant>>,
 }
 
 /// How a call ended, for the retry budget.
@@ -71,7 +76,7 @@ impl PolicyState {
     pub(crate) fn spent(&self, conversation: Option<&str>, tool: Option<&str>, budget: &RetryBudget) -> Option<Spent> {
         let conversation = conversation?;
         self.with(|inner| {
-            let entry = inner.conversations.get(&Some(conversation.to_owned()))?;
+            let entry = inner.conversations.get(conversation)?;
             if entry.all_spent {
                 return Some(Spent::Conversation(budget.per_conversation));
             }
@@ -94,7 +99,7 @@ impl PolicyState {
         }
         let max = self.max_conversations;
         self.with(|inner| {
-            let entry = inner.entry(Some(conversation.to_owned()), max);
+            let entry = inner.entry(conversation, max);
             if outcome == Try::Succeeded {
                 entry.in_a_row = 0;
                 if let Some(tool) = tool {
@@ -104,7 +109,10 @@ impl PolicyState {
             }
             entry.in_a_row = entry.in_a_row.saturating_add(1);
             let tool_count = tool.map_or(0, |tool| {
-                let count = entry.tools.entry(tool.to_owned()).or_default();
+                let count = match entry.tools.get_mut(tool) {
+                    Some(count) => count,
+                    None => entry.tools.entry(tool.to_owned()).or_default(),
+                };
                 *count = count.saturating_add(1);
                 *count
             });
@@ -131,28 +139,27 @@ impl PolicyState {
         definition: &ToolDefinition,
         now: Instant,
     ) -> Result<(), (usize, Duration)> {
-        let applying: Vec<usize> = (0..limits.len()).filter(|&i| limits[i].tools.covers(definition)).collect();
-        if applying.is_empty() {
+        let covers = |i: &usize| limits[*i].tools.covers(definition);
+        if !(0..limits.len()).any(|i| covers(&i)) {
             return Ok(());
         }
         let max = self.max_conversations;
         let tool = definition.name.as_str();
         self.with(|inner| {
             // Each cell holds its theoretical arrival time; a call fits while that is at most
-            // `per - interval` ahead of now.
-            let mut next = Vec::with_capacity(applying.len());
-            for &i in &applying {
+            // `per - interval` ahead of now. Every limit is checked before any place is taken.
+            for i in (0..limits.len()).filter(covers) {
                 let limit = &limits[i];
-                let cell = inner.cell(i, limit.scope, conversation, tool, max);
-                let arrival = cell.map_or(now, |at| at.max(now));
+                let arrival = inner.cell(i, limit.scope, conversation, tool).map_or(now, |at| at.max(now));
                 let tolerance = limit.per - limit.interval();
                 if arrival > now + tolerance {
                     return Err((i, arrival - tolerance - now));
                 }
-                next.push((i, arrival + limit.interval()));
             }
-            for (i, at) in next {
-                inner.set_cell(i, limits[i].scope, conversation, tool, at, max);
+            for i in (0..limits.len()).filter(covers) {
+                let limit = &limits[i];
+                let arrival = inner.cell(i, limit.scope, conversation, tool).map_or(now, |at| at.max(now));
+                inner.set_cell(i, limit.scope, conversation, tool, arrival + limit.interval(), max);
             }
             Ok(())
         })
@@ -160,9 +167,12 @@ impl PolicyState {
 
     /// Forgets a conversation's counts and cells.
     pub(crate) fn forget(&self, conversation: Option<&str>) {
-        self.with(|inner| {
-            if let Some(entry) = inner.conversations.remove(&conversation.map(str::to_owned)) {
-                inner.order.remove(&entry.used);
+        self.with(|inner| match conversation {
+            None => inner.none = Conversation::default(),
+            Some(conversation) => {
+                if let Some(entry) = inner.conversations.remove(conversation) {
+                    inner.order.remove(&entry.used);
+                }
             }
         });
     }
@@ -175,57 +185,63 @@ impl PolicyState {
 }
 
 impl Inner {
-    fn entry(&mut self, key: Option<String>, max: usize) -> &mut Conversation {
+    /// The conversation's entry, made when new (forgetting the least recently used one at
+    /// the bound), marked as the most recently used.
+    fn entry(&mut self, conversation: &str, max: usize) -> &mut Conversation {
         self.tick += 1;
         let tick = self.tick;
-        if !self.conversations.contains_key(&key) && self.conversations.len() >= max {
-            if let Some((_, oldest)) = self.order.pop_first() {
-                self.conversations.remove(&oldest);
+        let key = match self.conversations.get(conversation) {
+            Some(entry) => self.order.remove(&entry.used).unwrap_or_else(|| conversation.to_owned()),
+            None => {
+                if self.conversations.len() >= max {
+                    if let Some((_, oldest)) = self.order.pop_first() {
+                        self.conversations.remove(&oldest);
+                    }
+                }
+                self.conversations.insert(conversation.to_owned(), Conversation::default());
+                conversation.to_owned()
             }
-        }
-        let entry = self.conversations.entry(key.clone()).or_default();
-        if entry.used != 0 {
-            self.order.remove(&entry.used);
-        }
-        entry.used = tick;
+        };
         self.order.insert(tick, key);
+        let entry = self.conversations.get_mut(conversation).unwrap_or_else(|| unreachable!("inserted above"));
+        entry.used = tick;
         entry
     }
 
-    fn cell(
-        &mut self,
-        i: usize,
-        scope: RateScope,
-        conversation: Option<&str>,
-        tool: &str,
-        _max: usize,
-    ) -> Option<Instant> {
+    fn cell(&self, i: usize, scope: RateScope, conversation: Option<&str>, tool: &str) -> Option<Instant> {
+        let cells = match scope {
+            RateScope::Tool => return self.tool_cells.get(tool)?.get(&i).copied(),
+            _ => match conversation {
+                None => &self.none,
+                Some(conversation) => self.conversations.get(conversation)?,
+            },
+        };
         match scope {
-            RateScope::Tool => self.tool_cells.get(&(i, tool.to_owned())).copied(),
-            RateScope::Conversation | RateScope::ToolInConversation => {
-                let entry = self.conversations.get(&conversation.map(str::to_owned))?;
-                let tool = (scope == RateScope::ToolInConversation).then(|| tool.to_owned());
-                entry.cells.get(&(i, tool)).copied()
-            }
+            RateScope::ToolInConversation => cells.tool_cells.get(tool)?.get(&i).copied(),
+            _ => cells.cells.get(&i).copied(),
         }
     }
 
-    fn set_cell(
-        &mut self,
-        i: usize,
-        scope: RateScope,
-        conversation: Option<&str>,
-        tool: &str,
-        at: Instant,
-        max: usize,
-    ) {
-        match scope {
-            RateScope::Tool => {
-                self.tool_cells.insert((i, tool.to_owned()), at);
+    fn set_cell(&mut self, i: usize, scope: RateScope, conversation: Option<&str>, tool: &str, at: Instant, max: usize) {
+        let per_tool = |cells: &mut HashMap<String, HashMap<usize, Instant>>| {
+            match cells.get_mut(tool) {
+                Some(cells) => cells,
+                None => cells.entry(tool.to_owned()).or_default(),
             }
-            RateScope::Conversation | RateScope::ToolInConversation => {
-                let tool = (scope == RateScope::ToolInConversation).then(|| tool.to_owned());
-                self.entry(conversation.map(str::to_owned), max).cells.insert((i, tool), at);
+            .insert(i, at);
+        };
+        if scope == RateScope::Tool {
+            per_tool(&mut self.tool_cells);
+            return;
+        }
+        let entry = match conversation {
+            None => &mut self.none,
+            Some(conversation) => self.entry(conversation, max),
+        };
+        match scope {
+            RateScope::ToolInConversation => per_tool(&mut entry.tool_cells),
+            _ => {
+                entry.cells.insert(i, at);
             }
         }
     }
