@@ -14,6 +14,7 @@
 //! tools of a catalog, called through the executor like local ones; deferred, with
 //! [`McpImportBuilder::defer`], for a tool search to find.
 
+mod approve; // approval of served calls by the client's user, or their pending state
 mod ask;
 mod guard;
 mod http;
