@@ -111,7 +111,9 @@ pub(super) fn approval_request(pending: &PendingCall) -> ElicitationRequest {
 fn decision(answer: ElicitationAnswer) -> Decision {
     match answer {
         ElicitationAnswer::Accept(content) if content.get("approve") == Some(&Value::Bool(true)) => Decision::Approve,
-        ElicitationAnswer::Accept(content) => Decision::deny(reason(&content).unwrap_or_else(|| NOT_APPROVED.to_owned())),
+        ElicitationAnswer::Accept(content) => {
+            Decision::deny(reason(&content).unwrap_or_else(|| NOT_APPROVED.to_owned()))
+        }
         ElicitationAnswer::Decline => Decision::deny(DECLINED),
         ElicitationAnswer::Cancel => Decision::deny(DISMISSED),
     }

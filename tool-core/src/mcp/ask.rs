@@ -11,9 +11,9 @@
 use std::time::Duration;
 
 use rmcp::model::{
-    CancelledNotificationParam, ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ProtocolVersion,
-    ServerRequest,
+    CancelledNotificationParam, ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    ProtocolVersion, ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, Peer, PeerRequestOptions, RequestContext, RoleServer, ServiceError};
 use rmcp::ErrorData;
