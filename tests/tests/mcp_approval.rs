@@ -506,3 +506,22 @@ async fn a_call_cancelled_while_it_waits_for_approval_withdraws_the_question() {
     assert_eq!(cancelled[0]["reason"], "the call that asked ended");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn long_arguments_are_shown_cut_to_their_bound() {
+    let asked = Asked::accepting(json!({"approve": false, "reason": "r".repeat(600)}));
+    let (client, _records) = serve(Executor::new(catalog()), asked.clone()).await;
+    let to = "x".repeat(5000);
+    let result = call(&client, "transfer", json!({"amount": 10, "to": to})).await;
+    // The arguments as indented JSON are 5,030 bytes: the first 4,000 are shown.
+    let shown = format!("{{\n  \"amount\": 10,\n  \"to\": \"{}", "x".repeat(3973));
+    let message = format!(
+        "Allow the tool `transfer` to run with these arguments?\n{shown}\n[cut at 4000 bytes of 5030]\nIt needs \
+         approval: the tool asks for approval of every call."
+    );
+    assert_eq!(asked.asked(), vec![approval_form(&message)]);
+    // The user's reason reaches the model cut to 500 characters.
+    let said = format!("A person denied this call of `transfer`: {}…", "r".repeat(500));
+    assert_eq!(result, text(&said, true));
+    client.cancel().await.unwrap();
+}
