@@ -280,7 +280,9 @@ async fn a_client_without_elicitation_gets_the_pending_call_as_an_error_result()
     let (client, records) = serve(Executor::new(catalog()), ()).await;
     let result = call(&client, "transfer", json!({"amount": 10, "to": "Ada"})).await;
     let record = records.lock().unwrap()[0].clone();
+    // The call's id is the JSON-RPC id of the `tools/call` (`initialize` was 0).
     let call_id = record.request.call_id.clone();
+    assert_eq!(call_id, "1");
     assert_eq!(
         result,
         json!({
