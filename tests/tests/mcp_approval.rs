@@ -527,3 +527,29 @@ async fn long_arguments_are_shown_cut_to_their_bound() {
     assert_eq!(result, text(&said, true));
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn over_streamable_http_the_request_for_approval_goes_on_the_calls_stream() {
+    use rmcp::transport::StreamableHttpClientTransport;
+    let records = Records::default();
+    let kept = Arc::clone(&records);
+    let server =
+        McpServer::new(Executor::new(catalog())).unwrap().on_record(move |r| kept.lock().unwrap().push(r.clone()));
+    let running = server.http().start().await.unwrap();
+    let asked = Asked::accepting(json!({"approve": false, "reason": "not over HTTP"}));
+    let client = asked.clone().serve(StreamableHttpClientTransport::from_uri(running.url())).await.unwrap();
+    let result = call(&client, "transfer", json!({"amount": 10, "to": "Ada"})).await;
+    assert_eq!(result, text("A person denied this call of `transfer`: not over HTTP", true));
+    assert_eq!(asked.asked(), vec![approval_form(TRANSFER_ASKED)]);
+    assert_eq!(records.lock().unwrap()[0].status, CallStatus::Denied);
+
+    // A client without elicitation over HTTP gets the pending result.
+    let plain = ().serve(StreamableHttpClientTransport::from_uri(running.url())).await.unwrap();
+    let result = call(&plain, "transfer", json!({"amount": 10, "to": "Ada"})).await;
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["structuredContent"]["status"], "pending");
+    assert_eq!(records.lock().unwrap()[1].status, CallStatus::Pending);
+    client.cancel().await.unwrap();
+    plain.cancel().await.unwrap();
+    running.shutdown().await;
+}
