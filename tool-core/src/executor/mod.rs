@@ -293,6 +293,20 @@ impl Executor {
         Executor { catalog, ..self.clone() }
     }
 
+    /// Whether the host gave an approver ([`ExecutorBuilder::on_approval`]): an MCP server
+    /// leaves the approval of its calls to it rather than ask the client's user.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn has_approver(&self) -> bool {
+        self.policy.rules.approver.is_some()
+    }
+
+    /// The time limit of a call of `tool`, counted from its receipt: the tool's own, else the
+    /// executor's.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn time_limit(&self, tool: &str) -> Option<Duration> {
+        self.catalog.definition(tool).and_then(|d| d.timeout).or(self.timeout)
+    }
+
     /// Runs one call.
     pub async fn execute(&self, request: ToolCallRequest) -> ExecutionRecord {
         self.execute_in(request, CallScope::default()).await

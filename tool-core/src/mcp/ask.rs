@@ -8,12 +8,14 @@
 // use it: served until the protocol removes it. rmcp marks its items deprecated.
 #![allow(deprecated)]
 
+use std::time::Duration;
+
 use rmcp::model::{
-    ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, ProtocolVersion,
-    ServerRequest,
+    CancelledNotificationParam, ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    ProtocolVersion, ServerRequest,
 };
-use rmcp::service::{OriginatingRequestId, Peer, RequestContext, RoleServer, ServiceError};
+use rmcp::service::{OriginatingRequestId, Peer, PeerRequestOptions, RequestContext, RoleServer, ServiceError};
 use rmcp::ErrorData;
 use serde_json::{json, Map, Value};
 
@@ -28,9 +30,7 @@ use crate::model::ToolError;
 /// requests, each when the client declared the capability at initialize. The requests go out
 /// as part of the call (on its stream, over streamable HTTP).
 pub(super) fn scope_asking_client(context: &RequestContext<RoleServer>, mut scope: CallScope) -> CallScope {
-    // Protocol 2026-07-28 has no server-to-client requests: its calls are answered, like those
-    // of clients without the capability, by the host's handlers or not at all.
-    if context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28) {
+    if !takes_requests(context) {
         return scope;
     }
     let capabilities = context.client_capabilities().unwrap_or_default();
@@ -45,10 +45,23 @@ pub(super) fn scope_asking_client(context: &RequestContext<RoleServer>, mut scop
         let (peer, origin) = (context.peer.clone(), context.id.clone());
         scope = scope.on_elicit(move |request| {
             let (peer, origin) = (peer.clone(), origin.clone());
-            async move { elicit_client(&peer, origin, request).await }
+            async move { elicit_client(&peer, origin, request, None).await }
         });
     }
     scope
+}
+
+/// Whether the client of `context` may be sent requests during the call. Protocol 2026-07-28
+/// has no server-to-client requests: its calls are answered, like those of clients without
+/// the capability, by the host's handlers or not at all.
+fn takes_requests(context: &RequestContext<RoleServer>) -> bool {
+    !context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Whether the client of `context` may be sent a form during this call: its protocol has
+/// server-to-client requests and it declared form elicitation.
+pub(super) fn client_takes_forms(context: &RequestContext<RoleServer>) -> bool {
+    takes_requests(context) && takes_forms(&context.client_capabilities().unwrap_or_default())
 }
 
 /// Whether the client fills in forms: it declared `elicitation` with `form`, or with neither
@@ -57,17 +70,45 @@ fn takes_forms(capabilities: &ClientCapabilities) -> bool {
     capabilities.elicitation.as_ref().is_some_and(|e| e.form.is_some() || e.url.is_none())
 }
 
-/// Sends `request` to the client as part of the call `origin`, and waits for the answer.
+/// Sends `request` to the client as part of the call `origin`, and waits for the answer, at
+/// most `limit` when given. A request left unanswered (the wait is over, or the call ended and
+/// dropped it) is cancelled at the client (`notifications/cancelled`), so that its user is not
+/// left with a question nobody waits for.
 async fn send(
     peer: &Peer<RoleServer>,
     origin: rmcp::model::RequestId,
     mut request: ServerRequest,
+    limit: Option<Duration>,
 ) -> Result<ClientResult, ServiceError> {
     use rmcp::model::GetExtensions;
     // rmcp marks a request sent from the handler's task itself; a tool may ask from a task of
     // its own, so the call's id is set here.
     request.extensions_mut().insert(OriginatingRequestId(origin));
-    peer.send_request(request).await
+    let options = limit.map_or_else(PeerRequestOptions::no_options, PeerRequestOptions::with_timeout);
+    let handle = peer.send_request_with_option(request, options).await?;
+    let mut unanswered = Unanswered { peer: peer.clone(), id: Some(handle.id.clone()) };
+    let answer = handle.await_response().await;
+    // Answered, or timed out (rmcp cancelled it then): nothing to cancel.
+    unanswered.id = None;
+    answer
+}
+
+/// A request sent to the client and not yet answered: cancelled at the client when dropped.
+struct Unanswered {
+    peer: Peer<RoleServer>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for Unanswered {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let reason = Some("the call that asked ended".to_owned());
+            let _ = peer.notify_cancelled(CancelledNotificationParam::new(Some(id), reason)).await;
+        });
+    }
 }
 
 /// What went wrong asking the client, for the tool.
@@ -93,7 +134,7 @@ async fn sample_client(
     let params: CreateMessageRequestParams = serde_json::from_value(sampling_params(&request)).map_err(|e| {
         ToolError::new(format!("The sampling request is not valid for MCP: {e}.")).with_code("sampling_failed")
     })?;
-    let answer = send(peer, origin, ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params)))
+    let answer = send(peer, origin, ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params)), None)
         .await
         .map_err(|e| failed(asking, "sampling_failed", e))?;
     match answer {
@@ -105,13 +146,15 @@ async fn sample_client(
     }
 }
 
-async fn elicit_client(
+/// Asks the client's user with the form of `request`, waiting at most `limit` when given.
+pub(super) async fn elicit_client(
     peer: &Peer<RoleServer>,
     origin: rmcp::model::RequestId,
     request: ElicitationRequest,
+    limit: Option<Duration>,
 ) -> Result<ElicitationAnswer, ToolError> {
     let params = elicitation_params(&request)?;
-    let answer = send(peer, origin, ServerRequest::ElicitRequest(ElicitRequest::new(params)))
+    let answer = send(peer, origin, ServerRequest::ElicitRequest(ElicitRequest::new(params)), limit)
         .await
         .map_err(|e| failed("ask its user", "elicitation_failed", e))?;
     match answer {

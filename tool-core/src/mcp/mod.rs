@@ -7,6 +7,10 @@
 //! cancellation) is an `isError` result carrying the message written for the model, never a
 //! JSON-RPC error the model cannot read. Beside the tools, a server offers the resources,
 //! resource templates and prompts of its [`McpPrimitives`], with completion of their arguments.
+//! A call that needs a person's approval is asked of the user of the calling client through
+//! elicitation, when it takes forms and the host's executor has no approver of its own;
+//! otherwise it ends pending, its result saying so
+//! ([`McpServer::ask_approval_by_elicitation`]).
 //! With [`McpServer::tool_search`] (feature `search`), the catalog's deferred tools are left out
 //! of `tools/list` and found with a search tool.
 //!
@@ -14,6 +18,7 @@
 //! tools of a catalog, called through the executor like local ones; deferred, with
 //! [`McpImportBuilder::defer`], for a tool search to find.
 
+mod approve; // approval of served calls by the client's user, or their pending state
 mod ask;
 mod guard;
 mod http;

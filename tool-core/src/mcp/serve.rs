@@ -103,6 +103,8 @@ pub struct McpServer {
     /// The most deferred tools a session's searches add to its `tools/list`.
     #[cfg(feature = "search")]
     max_discovered: usize,
+    /// Whether a call that needs approval is shown to the client's user through elicitation.
+    approval_by_elicitation: bool,
 }
 
 /// Numbers the sessions of this process, for their conversation ids.
@@ -308,6 +310,7 @@ impl McpServer {
             search: None,
             #[cfg(feature = "search")]
             max_discovered: super::search::MAX_SESSION_DISCOVERED,
+            approval_by_elicitation: true,
         })
     }
 
@@ -383,6 +386,24 @@ impl McpServer {
     /// failures and durations.
     pub fn on_record(mut self, observer: impl Fn(&ExecutionRecord) + Send + Sync + 'static) -> McpServer {
         self.observer = Some(Arc::new(observer));
+        self
+    }
+
+    /// Whether a call that needs a person's approval (see [`policy`](crate::policy)) is shown
+    /// to the user of the client that made it, through elicitation (`elicitation/create`: the
+    /// tool, its arguments and why, with an `approve` choice and an optional reason for the
+    /// model). On by default; it applies to clients that declared form elicitation, on a
+    /// protocol with server-to-client requests (before 2026-07-28), and only when the host's
+    /// executor has no approver of its own
+    /// ([`ExecutorBuilder::on_approval`](crate::ExecutorBuilder::on_approval)), which the host
+    /// chose and which answers instead.
+    ///
+    /// A call nobody is asked about ends pending: its result is an error result with the text
+    /// for the model and, for a tool without an output schema, the pending call in
+    /// `structuredContent`; the host's [`on_record`](Self::on_record) observer gets its record
+    /// with the [`PendingCall`](crate::policy::PendingCall) to store and resume.
+    pub fn ask_approval_by_elicitation(mut self, ask: bool) -> McpServer {
+        self.approval_by_elicitation = ask;
         self
     }
 
@@ -836,6 +857,8 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let received = std::time::Instant::now();
+        let called = request.name.to_string();
         let raw = request.arguments.map_or_else(|| "{}".to_owned(), |arguments| Value::Object(arguments).to_string());
         let served = self.current();
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
@@ -853,7 +876,10 @@ impl ServerHandler for McpServer {
         }
         let least =
             self.session.as_ref().and_then(|session| *session.log_level.lock().unwrap_or_else(|e| e.into_inner()));
-        let scope = super::ask::scope_asking_client(&context, CallScope::new().cancel_on(&context.ct));
+        let mut scope = super::ask::scope_asking_client(&context, CallScope::new().cancel_on(&context.ct));
+        if self.approval_by_elicitation {
+            scope = super::approve::scope_approving_by_client(&context, &served.executor, received, scope);
+        }
         let (scope, forwarding) = scope_for_client(&context, least, scope);
         #[cfg_attr(not(feature = "search"), allow(unused_mut))]
         let mut record = served.executor.execute_in(call, scope).await;
@@ -879,7 +905,12 @@ impl ServerHandler for McpServer {
         // Structured content is wrapped exactly as the exported output schema is.
         let catalog = served.executor.catalog();
         let output_schema = catalog.definition(&record.request.tool_name).and_then(|d| d.output_schema.as_ref());
-        let message = mcp_result(&record, output_schema);
+        let mut message = mcp_result(&record, output_schema);
+        // A client checks `structuredContent` against the tool's output schema, which a
+        // pending call's shape does not follow: only a tool without one carries it.
+        if let (None, Some(pending)) = (output_schema, super::approve::pending_content(&record, &called)) {
+            message["structuredContent"] = pending;
+        }
         let result = serde_json::from_value::<CallToolResult>(message)
             .map_err(|e| ErrorData::internal_error(format!("the result is not a valid MCP result: {e}"), None))?;
         Ok(result.into())
