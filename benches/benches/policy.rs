@@ -78,7 +78,9 @@ fn policy(c: &mut Criterion) {
     }
 
     let mut group = c.benchmark_group("policy");
-    group.bench_function("echo bare", |b| b.to_async(&rt).iter(|| bare.execute(ToolCallRequest::new("echo", "c1", RAW))));
+    group.bench_function("echo bare", |b| {
+        b.to_async(&rt).iter(|| bare.execute(ToolCallRequest::new("echo", "c1", RAW)))
+    });
     group.bench_function("echo, three input guardrails", |b| {
         b.to_async(&rt).iter(|| guarded.execute(ToolCallRequest::new("echo", "c1", RAW)))
     });
@@ -88,7 +90,9 @@ fn policy(c: &mut Criterion) {
     group.finish();
 
     let batch = |n: usize| -> Vec<ToolCallRequest> {
-        (0..n).map(|i| ToolCallRequest::new("echo", format!("c{i}"), RAW).in_conversation(format!("conv-{}", i % 100))).collect()
+        (0..n)
+            .map(|i| ToolCallRequest::new("echo", format!("c{i}"), RAW).in_conversation(format!("conv-{}", i % 100)))
+            .collect()
     };
     let mut group = c.benchmark_group("policy batch");
     group.sample_size(10);

@@ -240,7 +240,7 @@ async fn the_user_denies_with_a_reason_the_model_reads() {
     let asked = Asked::accepting(json!({"approve": false, "reason": "  Ada was paid yesterday. "}));
     let (client, records) = serve(Executor::new(catalog()), asked.clone()).await;
     let result = call(&client, "transfer", json!({"amount": 10, "to": "Ada"})).await;
-    assert_eq!(result, text("A person denied this call of `transfer`: Ada was paid yesterday.", true));
+    assert_eq!(result, text("This call of `transfer` was denied: Ada was paid yesterday.", true));
     let record = records.lock().unwrap()[0].clone();
     assert_eq!(record.status, CallStatus::Denied);
     assert_eq!(
@@ -255,15 +255,15 @@ async fn unticked_declined_and_dismissed_requests_deny_with_fixed_reasons() {
     let cases = [
         (
             ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": false})),
-            "A person denied this call of `transfer`: the user of the MCP client did not approve it",
+            "This call of `transfer` was denied: the user of the MCP client did not approve it",
         ),
         (
             ElicitResult::new(ElicitationAction::Decline),
-            "A person denied this call of `transfer`: the user of the MCP client declined it",
+            "This call of `transfer` was denied: the user of the MCP client declined it",
         ),
         (
             ElicitResult::new(ElicitationAction::Cancel),
-            "A person denied this call of `transfer`: the user of the MCP client dismissed the request for approval \
+            "This call of `transfer` was denied: the user of the MCP client dismissed the request for approval \
              without answering",
         ),
     ];
@@ -403,7 +403,7 @@ async fn the_hosts_approver_answers_instead_of_the_clients_user() {
     let asked = Asked::accepting(json!({"approve": true}));
     let (client, _records) = serve(executor, asked.clone()).await;
     let result = call(&client, "transfer", json!({"amount": 10, "to": "Ada"})).await;
-    assert_eq!(result, text("A person denied this call of `transfer`: the host keeps transfer for itself", true));
+    assert_eq!(result, text("This call of `transfer` was denied: the host keeps transfer for itself", true));
     assert_eq!(asked.asked(), Vec::<Value>::new());
     client.cancel().await.unwrap();
 }
@@ -448,7 +448,7 @@ async fn a_user_who_never_answers_is_cut_off_by_the_calls_time_limit() {
     assert_eq!(
         result,
         text(
-            "A person denied this call of `transfer`: nobody answered the request for approval within the call's time \
+            "This call of `transfer` was denied: nobody answered the request for approval within the call's time \
              limit (300ms)",
             true
         )
@@ -470,7 +470,7 @@ async fn a_client_that_refuses_the_request_denies_the_call_saying_so() {
     assert_eq!(
         result,
         text(
-            "A person denied this call of `transfer`: approval could not be asked: The MCP client refused to ask its \
+            "This call of `transfer` was denied: approval could not be asked: The MCP client refused to ask its \
              user (JSON-RPC error -32603: no screen to show it on).",
             true
         )
@@ -523,7 +523,7 @@ async fn long_arguments_are_shown_cut_to_their_bound() {
     );
     assert_eq!(asked.asked(), vec![approval_form(&message)]);
     // The user's reason reaches the model cut to 500 characters.
-    let said = format!("A person denied this call of `transfer`: {}…", "r".repeat(500));
+    let said = format!("This call of `transfer` was denied: {}…", "r".repeat(500));
     assert_eq!(result, text(&said, true));
     client.cancel().await.unwrap();
 }
@@ -539,7 +539,7 @@ async fn over_streamable_http_the_request_for_approval_goes_on_the_calls_stream(
     let asked = Asked::accepting(json!({"approve": false, "reason": "not over HTTP"}));
     let client = asked.clone().serve(StreamableHttpClientTransport::from_uri(running.url())).await.unwrap();
     let result = call(&client, "transfer", json!({"amount": 10, "to": "Ada"})).await;
-    assert_eq!(result, text("A person denied this call of `transfer`: not over HTTP", true));
+    assert_eq!(result, text("This call of `transfer` was denied: not over HTTP", true));
     assert_eq!(asked.asked(), vec![approval_form(TRANSFER_ASKED)]);
     assert_eq!(records.lock().unwrap()[0].status, CallStatus::Denied);
 

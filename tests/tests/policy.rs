@@ -229,7 +229,7 @@ async fn a_denied_call_gives_the_model_the_reason() {
     assert_eq!(record.status, CallStatus::Denied);
     assert!(record.is_error());
     assert_eq!(record.failure, Some(CallFailure::Denied { reason: "eve is not a known payee".into() }));
-    assert_eq!(record.model_text(), "A person denied this call of `transfer`: eve is not a known payee");
+    assert_eq!(record.model_text(), "This call of `transfer` was denied: eve is not a known payee");
     assert_eq!(record.request.arguments, Some(json!({"amount": 5, "to": "eve"})));
     assert_eq!(
         serde_json::to_value(Decision::deny("no")).unwrap(),
@@ -292,8 +292,8 @@ async fn an_approver_answers_at_once() {
         statuses,
         vec![
             (CallStatus::Success, "sent 1 to bob (approved: true)".to_owned()),
-            (CallStatus::Denied, "A person denied this call of `transfer`: only bob".to_owned()),
-            (CallStatus::Denied, "A person denied this call of `pay`: only bob".to_owned()),
+            (CallStatus::Denied, "This call of `transfer` was denied: only bob".to_owned()),
+            (CallStatus::Denied, "This call of `pay` was denied: only bob".to_owned()),
         ]
     );
     let mut asked = asked.lock().unwrap().clone();

@@ -79,7 +79,7 @@ async fn a_pending_call_stored_by_one_process_is_answered_and_run_by_another() {
 
     let record = second_process(&file, &Decision::deny("the account has open orders"));
     assert_eq!(record["status"], "denied");
-    assert_eq!(record["content"]["text"], "A person denied this call of `remove_account`: the account has open orders");
+    assert_eq!(record["content"]["text"], "This call of `remove_account` was denied: the account has open orders");
     assert_eq!(record["failure"], json!({"kind": "denied", "reason": "the account has open orders"}));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -313,7 +313,7 @@ impl Executor {
             }
             Decision::Deny { reason } => {
                 way.decide(Step::Approval, "person", Outcome::Denied, Some(reason.clone()));
-                let message = format!("A person denied this call of `{}`: {reason}", pending.request.tool_name);
+                let message = format!("This call of `{}` was denied: {reason}", pending.request.tool_name);
                 let mut request = pending.request;
                 request.arguments = Some(pending.arguments);
                 request.parse_warnings = pending.warnings;

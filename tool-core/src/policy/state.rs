@@ -222,7 +222,15 @@ impl Inner {
         }
     }
 
-    fn set_cell(&mut self, i: usize, scope: RateScope, conversation: Option<&str>, tool: &str, at: Instant, max: usize) {
+    fn set_cell(
+        &mut self,
+        i: usize,
+        scope: RateScope,
+        conversation: Option<&str>,
+        tool: &str,
+        at: Instant,
+        max: usize,
+    ) {
         let per_tool = |cells: &mut HashMap<String, HashMap<usize, Instant>>| {
             match cells.get_mut(tool) {
                 Some(cells) => cells,
