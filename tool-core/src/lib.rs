@@ -295,8 +295,8 @@ mod guides {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::context::FromContext;
+    pub use crate::declare::{approval_pending, created, run_blocking, run_struct, struct_output_schema};
     pub use crate::declare::{assert_numeric, assert_output, assert_param, assert_text, assert_tool_run};
-    pub use crate::declare::{created, run_blocking, run_struct, struct_output_schema};
     pub use crate::declare::{
         extract_by_single_pass, extract_by_tree, DeclaredTool, Registration, StaticTool, ToolRun,
     };
