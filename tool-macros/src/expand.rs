@@ -286,6 +286,8 @@ fn approval_check(
         }
         _ => path.to_token_stream(),
     };
+    // The values keep their hygiene but sit at the string, where a mismatch is reported.
+    let values = values.iter().map(|v| respan(v.clone(), span));
     // Called as written rather than through a `fn` pointer, so that deref coercion applies:
     // a `String` parameter may be read as `&str`, a `Vec<T>` as `&[T]`.
     quote_spanned! {span=>

@@ -89,14 +89,16 @@ pub struct ExampleField {
     /// The wire name as written (`r#type` is `type`).
     pub name: String,
     pub span: Span,
-    /// The value's JSON text.
-    pub json: String,
+    /// The value's JSON text; `None` when the value has an error (reported), so that the key
+    /// still counts as given.
+    pub json: Option<String>,
 }
 
 impl CallExample {
     /// The example as a JSON object text, its keys in the order written.
     pub fn json(&self) -> String {
-        let fields: Vec<String> = self.fields.iter().map(|f| format!("{}:{}", json_string(&f.name), f.json)).collect();
+        let fields: Vec<String> =
+            self.fields.iter().filter_map(|f| Some(format!("{}:{}", json_string(&f.name), f.json.as_ref()?))).collect();
         format!("{{{}}}", fields.join(","))
     }
 }
@@ -338,20 +340,20 @@ impl CallExample {
         for entry in entries {
             let (name, span, value) = match entry {
                 Entry::Key(field) => {
-                    let KeyValue::Assign(value) = &field.value else {
-                        errors.push(syn::Error::new(
-                            field.span(),
-                            format!("give `{}` a value: `{} = ..`", field.name(), field.name()),
-                        ));
-                        continue;
-                    };
                     let name =
                         field.name.segments.iter().map(|s| s.ident.unraw().to_string()).collect::<Vec<_>>().join("::");
+                    let value = match &field.value {
+                        KeyValue::Assign(value) => Some(value),
+                        _ => {
+                            errors.push(syn::Error::new(field.span(), format!("give `{name}` a value: `{name} = ..`")));
+                            None
+                        }
+                    };
                     (name, field.span(), value)
                 }
                 // `"max-results" = 10`: a wire name that is no Rust identifier.
                 Entry::Value(Expr::Assign(assign)) => match &*assign.left {
-                    Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) => (lit.value(), lit.span(), &*assign.right),
+                    Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) => (lit.value(), lit.span(), Some(&*assign.right)),
                     other => {
                         errors.push(syn::Error::new_spanned(other, message));
                         continue;
@@ -369,10 +371,8 @@ impl CallExample {
                 ));
                 continue;
             }
-            match example_json(value) {
-                Ok(json) => fields.push(ExampleField { name, span, json }),
-                Err(error) => errors.push(error),
-            }
+            let json = value.and_then(|value| example_json(value).map_err(|error| errors.push(error)).ok());
+            fields.push(ExampleField { name, span, json });
         }
         Ok(CallExample { span: key.span(), fields })
     }
@@ -812,8 +812,11 @@ mod tests {
                 "`example` takes a whole call's arguments, by parameter name: `example(query = \"rust\", limit = 5)`",
             ]
         );
-        // The fields without errors are kept, so that the parameters are still checked.
+        // The fields are kept, so that the parameters are still checked; those without errors
+        // have their JSON.
         assert_eq!(config.call_examples.len(), 1);
+        let names: Vec<&str> = config.call_examples[0].fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d", "e"]);
         assert_eq!(config.call_examples[0].json(), r#"{"c":1}"#);
     }
 

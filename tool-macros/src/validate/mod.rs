@@ -154,20 +154,30 @@ fn check_wire_names(wire: &[WireParam], errors: &mut Errors) {
     }
 }
 
-/// Each `example(..)` names only parameters, and every parameter the call needs.
+/// Each `example(..)` names only parameters, and every parameter the call needs. A parameter
+/// suggested for a mistyped key is not reported missing too: the one fix is the key's.
 fn check_examples(config: &ToolConfig, wire: &[WireParam], errors: &mut Errors) {
     let names: Vec<&str> = wire.iter().map(|p| p.wire_name.as_str()).collect();
     for example in &config.call_examples {
+        let mut suggested = Vec::new();
         for field in &example.fields {
             if names.contains(&field.name.as_str()) {
                 continue;
             }
-            let message = match (closest(&field.name, &names), names.as_slice()) {
-                (_, []) => {
+            let renamed = wire.iter().find(|p| p.binding.unraw() == field.name.as_str());
+            let message = match (renamed, closest(&field.name, &names), names.as_slice()) {
+                (Some(param), ..) => {
+                    suggested.push(param.wire_name.as_str());
+                    format!("`{}` is sent as `{}`: write `{} = ..`", field.name, param.wire_name, param.wire_name)
+                }
+                (None, _, []) => {
                     format!("`{}` is not a parameter: this tool takes none, so its example is `example()`", field.name)
                 }
-                (Some(best), _) => format!("`{}` is not a parameter of this tool: did you mean `{best}`?", field.name),
-                (None, _) => format!(
+                (None, Some(best), _) => {
+                    suggested.push(best);
+                    format!("`{}` is not a parameter of this tool: did you mean `{best}`?", field.name)
+                }
+                (None, None, _) => format!(
                     "`{}` is not a parameter of this tool; its parameters are {}",
                     field.name,
                     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
@@ -176,10 +186,11 @@ fn check_examples(config: &ToolConfig, wire: &[WireParam], errors: &mut Errors) 
             errors.push(syn::Error::new(field.span, message));
         }
         for param in wire.iter().filter(|p| required(p)) {
-            if !example.fields.iter().any(|f| f.name == param.wire_name) {
+            let name = param.wire_name.as_str();
+            if !suggested.contains(&name) && !example.fields.iter().any(|f| f.name == name) {
                 errors.push(syn::Error::new(
                     example.span,
-                    format!("the example leaves out `{0}`, which every call needs: add `{0} = ..`", param.wire_name),
+                    format!("the example leaves out `{name}`, which every call needs: add `{name} = ..`"),
                 ));
             }
         }
