@@ -277,3 +277,34 @@ async fn a_method_asks_before_it_takes_its_instance() {
     assert_eq!(executor.execute(spend(30)).await.content.text, "70");
     assert_eq!(executor.execute(spend(20)).await.content.text, "50");
 }
+
+/// Pay: an example whose value the parameter's type refuses.
+#[tool(example(amount = "lots", to = "x"))]
+fn pay(
+    /// In cents.
+    amount: u64,
+    /// Who gets it.
+    to: String,
+) -> String {
+    format!("{amount} {to}")
+}
+
+/// The macro checks the keys; the types are checked when the catalog is built.
+#[test]
+fn an_example_the_types_refuse_makes_the_catalog_invalid() {
+    let error = ToolCatalog::builder().add_declared::<pay>().build().unwrap_err();
+    let line = include_str!("policy_macros.rs")
+        .lines()
+        .position(|l| l.starts_with("#[tool(example(amount = \"lots\""))
+        .unwrap()
+        + 1;
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the tool catalog is invalid:\n\
+             - the tool `pay` (at {}:{line}) has example 0 that its own arguments refuse: \
+             invalid_type at `amount`: expected an integer, got \"lots\"",
+            file!()
+        )
+    );
+}
