@@ -108,16 +108,21 @@ pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Inv
 /// `annotations(read_only, destructive, idempotent, open_world, title = "..")`, `timeout_ms`,
 /// `inline` (run a sync fn on the async worker instead of the blocking pool, for bodies that
 /// never block), `blocking` (the default for a sync fn, accepted for older code), `strict`
-/// (refuse every repair and conversion of this tool's arguments), `crate` (path to this crate
-/// when renamed).
+/// (refuse every repair and conversion of this tool's arguments), `defer` (left out of requests
+/// until a tool search finds it), `requires_approval` (every call waits for a person),
+/// `approval = "fn"` (a function of the arguments, each by reference, then `&ToolContext`, or of
+/// `&Self` for a struct, decides per call whether a person must approve it), `sequential` (a
+/// call runs alone in its batch), `example(query = "rust", limit = 5)` (a whole call's
+/// arguments by wire name, repeatable), `crate` (path to this crate when renamed).
 ///
 /// Keys of `#[param(...)]` on parameters and fields: `rename`, `description`, `example`,
 /// `default` / `default = expr`, `range(min, max, exclusive_min, exclusive_max)` on numbers,
 /// `length(min, max)` and `pattern` on strings, `case_sensitive` on enums, `strict` (refuse
 /// conversions of this parameter's values).
 ///
-/// A flag (`inline`, `blocking`, `strict`, `case_sensitive`, `new`, the annotation hints) also
-/// takes `= true` or `= false`; `= false` is the same as leaving it out. Every key, with
+/// A flag (`inline`, `blocking`, `strict`, `defer`, `requires_approval`, `sequential`,
+/// `case_sensitive`, `new`, the annotation hints) also takes `= true` or `= false`; `= false`
+/// is the same as leaving it out. Every key, with
 /// examples: `docs/attributes.md`.
 ///
 /// ```
@@ -295,8 +300,8 @@ mod guides {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::context::FromContext;
+    pub use crate::declare::{approval_pending, created, run_blocking, run_struct, struct_output_schema};
     pub use crate::declare::{assert_numeric, assert_output, assert_param, assert_text, assert_tool_run};
-    pub use crate::declare::{created, run_blocking, run_struct, struct_output_schema};
     pub use crate::declare::{
         extract_by_single_pass, extract_by_tree, DeclaredTool, Registration, StaticTool, ToolRun,
     };

@@ -11,7 +11,7 @@ use syn::{Ident, ImplItem, Path, ReturnType};
 
 use crate::validate::{
     Annotations, CallArg, Callable, Companion, DefaultValue, Description, ImplMember, ImplTool, StructTool, Tool,
-    ToolConfig, WireParam,
+    ToolConfig, WireParam, WithSpan,
 };
 
 /// The widest tuple `WireArgs` is implemented for in the runtime; a tool with more parameters
@@ -141,8 +141,16 @@ fn callable(func: &Callable) -> TokenStream {
         None => body,
     };
     let pattern = wire_tree(&bindings, |b| quote!(#b), krate, true);
+    let approval = approval_check(
+        &func.config,
+        krate,
+        &func.name,
+        &bindings.iter().map(ToTokens::to_token_stream).collect::<Vec<_>>(),
+        func.method.as_ref().map(|m| &m.self_ty),
+    );
     let invoke = quote! {
         let #pattern = args;
+        #approval
         #invoke_body
     };
     let output_schema = quote!(<#return_ty as #krate::__private::IntoToolOutput>::output_schema(generator));
@@ -230,10 +238,13 @@ fn structure(tool: &StructTool) -> TokenStream {
     let this = ident.to_token_stream();
     let run = checked(ident, &quote_spanned!(ident.span()=> #krate::__private::assert_tool_run::<#this>()), krate);
     let pattern = wire_tree(&bindings, |b| quote!(#b), krate, true);
+    let value = format_ident!("__tool_value", span = Span::mixed_site());
+    let approval = approval_check(&tool.config, krate, &tool.name, &[value.to_token_stream()], None);
     let invoke = quote! {
         let #pattern = args;
-        let value: #run = #ident { #(#bindings),* };
-        #krate::__private::run_struct(value, __ctx)
+        let #value: #run = #ident { #(#bindings),* };
+        #approval
+        #krate::__private::run_struct(#value, __ctx)
     };
     let output_schema = quote!(#krate::__private::struct_output_schema::<#run>(generator));
     let declared = declared_impl(
@@ -250,6 +261,39 @@ fn structure(tool: &StructTool) -> TokenStream {
     quote! {
         #item
         #declared
+    }
+}
+
+/// With `approval = "path"`: before the body runs, the predicate over the call's values (each by
+/// reference, then the context), spanned at the key's string so that a wrong signature is
+/// reported there; a call it flags and nobody approved yet ends asking for approval. Without
+/// the key, nothing: the call runs as before.
+fn approval_check(
+    config: &ToolConfig,
+    krate: &Path,
+    name: &str,
+    values: &[TokenStream],
+    self_ty: Option<&syn::Type>,
+) -> TokenStream {
+    let Some(WithSpan { value: path, span }) = &config.approval else { return TokenStream::new() };
+    let span = *span;
+    // In a method's key, `Self` is the impl block's type, as it is in the method's signature.
+    let path = match self_ty {
+        Some(ty) if path.leading_colon.is_none() && path.segments.first().is_some_and(|s| s.ident == "Self") => {
+            let ty = respan(ty.to_token_stream(), span);
+            let rest = path.segments.iter().skip(1);
+            quote_spanned!(span=> <#ty> #(:: #rest)*)
+        }
+        _ => path.to_token_stream(),
+    };
+    // The values keep their hygiene but sit at the string, where a mismatch is reported.
+    let values = values.iter().map(|v| respan(v.clone(), span));
+    // Called as written rather than through a `fn` pointer, so that deref coercion applies:
+    // a `String` parameter may be read as `&str`, a `Vec<T>` as `&[T]`.
+    quote_spanned! {span=>
+        if !__ctx.approved() && #path(#(&#values,)* &__ctx) {
+            return #krate::__private::approval_pending(#name);
+        }
     }
 }
 
@@ -313,7 +357,18 @@ fn declared_impl(
     };
     let assertions = wire.iter().map(|p| assertions(p, krate));
     let tags = config.tags.iter();
-    let examples = config.examples.iter();
+    let examples = config.examples.iter().map(ToTokens::to_token_stream);
+    let call_examples = config.call_examples.iter().map(|e| {
+        let json = e.json();
+        quote!(#json)
+    });
+    let examples = examples.chain(call_examples);
+    let approval = match (&config.requires_approval, &config.approval) {
+        (Some(WithSpan { value: true, .. }), _) => quote!(Always),
+        (_, Some(_)) => quote!(ByArguments),
+        _ => quote!(Never),
+    };
+    let sequential = config.sequential;
     let opt = |v: &Option<syn::LitStr>| match v {
         Some(lit) => quote!(::core::option::Option::Some(#lit)),
         None => quote!(::core::option::Option::None),
@@ -352,8 +407,8 @@ fn declared_impl(
                         timeout_ms: #timeout,
                         strict: #strict,
                         defer: #defer,
-                        approval: #krate::__private::Approval::Never,
-                        sequential: false,
+                        approval: #krate::__private::Approval::#approval,
+                        sequential: #sequential,
                         file: ::core::file!(),
                         line: ::core::line!(),
                     };

@@ -211,6 +211,69 @@ impl ToolRun for Ping {
     }
 }
 
+/// Send money: `approval` deciding per call, `sequential`, whole-call examples.
+#[tool(
+    approval = "large_transfer",
+    sequential,
+    example(amount = 5, to = "ann"),
+    example(amount = 5000, to = "bob", memo = json!({"why": "rent", "split": [1, -2.5, null]}))
+)]
+fn transfer(
+    /// In cents.
+    amount: u64,
+    /// Who gets it.
+    to: String,
+    /// Why, as any JSON.
+    memo: Option<serde_json::Value>,
+) -> String {
+    format!("{amount} {to} {memo:?}")
+}
+
+/// Whether a transfer waits for a person. The key takes each parameter by reference, which
+/// these two pedantic lints would rather see by value.
+#[allow(clippy::trivially_copy_pass_by_ref, clippy::ref_option)]
+fn large_transfer(amount: &u64, to: &str, memo: &Option<serde_json::Value>, ctx: &ToolContext) -> bool {
+    *amount > 1000 && memo.is_none() && to != ctx.call_id()
+}
+
+/// Wipe a room's bookings: `requires_approval` on a struct.
+#[tool(requires_approval, sequential = false, example(room = "blue"))]
+pub struct WipeRoom {
+    /// Room name.
+    pub room: String,
+}
+
+impl ToolRun for WipeRoom {
+    type Output = String;
+
+    async fn run(self, _ctx: &ToolContext) -> Self::Output {
+        tokio::task::yield_now().await;
+        self.room
+    }
+}
+
+/// Cancel bookings: `approval` on a struct, named through `Self`.
+#[tool(approval = "Self::many")]
+pub struct CancelBookings {
+    /// How many.
+    pub count: u32,
+}
+
+impl CancelBookings {
+    fn many(&self, _ctx: &ToolContext) -> bool {
+        self.count > 3
+    }
+}
+
+impl ToolRun for CancelBookings {
+    type Output = u32;
+
+    async fn run(self, _ctx: &ToolContext) -> Self::Output {
+        tokio::task::yield_now().await;
+        self.count
+    }
+}
+
 /// The names of every tool above, from the global catalog.
 ///
 /// # Panics
@@ -228,8 +291,19 @@ mod tests {
     #[test]
     fn every_tool_is_registered() {
         let names = tool_names();
-        for name in ["notes.search", "set_reminder", "hash_text", "what_time", "nothing", "plan", "documented", "sum16"]
-        {
+        for name in [
+            "notes.search",
+            "set_reminder",
+            "hash_text",
+            "what_time",
+            "nothing",
+            "plan",
+            "documented",
+            "sum16",
+            "transfer",
+            "wipe_room",
+            "cancel_bookings",
+        ] {
             assert!(names.iter().any(|n| n == name), "{name} missing from {names:?}");
         }
         assert!(<CheckRoom as DeclaredTool>::definition().parameter("time_range").is_some());

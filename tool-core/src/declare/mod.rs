@@ -21,7 +21,7 @@ pub use checks::{assert_numeric, assert_output, assert_param, assert_text, asser
 pub use checks::{Checked, DefaultState, NumericParam, TextParam};
 use definition::TypeFacts;
 pub use definition::{AnnotationsDeclaration, Declaration, ParamDeclaration};
-pub use run::{created, run_blocking, run_struct, struct_output_schema};
+pub use run::{approval_pending, created, run_blocking, run_struct, struct_output_schema};
 pub use tool_run::ToolRun;
 
 /// A type the `#[tool]` macro turned into a tool: a function's companion type, or the struct.

@@ -1,5 +1,6 @@
 //! The runtime pieces `#[tool]` expands to: a struct tool run and its output schema, a sync
-//! body on the blocking pool, a stateful type's instance made by its factory. Reached by the
+//! body on the blocking pool, a stateful type's instance made by its factory, a call its
+//! `approval` predicate holds for a person. Reached by the
 //! expansion as `tool_core::__private::..`.
 
 use schemars::{Schema, SchemaGenerator};
@@ -12,6 +13,15 @@ use crate::tool::{BoxFuture, ToolResult};
 /// Makes an instance with its factory's result, converting the factory's error.
 pub fn created<T, E: Into<ToolError>>(made: Result<T, E>) -> Result<T, ToolError> {
     made.map_err(Into::into)
+}
+
+/// The answer of a `#[tool(approval = "..")]` tool whose predicate flags a call nobody approved
+/// yet: the executor holds the call until a person decides, then runs it again approved. The
+/// message is shown to that person.
+#[cold]
+pub fn approval_pending(tool: &str) -> BoxFuture<'static, ToolResult> {
+    let error = ToolError::approval_required(format!("`{tool}` needs a person's approval for these arguments"));
+    Box::pin(std::future::ready(Err(error)))
 }
 
 /// Runs a struct tool (`ToolRun::run`) and converts its output.

@@ -2,7 +2,9 @@
 //! an impl block), a key is given once, and each value has the form its key takes.
 
 use proc_macro2::Span;
-use syn::{Expr, ExprLit, Lit, LitInt, LitStr, Path};
+use syn::ext::IdentExt as _;
+use syn::parse::{ParseStream, Parser as _};
+use syn::{token, Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token};
 
 use crate::errors::Errors;
 use crate::names::{closest, json_string, literal_json, number_json};
@@ -16,12 +18,16 @@ pub const TOOL_KEYS: &[&str] = &[
     "category",
     "version",
     "examples",
+    "example",
     "annotations",
     "timeout_ms",
     "blocking",
     "inline",
     "strict",
     "defer",
+    "requires_approval",
+    "approval",
+    "sequential",
     "crate",
 ];
 
@@ -60,7 +66,41 @@ pub struct ToolConfig {
     pub strict: bool,
     /// `defer`: left out of requests until a tool search finds it.
     pub defer: bool,
+    /// `requires_approval`: every call waits for a person. Kept with its key's span when given
+    /// at all (even `= false`), for the error when `approval` is given too.
+    pub requires_approval: Option<WithSpan<bool>>,
+    /// `approval = "path"`: the predicate deciding per call; the span is the string's.
+    pub approval: Option<WithSpan<Path>>,
+    /// `sequential`: a call runs alone in its batch.
+    pub sequential: bool,
+    /// `example(query = "rust", limit = 5)`, once per example.
+    pub call_examples: Vec<CallExample>,
     pub krate: Option<Path>,
+}
+
+/// One `example(..)`: a whole call's arguments, keyed by wire name.
+pub struct CallExample {
+    /// The `example` key's span, for a parameter the example leaves out.
+    pub span: Span,
+    pub fields: Vec<ExampleField>,
+}
+
+pub struct ExampleField {
+    /// The wire name as written (`r#type` is `type`).
+    pub name: String,
+    pub span: Span,
+    /// The value's JSON text; `None` when the value has an error (reported), so that the key
+    /// still counts as given.
+    pub json: Option<String>,
+}
+
+impl CallExample {
+    /// The example as a JSON object text, its keys in the order written.
+    pub fn json(&self) -> String {
+        let fields: Vec<String> =
+            self.fields.iter().filter_map(|f| Some(format!("{}:{}", json_string(&f.name), f.json.as_ref()?))).collect();
+        format!("{{{}}}", fields.join(","))
+    }
 }
 
 /// The keys of an impl block: how the per-conversation instance is made, kept and dropped.
@@ -132,6 +172,17 @@ impl ParamConfig {
 
 /// The keys of one list, with bare values and repeated keys reported and left out.
 fn keys<'a>(entries: &'a [Entry], list: &str, example: &str, errors: &mut Errors) -> Vec<&'a Key> {
+    keys_repeating(entries, list, example, &[], errors)
+}
+
+/// [`keys`], where the keys named in `repeatable` may be given more than once.
+fn keys_repeating<'a>(
+    entries: &'a [Entry],
+    list: &str,
+    example: &str,
+    repeatable: &[&str],
+    errors: &mut Errors,
+) -> Vec<&'a Key> {
     let mut out: Vec<&Key> = Vec::new();
     for entry in entries {
         let key = match entry {
@@ -145,7 +196,7 @@ fn keys<'a>(entries: &'a [Entry], list: &str, example: &str, errors: &mut Errors
             }
         };
         let name = key.name();
-        if out.iter().any(|k| k.name() == name) {
+        if !repeatable.contains(&name.as_str()) && out.iter().any(|k| k.name() == name) {
             errors.push(syn::Error::new(key.span(), format!("repeated `{name}` in `{list}`: give each key once")));
             continue;
         }
@@ -156,7 +207,7 @@ fn keys<'a>(entries: &'a [Entry], list: &str, example: &str, errors: &mut Errors
 
 pub fn tool_config(entries: &[Entry], target: Target, errors: &mut Errors) -> ToolConfig {
     let mut config = ToolConfig::default();
-    for key in keys(entries, "#[tool(..)]", "#[tool(name = \"..\")]", errors) {
+    for key in keys_repeating(entries, "#[tool(..)]", "#[tool(name = \"..\")]", &["example"], errors) {
         if let Err(error) = config.read(key, target, errors) {
             errors.push(error);
         }
@@ -185,6 +236,22 @@ impl ToolConfig {
             "inline" => self.inline = flag(key)?.then(|| key.span()),
             "strict" => self.strict = flag(key)?,
             "defer" => self.defer = flag(key)?,
+            "sequential" => self.sequential = flag(key)?,
+            "requires_approval" => {
+                let value = flag(key)?;
+                if self.approval.is_some() {
+                    return Err(approval_twice(key.span()));
+                }
+                self.requires_approval = Some(WithSpan { value, span: key.span() });
+            }
+            "approval" => {
+                let path = approval_path(key)?;
+                if self.requires_approval.is_some() {
+                    return Err(approval_twice(key.span()));
+                }
+                self.approval = Some(path);
+            }
+            "example" => self.call_examples.push(CallExample::read(key, errors)?),
             "crate" => self.krate = Some(krate(key)?),
             "annotations" => self.annotations = Some(Annotations::read(key, errors)?),
             other if IMPL_KEYS.contains(&other) => {
@@ -236,6 +303,160 @@ impl ImplConfig {
         }
         Ok(())
     }
+}
+
+fn approval_twice(span: Span) -> syn::Error {
+    syn::Error::new(
+        span,
+        "`requires_approval` asks a person before every call and `approval = \"..\"` asks when its function says so: use one",
+    )
+}
+
+/// `approval = "needs_approval"`: the predicate's path, at the string's span.
+fn approval_path(key: &Key) -> syn::Result<WithSpan<Path>> {
+    let message = "`approval` takes the path of a function as a string, which decides per call whether a person must approve it: `approval = \"needs_approval\"`";
+    let lit = match &key.value {
+        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Str(lit), .. })) => lit,
+        KeyValue::Assign(other) => return Err(syn::Error::new_spanned(other, message)),
+        _ => return Err(syn::Error::new(key.span(), message)),
+    };
+    let value = lit.parse::<Path>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format!("`{}` is not the path of a function: write `approval = \"needs_approval\"`", lit.value()),
+        )
+    })?;
+    Ok(WithSpan { value, span: lit.span() })
+}
+
+impl CallExample {
+    /// `example(query = "rust", limit = 5)`. A value that is not JSON-like is reported and its
+    /// field left out; the example is kept, so its other fields are still checked.
+    fn read(key: &Key, errors: &mut Errors) -> syn::Result<CallExample> {
+        let message =
+            "`example` takes a whole call's arguments, by parameter name: `example(query = \"rust\", limit = 5)`";
+        let KeyValue::List(entries) = &key.value else { return Err(syn::Error::new(key.span(), message)) };
+        let mut fields: Vec<ExampleField> = Vec::new();
+        for entry in entries {
+            let (name, span, value) = match entry {
+                Entry::Key(field) => {
+                    let name =
+                        field.name.segments.iter().map(|s| s.ident.unraw().to_string()).collect::<Vec<_>>().join("::");
+                    let value = match &field.value {
+                        KeyValue::Assign(value) => Some(value),
+                        _ => {
+                            errors.push(syn::Error::new(field.span(), format!("give `{name}` a value: `{name} = ..`")));
+                            None
+                        }
+                    };
+                    (name, field.span(), value)
+                }
+                // `"max-results" = 10`: a wire name that is no Rust identifier.
+                Entry::Value(Expr::Assign(assign)) => match &*assign.left {
+                    Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }) => (lit.value(), lit.span(), Some(&*assign.right)),
+                    other => {
+                        errors.push(syn::Error::new_spanned(other, message));
+                        continue;
+                    }
+                },
+                Entry::Value(other) => {
+                    errors.push(syn::Error::new_spanned(other, message));
+                    continue;
+                }
+            };
+            if fields.iter().any(|f| f.name == name) {
+                errors.push(syn::Error::new(
+                    span,
+                    format!("repeated `{name}` in `example(..)`: give each parameter once"),
+                ));
+                continue;
+            }
+            let json = value.and_then(|value| example_json(value).map_err(|error| errors.push(error)).ok());
+            fields.push(ExampleField { name, span, json });
+        }
+        Ok(CallExample { span: key.span(), fields })
+    }
+}
+
+const EXAMPLE_VALUE: &str = "an example value is a literal (`\"rust\"`, `5`, `-1.5`, `true`), an array of them (`[1, 2]`), or `json!({..})` for an object";
+
+/// The JSON text of an example's value: a literal, an array, or `json!(..)`.
+fn example_json(expr: &Expr) -> syn::Result<String> {
+    match expr {
+        Expr::Array(array) => {
+            let items = array.elems.iter().map(example_json).collect::<syn::Result<Vec<_>>>()?;
+            Ok(format!("[{}]", items.join(",")))
+        }
+        Expr::Macro(mac) if mac.mac.path.segments.last().is_some_and(|s| s.ident == "json") => {
+            json_tokens.parse2(mac.mac.tokens.clone())
+        }
+        Expr::Group(group) => example_json(&group.expr),
+        Expr::Paren(paren) => example_json(&paren.expr),
+        other => literal_json(other).ok_or_else(|| syn::Error::new_spanned(other, EXAMPLE_VALUE)),
+    }
+}
+
+/// `json!`'s tokens as JSON text: objects (`{"key": value}` or `{key: value}`), arrays,
+/// literals, negative numbers and `null`.
+fn json_tokens(input: ParseStream) -> syn::Result<String> {
+    let value = json_value(input)?;
+    if !input.is_empty() {
+        return Err(input.error("expected the end of the `json!` value"));
+    }
+    Ok(value)
+}
+
+fn json_value(input: ParseStream) -> syn::Result<String> {
+    if input.peek(token::Brace) {
+        let content;
+        syn::braced!(content in input);
+        let mut fields = Vec::new();
+        while !content.is_empty() {
+            let key = if content.peek(LitStr) {
+                content.parse::<LitStr>()?.value()
+            } else if content.peek(Ident::peek_any) {
+                Ident::parse_any(&content)?.unraw().to_string()
+            } else {
+                return Err(content.error("expected a key: `\"name\"` or `name`"));
+            };
+            content.parse::<Token![:]>()?;
+            fields.push(format!("{}:{}", json_string(&key), json_value(&content)?));
+            if content.is_empty() {
+                break;
+            }
+            content.parse::<Token![,]>()?;
+        }
+        return Ok(format!("{{{}}}", fields.join(",")));
+    }
+    if input.peek(token::Bracket) {
+        let content;
+        syn::bracketed!(content in input);
+        let mut items = Vec::new();
+        while !content.is_empty() {
+            items.push(json_value(&content)?);
+            if content.is_empty() {
+                break;
+            }
+            content.parse::<Token![,]>()?;
+        }
+        return Ok(format!("[{}]", items.join(",")));
+    }
+    if input.peek(Ident) && !input.peek(syn::LitBool) {
+        let ident: Ident = input.parse()?;
+        return if ident == "null" { Ok("null".to_owned()) } else { Err(syn::Error::new(ident.span(), EXAMPLE_VALUE)) };
+    }
+    let expr = if input.peek(Token![-]) {
+        let minus: Token![-] = input.parse()?;
+        let lit: Lit = input.parse()?;
+        Expr::Unary(syn::ExprUnary {
+            attrs: Vec::new(),
+            op: syn::UnOp::Neg(minus),
+            expr: Box::new(Expr::Lit(ExprLit { attrs: Vec::new(), lit })),
+        })
+    } else {
+        Expr::Lit(ExprLit { attrs: Vec::new(), lit: input.parse()? })
+    };
+    literal_json(&expr).ok_or_else(|| syn::Error::new_spanned(&expr, EXAMPLE_VALUE))
 }
 
 impl Annotations {
@@ -467,7 +688,7 @@ fn krate(key: &Key) -> syn::Result<Path> {
 #[cfg(test)]
 mod tests {
     use proc_macro2::TokenStream;
-    use quote::quote;
+    use quote::{quote, ToTokens as _};
 
     use super::*;
     use crate::parse::entries;
@@ -486,7 +707,7 @@ mod tests {
         (config, errors.messages())
     }
 
-    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `defer`, `crate`";
+    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `example`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `defer`, `requires_approval`, `approval`, `sequential`, `crate`";
 
     #[test]
     fn flags_take_true_and_false() {
@@ -520,6 +741,83 @@ mod tests {
         // The keys without errors are still read.
         assert_eq!(config.name.map(|n| n.value()).as_deref(), Some("a"));
         assert_eq!(config.tags.len(), 1);
+    }
+
+    #[test]
+    fn policy_keys_are_read() {
+        let (config, errors) = read_tool(quote!(requires_approval, sequential = true), Target::Fn);
+        assert_eq!(errors, Vec::<String>::new());
+        assert!(config.requires_approval.is_some_and(|r| r.value));
+        assert!(config.sequential);
+        let (config, errors) = read_tool(quote!(approval = "crate::checks::large", sequential = false), Target::Fn);
+        assert_eq!(errors, Vec::<String>::new());
+        assert_eq!(
+            config.approval.map(|a| a.value.to_token_stream().to_string()).as_deref(),
+            Some("crate :: checks :: large")
+        );
+        assert!(!config.sequential);
+    }
+
+    #[test]
+    fn approval_takes_one_form_and_a_path() {
+        let (_, errors) = read_tool(quote!(approval = "large", requires_approval = false), Target::Fn);
+        assert_eq!(errors, ["`requires_approval` asks a person before every call and `approval = \"..\"` asks when its function says so: use one"]);
+        let (config, errors) = read_tool(quote!(approval = large, approval = "a b"), Target::Fn);
+        assert_eq!(
+            errors,
+            [
+                "repeated `approval` in `#[tool(..)]`: give each key once",
+                "`approval` takes the path of a function as a string, which decides per call whether a person must approve it: `approval = \"needs_approval\"`",
+            ]
+        );
+        assert!(config.approval.is_none());
+        let (_, errors) = read_tool(quote!(approval = "a b"), Target::Fn);
+        assert_eq!(errors, ["`a b` is not the path of a function: write `approval = \"needs_approval\"`"]);
+    }
+
+    #[test]
+    fn examples_repeat_and_become_json() {
+        let (config, errors) = read_tool(
+            quote!(
+                example(query = "a \"b\"", limit = 5, r#type = -2.5, "max-results" = [1, -1], on = true),
+                example(filter = json!({"a": [null, {b: false}], "c": -1}), empty = json!([]))
+            ),
+            Target::Fn,
+        );
+        assert_eq!(errors, Vec::<String>::new());
+        let json: Vec<String> = config.call_examples.iter().map(CallExample::json).collect();
+        assert_eq!(
+            json,
+            [
+                r#"{"query":"a \"b\"","limit":5,"type":-2.5,"max-results":[1,-1],"on":true}"#,
+                r#"{"filter":{"a":[null,{"b":false}],"c":-1},"empty":[]}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn example_values_report_each_mistake() {
+        let (config, errors) = read_tool(
+            quote!(example(a = x, b, c = 1, c = 2, d = json!({"k" 1}), e = json!(nothing)), example = 3),
+            Target::Fn,
+        );
+        assert_eq!(
+            errors,
+            [
+                "an example value is a literal (`\"rust\"`, `5`, `-1.5`, `true`), an array of them (`[1, 2]`), or `json!({..})` for an object",
+                "give `b` a value: `b = ..`",
+                "repeated `c` in `example(..)`: give each parameter once",
+                "expected `:`",
+                "an example value is a literal (`\"rust\"`, `5`, `-1.5`, `true`), an array of them (`[1, 2]`), or `json!({..})` for an object",
+                "`example` takes a whole call's arguments, by parameter name: `example(query = \"rust\", limit = 5)`",
+            ]
+        );
+        // The fields are kept, so that the parameters are still checked; those without errors
+        // have their JSON.
+        assert_eq!(config.call_examples.len(), 1);
+        let names: Vec<&str> = config.call_examples[0].fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d", "e"]);
+        assert_eq!(config.call_examples[0].json(), r#"{"c":1}"#);
     }
 
     #[test]

@@ -12,10 +12,10 @@ use quote::quote;
 use syn::ext::IdentExt as _;
 use syn::{Ident, ImplItem, ItemImpl, ItemStruct, Path, Type, Visibility};
 
-pub use keys::{Annotations, DefaultValue, ImplConfig, ParamConfig, ToolConfig};
+pub use keys::{Annotations, DefaultValue, ImplConfig, ParamConfig, ToolConfig, WithSpan};
 
 use crate::errors::Errors;
-use crate::names::name_problem;
+use crate::names::{closest, name_problem};
 use crate::parse::{Entry, Item, ItemFn};
 
 /// What `#[tool]` declares.
@@ -152,6 +152,58 @@ fn check_wire_names(wire: &[WireParam], errors: &mut Errors) {
             ));
         }
     }
+}
+
+/// Each `example(..)` names only parameters, and every parameter the call needs. A parameter
+/// suggested for a mistyped key is not reported missing too: the one fix is the key's.
+fn check_examples(config: &ToolConfig, wire: &[WireParam], errors: &mut Errors) {
+    let names: Vec<&str> = wire.iter().map(|p| p.wire_name.as_str()).collect();
+    for example in &config.call_examples {
+        let mut suggested = Vec::new();
+        for field in &example.fields {
+            if names.contains(&field.name.as_str()) {
+                continue;
+            }
+            let renamed = wire.iter().find(|p| p.binding.unraw() == field.name.as_str());
+            let message = match (renamed, closest(&field.name, &names), names.as_slice()) {
+                (Some(param), ..) => {
+                    suggested.push(param.wire_name.as_str());
+                    format!("`{}` is sent as `{}`: write `{} = ..`", field.name, param.wire_name, param.wire_name)
+                }
+                (None, _, []) => {
+                    format!("`{}` is not a parameter: this tool takes none, so its example is `example()`", field.name)
+                }
+                (None, Some(best), _) => {
+                    suggested.push(best);
+                    format!("`{}` is not a parameter of this tool: did you mean `{best}`?", field.name)
+                }
+                (None, None, _) => format!(
+                    "`{}` is not a parameter of this tool; its parameters are {}",
+                    field.name,
+                    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            errors.push(syn::Error::new(field.span, message));
+        }
+        for param in wire.iter().filter(|p| required(p)) {
+            let name = param.wire_name.as_str();
+            if !suggested.contains(&name) && !example.fields.iter().any(|f| f.name == name) {
+                errors.push(syn::Error::new(
+                    example.span,
+                    format!("the example leaves out `{name}`, which every call needs: add `{name} = ..`"),
+                ));
+            }
+        }
+    }
+}
+
+/// Whether a call must send `param`: it has no default and, as written, is no `Option`.
+fn required(param: &WireParam) -> bool {
+    let optional = match &param.ty {
+        Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == "Option"),
+        _ => false,
+    };
+    param.config.default.is_none() && !optional
 }
 
 fn tool_name(config: &ToolConfig, default_name: &str, span: Span, errors: &mut Errors) -> String {

@@ -6,7 +6,9 @@ use syn::ext::IdentExt as _;
 use syn::{FnArg, Ident, Pat, Path, ReturnType, Type};
 
 use super::keys::{param_config, ToolConfig};
-use super::{check_wire_names, description, krate, tool_name, wire_param, CallArg, Callable, Companion, MethodOf};
+use super::{
+    check_examples, check_wire_names, description, krate, tool_name, wire_param, CallArg, Callable, Companion, MethodOf,
+};
 use crate::docs::{doc_text, strip_ours};
 use crate::errors::Errors;
 use crate::names::snake_case;
@@ -89,6 +91,7 @@ pub fn validate(config: ToolConfig, mut func: ItemFn, owner: Option<&Owner>, err
         }
     }
     check_wire_names(&wire, errors);
+    check_examples(&config, &wire, errors);
 
     let fn_ident = func.sig.ident.clone();
     let type_ident = owner.and_then(|o| o.type_ident);
