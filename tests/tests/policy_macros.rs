@@ -302,8 +302,8 @@ fn an_example_the_types_refuse_makes_the_catalog_invalid() {
         error.to_string(),
         format!(
             "the tool catalog is invalid:\n\
-             - the tool `pay` (at {}:{line}) has example 0 that its own arguments refuse: \
-             invalid_type at `amount`: expected an integer, got \"lots\"",
+             - the tool `pay` (at {}:{line}) has example 0 that its input schema refuses: \
+             at `/amount`: \"lots\" is not of type \"integer\"",
             file!()
         )
     );
