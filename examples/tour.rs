@@ -1,5 +1,5 @@
-//! The README's tour, whole: declare a tool, execute a messy call, read and execute a small open
-//! model's answer, export the catalog for two providers, keep a rarely used tool out of the
+//! The README's tour, whole: declare a tool, execute a messy call, hold a call for a person's
+//! approval, read and execute a small open model's answer, export the catalog for two providers, keep a rarely used tool out of the
 //! request until a search finds it, serve the catalog over MCP and call it through MCP.
 //!
 //! ```text
@@ -37,6 +37,7 @@ fn weather_forecast(
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     execute().await?;
+    ask_a_person_first().await?;
     small_open_model().await?;
     export_for_providers()?;
     search_when_needed().await?;
@@ -69,6 +70,18 @@ async fn execute() -> Result<(), Box<dyn std::error::Error>> {
 Send the corrected arguments to `notes.search` again."
     );
     println!("{}", record.content.text);
+    Ok(())
+}
+
+async fn ask_a_person_first() -> Result<(), Box<dyn std::error::Error>> {
+    use tool_core::policy::{ApprovalRule, Decision};
+
+    let executor = Executor::builder(ToolCatalog::global()?.clone()).require_approval(ApprovalRule::all()).build();
+    let record = executor.execute(ToolCallRequest::new("notes.search", "call_5", r#"{"query": "rust"}"#)).await;
+    assert_eq!(record.status, CallStatus::Pending); // nothing ran: store the call, ask a person
+    let stored = serde_json::to_string(&record.pending)?; // resumable here, or in another process
+    let record = executor.resume(serde_json::from_str(&stored)?, Decision::Approve).await;
+    assert_eq!(record.content.text, r#"["rust #1","rust #2","rust #3"]"#);
     Ok(())
 }
 

@@ -276,6 +276,8 @@ mod guides {
     pub struct ProviderNames;
     #[doc = include_str!("../../docs/security.md")]
     pub struct Security;
+    #[doc = include_str!("../../docs/policy.md")]
+    pub struct Policy;
     #[cfg(feature = "mcp")]
     #[doc = include_str!("../../docs/mcp.md")]
     pub struct Mcp;
