@@ -8,7 +8,18 @@
 //! - `POST /api/search` with `{"query": text, "limit"?: 1 to 50 (10), "deferred"?: bool}`: the
 //!   ranking, each tool with its score, the words it matched and its texts with those words
 //!   marked (`marks` in characters); a query over [`MAX_QUERY_BYTES`] or a limit out of range
-//!   is refused (400).
+//!   is refused (400);
+//! - `POST /api/pending/{id}/approve` with `{}`, or `{"arguments": text}` to run the call with
+//!   edited arguments (JSON, read and checked again as the model's were), and
+//!   `POST /api/pending/{id}/deny` with `{"reason": text}` (1 to [`MAX_REASON_BYTES`] bytes):
+//!   the record of a call that waited for approval.
+//!
+//! A call that ends pending is kept by the server, under an id it makes (`pending_id` in the
+//! call's answer): the page answers it by that id and never sends the call back, so a page
+//! cannot run arguments a person did not see, nor call a tool that was not asked for, by
+//! editing a stored call; edited arguments are a [`Decision::ApproveWith`], which the
+//! executor reads and checks again. A call is answered once; the server keeps the latest
+//! [`MAX_PENDING`] and drops the oldest for a new one.
 //!
 //! It answers only requests whose `Host` is the address it listens on or a loopback name (a
 //! page elsewhere cannot reach it through DNS rebinding), and calls only with a JSON body
@@ -18,10 +29,11 @@
 //! scripts, styles and API (`Content-Security-Policy`). Connections are bounded and slow
 //! clients cut off as for the MCP server.
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use axum::extract::{FromRef, Request, State};
+use axum::extract::{FromRef, Path, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -34,8 +46,9 @@ use tokio_util::sync::CancellationToken;
 use super::commands::{call, hit_json, Out};
 use crate::catalog::ToolCatalog;
 use crate::document::definition_json;
-use crate::executor::Executor;
+use crate::executor::{ExecutionRecord, Executor};
 use crate::listen::{self, MAX_CONNECTIONS, READ_TIMEOUT};
+use crate::policy::{Decision, PendingCall};
 use crate::search::{highlight, ToolSearch, MAX_QUERY_BYTES};
 
 const INDEX: &str = include_str!("playground/index.html");
@@ -74,10 +87,49 @@ pub(super) async fn serve(
 /// The most tools one search of the page returns.
 const MAX_SEARCH_LIMIT: usize = 50;
 
-/// What the handlers share: the executor, and the search over the catalog, made once.
+/// The most pending calls the playground keeps; a new one drops the oldest.
+pub(super) const MAX_PENDING: usize = 100;
+
+/// The longest reason a person may give for a denial, in bytes (the model reads it).
+pub(super) const MAX_REASON_BYTES: usize = 2048;
+
+/// The calls that wait for approval, oldest first, each under the id the server gave it.
+#[derive(Default)]
+struct PendingCalls {
+    /// The number of the next id.
+    next: u64,
+    calls: VecDeque<(String, PendingCall)>,
+}
+
+impl PendingCalls {
+    /// Keeps `pending` under a new id, dropping the oldest when full; returns the id.
+    fn keep(&mut self, pending: PendingCall) -> String {
+        self.next += 1;
+        let id = self.next.to_string();
+        if self.calls.len() == MAX_PENDING {
+            self.calls.pop_front();
+        }
+        self.calls.push_back((id.clone(), pending));
+        id
+    }
+
+    /// The pending call with this id, no longer kept: it is answered once.
+    fn take(&mut self, id: &str) -> Option<PendingCall> {
+        let at = self.calls.iter().position(|(kept, _)| kept == id)?;
+        self.calls.remove(at).map(|(_, pending)| pending)
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.calls.iter().any(|(kept, _)| kept == id)
+    }
+}
+
+/// What the handlers share: the executor, the search over the catalog, made once, and the
+/// calls that wait for approval.
 #[derive(Clone)]
 struct App {
     executor: Executor,
+    pending: Arc<Mutex<PendingCalls>>,
     /// The catalog searched, with the command line's deferral.
     searched: ToolCatalog,
     /// Every tool.
@@ -97,6 +149,7 @@ fn router(executor: Executor, searched: ToolCatalog, bound: SocketAddr) -> Route
         all: Arc::new(ToolSearch::new(searched.definitions())),
         deferred: Arc::new(ToolSearch::new(searched.deferred())),
         executor,
+        pending: Arc::default(),
         searched,
     };
     Router::new()
@@ -106,6 +159,8 @@ fn router(executor: Executor, searched: ToolCatalog, bound: SocketAddr) -> Route
         .route("/api/tools", get(tools))
         .route("/api/call", post(run_call))
         .route("/api/search", post(search))
+        .route("/api/pending/{id}/approve", post(approve))
+        .route("/api/pending/{id}/deny", post(deny))
         .layer(middleware::from_fn_with_state(bound, local_host_only))
         .layer(middleware::from_fn(protect_page))
         .with_state(app)
@@ -143,9 +198,87 @@ struct CallBody {
     arguments: String,
 }
 
-async fn run_call(State(executor): State<Executor>, Json(body): Json<CallBody>) -> Json<Value> {
-    let record = call(&executor, &body.tool, body.arguments, None).await;
-    Json(serde_json::to_value(&record).unwrap_or(Value::Null))
+async fn run_call(State(app): State<App>, Json(body): Json<CallBody>) -> Json<Value> {
+    let record = call(&app.executor, &body.tool, body.arguments, None, None).await;
+    app.answer(&record)
+}
+
+impl App {
+    /// A record for the page; a pending call is kept, and its id given as `pending_id`.
+    fn answer(&self, record: &ExecutionRecord) -> Json<Value> {
+        let mut value = serde_json::to_value(record).unwrap_or(Value::Null);
+        if let Some(pending) = &record.pending {
+            let id = self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).keep((**pending).clone());
+            value["pending_id"] = Value::from(id);
+        }
+        Json(value)
+    }
+
+    /// Runs the pending call `id` with the person's decision, once.
+    async fn resume(&self, id: &str, decision: Decision) -> Response {
+        let taken = self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take(id);
+        let Some(pending) = taken else { return unknown_pending(id) };
+        let record = self.executor.resume(pending, decision).await;
+        self.answer(&record).into_response()
+    }
+
+    fn is_pending(&self, id: &str) -> bool {
+        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).contains(id)
+    }
+}
+
+fn unknown_pending(id: &str) -> Response {
+    let message = format!(
+        "no call waits for approval under the id `{id}`: it was answered already, or dropped for newer ones (the \
+         playground keeps the latest {MAX_PENDING})"
+    );
+    (StatusCode::NOT_FOUND, message).into_response()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApproveBody {
+    /// Edited arguments, as JSON text; left out, the call runs as the model asked.
+    arguments: Option<String>,
+}
+
+/// Approves a pending call, as asked or with edited arguments.
+async fn approve(State(app): State<App>, Path(id): Path<String>, Json(body): Json<ApproveBody>) -> Response {
+    let decision = match body.arguments {
+        None => Decision::Approve,
+        Some(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(arguments) => Decision::approve_with(arguments),
+            // Said before the call is taken: the person can fix the text and approve again.
+            Err(error) if app.is_pending(&id) => {
+                let message = format!("the edited arguments are not JSON: {error}");
+                return (StatusCode::BAD_REQUEST, message).into_response();
+            }
+            Err(_) => return unknown_pending(&id),
+        },
+    };
+    app.resume(&id, decision).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DenyBody {
+    reason: String,
+}
+
+/// Denies a pending call; the model reads the reason.
+async fn deny(State(app): State<App>, Path(id): Path<String>, Json(body): Json<DenyBody>) -> Response {
+    if !app.is_pending(&id) {
+        return unknown_pending(&id);
+    }
+    let reason = body.reason.trim();
+    if reason.is_empty() {
+        return (StatusCode::BAD_REQUEST, "a denial needs a reason: the model reads it").into_response();
+    }
+    if reason.len() > MAX_REASON_BYTES {
+        let message = format!("the reason is longer than {MAX_REASON_BYTES} bytes");
+        return (StatusCode::BAD_REQUEST, message).into_response();
+    }
+    app.resume(&id, Decision::deny(reason)).await
 }
 
 #[derive(Deserialize)]
