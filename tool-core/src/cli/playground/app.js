@@ -396,7 +396,8 @@ function renderRecord(record) {
   const section = document.getElementById("record");
   section.hidden = false;
   const status = record.status || "failed";
-  const failure = record.failure ? " (" + record.failure.kind + ")" : "";
+  // `denied (denied)` would say it twice.
+  const failure = record.failure && record.failure.kind !== status ? " (" + record.failure.kind + ")" : "";
   const ms = ((record.duration_us || 0) / 1000).toFixed(1);
   const parts = [el("h3", {}, "Record ", el("span", { class: "status " + status, id: "status" }, status + failure), " in " + ms + " ms")];
 
@@ -437,7 +438,7 @@ function renderRecord(record) {
       parts.push(el("div", {}, "Content blocks"), list);
     }
   } else {
-    parts.push(el("div", {}, "Message for the model"), el("div", { class: "message", id: "message" }, content.text || ""));
+    parts.push(el("div", {}, "Message for the model"), el("div", { class: "message " + status, id: "message" }, content.text || ""));
   }
   const decisions = Array.isArray(record.decisions) ? record.decisions : [];
   if (decisions.length) {
