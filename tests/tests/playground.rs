@@ -362,7 +362,7 @@ fn unknown(id: &str) -> (u16, String) {
         404,
         format!(
             "no call waits for approval under the id `{id}`: it was answered already, or dropped for newer ones (the \
-             playground keeps the latest 100)"
+             playground keeps the latest 100, 16 MiB in all)"
         ),
     )
 }
@@ -575,4 +575,27 @@ async fn the_playground_shows_a_pending_call_with_buttons_that_answer_it() {
     shot_of(&client, "#record", "7-denied.png").await;
 
     client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_server_keeps_at_most_sixteen_mebibytes_of_pending_calls() {
+    let (_server, url) = playground_with(&["--require-approval", "all"]);
+    let client = reqwest::Client::new();
+    // Each call about 4 MB as the server keeps it: its raw arguments and what was read of them.
+    let arguments = json!({"root": {"name": "x".repeat(2_000_000), "children": []}}).to_string();
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let (status, body) =
+            post(&client, &url, "api/call", json!({"tool": "folders.create", "arguments": arguments})).await;
+        assert_eq!(status, 200);
+        let answer: Value = serde_json::from_str(&body).unwrap();
+        ids.push(answer["pending_id"].as_str().unwrap().to_owned());
+    }
+    // Four fit in 16 MiB; the fifth dropped the first.
+    assert_eq!(ids, ["1", "2", "3", "4", "5"]);
+    assert_eq!(post(&client, &url, "api/pending/1/deny", json!({"reason": "no"})).await, unknown("1"));
+    for id in ["2", "5"] {
+        let path = format!("api/pending/{id}/deny");
+        assert_eq!(record(post(&client, &url, &path, json!({"reason": "no"})).await)["status"], "denied");
+    }
 }

@@ -19,7 +19,8 @@
 //! cannot run arguments a person did not see, nor call a tool that was not asked for, by
 //! editing a stored call; edited arguments are a [`Decision::ApproveWith`], which the
 //! executor reads and checks again. A call is answered once; the server keeps the latest
-//! [`MAX_PENDING`] and drops the oldest for a new one.
+//! [`MAX_PENDING`], at most [`MAX_PENDING_BYTES`] of them as JSON, and drops the oldest for a
+//! new one.
 //!
 //! It answers only requests whose `Host` is the address it listens on or a loopback name (a
 //! page elsewhere cannot reach it through DNS rebinding), and calls only with a JSON body
@@ -90,38 +91,70 @@ const MAX_SEARCH_LIMIT: usize = 50;
 /// The most pending calls the playground keeps; a new one drops the oldest.
 pub(super) const MAX_PENDING: usize = 100;
 
+/// The most bytes the kept pending calls may take, as JSON: a call's body may be 2 MiB (axum's
+/// limit), and a hundred such calls would hold hundreds of megabytes.
+pub(super) const MAX_PENDING_BYTES: usize = 16 << 20;
+
 /// The longest reason a person may give for a denial, in bytes (the model reads it).
 pub(super) const MAX_REASON_BYTES: usize = 2048;
 
 /// The calls that wait for approval, oldest first, each under the id the server gave it.
 #[derive(Default)]
 struct PendingCalls {
-    /// The number of the next id.
+    /// The number of the last id given.
     next: u64,
-    calls: VecDeque<(String, PendingCall)>,
+    /// Each call with its id and its size as JSON.
+    calls: VecDeque<(String, PendingCall, usize)>,
+    /// The sizes together.
+    bytes: usize,
 }
 
 impl PendingCalls {
-    /// Keeps `pending` under a new id, dropping the oldest when full; returns the id.
+    /// Keeps `pending` under a new id, dropping the oldest while there are [`MAX_PENDING`] or
+    /// they would take more than [`MAX_PENDING_BYTES`]; returns the id. The newest is always
+    /// kept.
     fn keep(&mut self, pending: PendingCall) -> String {
+        let size = json_size(&pending);
+        while self.calls.len() >= MAX_PENDING || (!self.calls.is_empty() && self.bytes + size > MAX_PENDING_BYTES) {
+            if let Some((_, _, dropped)) = self.calls.pop_front() {
+                self.bytes -= dropped;
+            }
+        }
         self.next += 1;
         let id = self.next.to_string();
-        if self.calls.len() == MAX_PENDING {
-            self.calls.pop_front();
-        }
-        self.calls.push_back((id.clone(), pending));
+        self.calls.push_back((id.clone(), pending, size));
+        self.bytes += size;
         id
     }
 
     /// The pending call with this id, no longer kept: it is answered once.
     fn take(&mut self, id: &str) -> Option<PendingCall> {
-        let at = self.calls.iter().position(|(kept, _)| kept == id)?;
-        self.calls.remove(at).map(|(_, pending)| pending)
+        let at = self.calls.iter().position(|(kept, ..)| kept == id)?;
+        let (_, pending, size) = self.calls.remove(at)?;
+        self.bytes -= size;
+        Some(pending)
     }
 
     fn contains(&self, id: &str) -> bool {
-        self.calls.iter().any(|(kept, _)| kept == id)
+        self.calls.iter().any(|(kept, ..)| kept == id)
     }
+}
+
+/// The length of `value` as JSON, counted without writing it out.
+fn json_size(value: &impl serde::Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 /// What the handlers share: the executor, the search over the catalog, made once, and the
@@ -230,7 +263,8 @@ impl App {
 fn unknown_pending(id: &str) -> Response {
     let message = format!(
         "no call waits for approval under the id `{id}`: it was answered already, or dropped for newer ones (the \
-         playground keeps the latest {MAX_PENDING})"
+         playground keeps the latest {MAX_PENDING}, {} MiB in all)",
+        MAX_PENDING_BYTES >> 20
     );
     (StatusCode::NOT_FOUND, message).into_response()
 }

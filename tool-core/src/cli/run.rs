@@ -89,7 +89,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run a tool through the executor and print its record; exits with 1 when the call fails.
+    /// Run a tool through the executor and print its record; exits with 1 when the call fails
+    /// or waits for approval.
     Call {
         /// The tool's name.
         name: String,
