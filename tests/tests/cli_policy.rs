@@ -2,10 +2,15 @@
 //! rules over the executor's own), a call that waits for approval printed with its reasons and
 //! the commands that answer it, `--approve` and `--deny REASON`, and each record's policy
 //! decisions, as text and as JSON. `tools_cli` (the provider-dialect tools) runs as a real
-//! process.
+//! process; the host's own executor (a tool that declares approval, one that asks from its
+//! body, the host's rules) runs in process.
 
 use assert_cmd::Command;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+use tool_core::cli::ToolsCli;
+use tool_core::policy::ApprovalRule;
+use tool_core::prelude::*;
+use tool_core::{Approval, CatalogBuilder, DynamicTool, Executor};
 
 #[path = "../src/tools_cli.rs"]
 mod tools_cli;
@@ -245,4 +250,145 @@ fn call_help_names_the_approval_options() {
     ] {
         assert!(help.contains(line), "{line}\n{help}");
     }
+}
+
+// ---- the host's own executor ---------------------------------------------------------------
+
+/// A tool that declares every call needs approval.
+fn transfer() -> DynamicTool {
+    DynamicTool::builder("transfer")
+        .description("Send money.")
+        .input_schema(json!({
+            "type": "object",
+            "properties": {"amount": {"type": "integer"}, "to": {"type": "string"}},
+            "required": ["amount", "to"]
+        }))
+        .approval(Approval::Always)
+        .handler(|args: Map<String, Value>, ctx: ToolContext| async move {
+            format!("sent {} to {} (approved: {})", args["amount"], args["to"].as_str().unwrap_or(""), ctx.approved())
+        })
+        .build()
+        .unwrap()
+}
+
+/// A tool whose body asks for approval of payments over 1,000.
+fn pay() -> DynamicTool {
+    DynamicTool::builder("pay")
+        .description("Pay an invoice.")
+        .input_schema(json!({"type": "object", "properties": {"amount": {"type": "integer"}}, "required": ["amount"]}))
+        .approval(Approval::ByArguments)
+        .handler(|args: Map<String, Value>, ctx: ToolContext| async move {
+            let amount = args["amount"].as_u64().unwrap_or(0);
+            if amount > 1000 && !ctx.approved() {
+                return Err(ToolError::approval_required(format!("a payment of {amount} is over 1000")));
+            }
+            Ok(format!("paid {amount}"))
+        })
+        .build()
+        .unwrap()
+}
+
+/// `tools ARGS` in process over the host's executor: the exit status and standard output.
+fn run(executor: Executor, args: &[&str]) -> (i32, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = ToolsCli::new(executor).run_with(
+        std::iter::once("tools").chain(args.iter().copied()),
+        &mut std::io::empty(),
+        &mut out,
+        &mut err,
+        false,
+    );
+    assert_eq!(String::from_utf8(err).unwrap(), "");
+    (code, without_duration(&String::from_utf8(out).unwrap()))
+}
+
+fn host_executor() -> Executor {
+    let catalog = CatalogBuilder::new().add_tool(transfer()).add_tool(pay()).build().unwrap();
+    // The host's own rule, beside what the tools declare.
+    Executor::builder(catalog).require_approval(ApprovalRule::tagged("money")).build()
+}
+
+#[test]
+fn a_tool_that_declares_approval_waits_and_approve_runs_it_approved() {
+    let args = r#"{"amount": "5", "to": "bob"}"#;
+    assert_eq!(
+        run(host_executor(), &["call", "transfer", "--args", args]),
+        (
+            1,
+            "status: pending in N ms\n\
+             sent: {\"amount\": \"5\", \"to\": \"bob\"}\n\
+             read as: {\"amount\":5,\"to\":\"bob\"}\n\
+             warning: string_to_integer at `/amount`: converted to 5 (received \"5\")\n\
+             message for the model:\n\
+             `transfer` waits for a person's approval and has not run (the tool asks for approval of every call).\n\
+             policy:\n  approval by approval: pending: the tool asks for approval of every call\n\
+             waits for: the tool asks for approval of every call\n\
+             to run it: tools call transfer --args '{\"amount\":\"5\",\"to\":\"bob\"}' --approve\n\
+             to deny it: tools call transfer --args '{\"amount\":\"5\",\"to\":\"bob\"}' --deny REASON"
+                .to_owned()
+        )
+    );
+    let (code, text) = run(host_executor(), &["call", "transfer", "--args", args, "--approve"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.ends_with(
+            "result:\nsent 5 to bob (approved: true)\npolicy:\n  \
+             approval by approval: pending: the tool asks for approval of every call\n  approval by person: approved"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_tool_that_asks_from_its_body_is_answered_by_the_same_flags() {
+    assert_eq!(
+        run(host_executor(), &["call", "pay", "--args", r#"{"amount": 20}"#]),
+        (0, "status: success in N ms\nsent: {\"amount\": 20}\nread as: {\"amount\":20}\nresult:\npaid 20".to_owned())
+    );
+    let (code, text) = run(host_executor(), &["call", "pay", "--args", r#"{"amount": 5000}"#]);
+    assert_eq!(code, 1);
+    assert!(text.contains("\nwaits for: a payment of 5000 is over 1000\n"), "{text}");
+    let (code, text) = run(host_executor(), &["call", "pay", "--args", r#"{"amount": 5000}"#, "--approve"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.ends_with(
+            "result:\npaid 5000\npolicy:\n  approval by approval: pending: a payment of 5000 is over 1000\n  \
+             approval by person: approved"
+        ),
+        "{text}"
+    );
+    let (code, text) =
+        run(host_executor(), &["call", "pay", "--args", r#"{"amount": 5000}"#, "--deny", "over this month's budget"]);
+    assert_eq!(code, 1);
+    assert!(
+        text.contains("message for the model:\nA person denied this call of `pay`: over this month's budget\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_flags_rules_add_to_the_hosts_own() {
+    let catalog = CatalogBuilder::new().add_tool(pay()).add_tool(transfer()).build().unwrap();
+    let tagged = DynamicTool::builder("refund")
+        .description("Refund an order.")
+        .input_schema(json!({"type": "object", "properties": {}}))
+        .tag("money")
+        .handler(|_: Map<String, Value>, _: ToolContext| async move { "refunded" })
+        .build()
+        .unwrap();
+    let catalog = catalog.to_builder().add_tool(tagged).build().unwrap();
+    let executor = Executor::builder(catalog).require_approval(ApprovalRule::tagged("money")).build();
+    let (code, text) =
+        run(executor.clone(), &["call", "refund", "--args", "{}", "--require-approval", "all", "--json"]);
+    assert_eq!(code, 1);
+    let record: Value = serde_json::from_str(&text).unwrap();
+    // The host's rule first, then the flag's.
+    assert_eq!(
+        record["pending"]["reasons"],
+        json!([{"kind": "rule", "rule": "tagged:money"}, {"kind": "rule", "rule": "all"}])
+    );
+    // The host's executor itself is not changed by the flag.
+    let (_, text) = run(executor, &["call", "refund", "--args", "{}", "--json"]);
+    let record: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(record["pending"]["reasons"], json!([{"kind": "rule", "rule": "tagged:money"}]));
 }
