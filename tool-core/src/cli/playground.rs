@@ -110,11 +110,10 @@ struct PendingCalls {
 }
 
 impl PendingCalls {
-    /// Keeps `pending` under a new id, dropping the oldest while there are [`MAX_PENDING`] or
+    /// Keeps `pending` (`size` bytes as JSON) under a new id, dropping the oldest while there are [`MAX_PENDING`] or
     /// they would take more than [`MAX_PENDING_BYTES`]; returns the id. The newest is always
     /// kept.
-    fn keep(&mut self, pending: PendingCall) -> String {
-        let size = json_size(&pending);
+    fn keep(&mut self, pending: PendingCall, size: usize) -> String {
         while self.calls.len() >= MAX_PENDING || (!self.calls.is_empty() && self.bytes + size > MAX_PENDING_BYTES) {
             if let Some((_, _, dropped)) = self.calls.pop_front() {
                 self.bytes -= dropped;
@@ -241,7 +240,10 @@ impl App {
     fn answer(&self, record: &ExecutionRecord) -> Json<Value> {
         let mut value = serde_json::to_value(record).unwrap_or(Value::Null);
         if let Some(pending) = &record.pending {
-            let id = self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).keep((**pending).clone());
+            // Measured before the lock: a call may be megabytes.
+            let size = json_size(pending);
+            let id =
+                self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).keep((**pending).clone(), size);
             value["pending_id"] = Value::from(id);
         }
         Json(value)
