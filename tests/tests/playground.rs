@@ -533,9 +533,17 @@ async fn the_playground_shows_a_pending_call_with_buttons_that_answer_it() {
     client.goto(&url).await.unwrap();
     css(&client, "#tools li[data-tool=\"folders.create\"]").await.click().await.unwrap();
 
-    // Pending: the reasons, the policy's decision, and the three answers.
-    type_raw(&client, FOLDERS).await;
+    // Pending: the arguments as read with their warnings, the reasons, the policy's decision,
+    // and the three answers.
+    let messy = r#"{"root":{"name":"a","children":[]},}"#;
+    type_raw(&client, messy).await;
     assert_eq!(call(&client).await, "pending");
+    let read: Value = serde_json::from_str(&css(&client, "#read").await.text().await.unwrap()).unwrap();
+    assert_eq!(read, json!({"root": {"name": "a", "children": []}}));
+    assert_eq!(
+        texts(&client, "#warnings li").await,
+        [format!("trailing_comma_removed at (arguments): removed the comma after the last element (received {messy})")]
+    );
     assert_eq!(texts(&client, "#reasons li").await, ["rule tool:folders.create"]);
     assert_eq!(texts(&client, "#decisions li").await, ["approval by approval: pending: rule tool:folders.create"]);
     assert_eq!(texts(&client, "#pending button").await, ["Approve", "Approve with the arguments as edited", "Deny"]);
