@@ -357,6 +357,18 @@ async fn pending_call(client: &reqwest::Client, url: &str) -> String {
     answer["pending_id"].as_str().unwrap().to_owned()
 }
 
+/// `GET /api/pending`, each record without its duration.
+async fn waiting(client: &reqwest::Client, url: &str) -> Value {
+    let response = client.get(format!("{url}api/pending")).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let mut answer: Value = response.json().await.unwrap();
+    for record in answer["pending"].as_array_mut().unwrap() {
+        assert!(record["duration_us"].is_u64(), "{record}");
+        record.as_object_mut().unwrap().remove("duration_us");
+    }
+    answer
+}
+
 fn unknown(id: &str) -> (u16, String) {
     (
         404,
@@ -389,6 +401,8 @@ async fn a_pending_call_is_kept_by_the_server_and_approved_once_by_its_id() {
             "pending_id": "1"
         })
     );
+    // The server lists it, as the page was given it.
+    assert_eq!(waiting(&client, &url).await, json!({"pending": [pending]}));
     // Approved: the call runs as the model sent it.
     assert_eq!(
         record(post(&client, &url, "api/pending/1/approve", json!({})).await),
@@ -399,6 +413,7 @@ async fn a_pending_call_is_kept_by_the_server_and_approved_once_by_its_id() {
             "decisions": [{"stage": "approval", "by": "person", "outcome": "approved"}]
         })
     );
+    assert_eq!(waiting(&client, &url).await, json!({"pending": []}));
     // Once: a second answer finds nothing, and neither does an id the server never gave.
     assert_eq!(post(&client, &url, "api/pending/1/approve", json!({})).await, unknown("1"));
     assert_eq!(post(&client, &url, "api/pending/1/deny", json!({"reason": "late"})).await, unknown("1"));
@@ -517,6 +532,11 @@ async fn the_server_keeps_the_latest_hundred_pending_calls() {
         ids
     };
     assert_eq!((ids[0].as_str(), ids[100].as_str()), ("1", "101"));
+    // Newest first.
+    let listed: Vec<Value> =
+        waiting(&client, &url).await["pending"].as_array().unwrap().iter().map(|r| r["pending_id"].clone()).collect();
+    assert_eq!(listed.len(), 100);
+    assert_eq!((listed[0].clone(), listed[99].clone()), (json!("101"), json!("2")));
     // The oldest was dropped for the newest; the second oldest still waits.
     assert_eq!(post(&client, &url, "api/pending/1/approve", json!({})).await, unknown("1"));
     assert_eq!(record(post(&client, &url, "api/pending/2/approve", json!({})).await)["status"], "success");
@@ -548,7 +568,17 @@ async fn the_playground_shows_a_pending_call_with_buttons_that_answer_it() {
     assert_eq!(texts(&client, "#decisions li").await, ["approval by approval: pending: rule tool:folders.create"]);
     assert_eq!(texts(&client, "#pending button").await, ["Approve", "Approve with the arguments as edited", "Deny"]);
     assert_eq!(css(&client, "#pending").await.attr("data-pending-id").await.unwrap().as_deref(), Some("1"));
-    shot_of(&client, "#record", "5-pending.png").await;
+    shot_of(&client, "#record", "5-pending-record.png").await;
+
+    // Left for another tool, it waits in the side bar, and comes back from there.
+    wait_for_texts(&client, "#waiting-list li", &["folders.create#1"]).await;
+    css(&client, "#tools li[data-tool=\"clock.now\"]").await.click().await.unwrap();
+    assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "clock.now");
+    css(&client, "#waiting-list li[data-pending-id=\"1\"]").await.click().await.unwrap();
+    assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "folders.create");
+    assert_eq!(css(&client, "#status").await.text().await.unwrap(), "pending");
+    assert_eq!(css(&client, "#raw").await.prop("value").await.unwrap().as_deref(), Some(messy));
+    shot(&client, "5-waiting.png").await;
 
     // Approve: the call runs, and its record shows as any call's does.
     css(&client, "#approve").await.click().await.unwrap();
@@ -556,6 +586,8 @@ async fn the_playground_shows_a_pending_call_with_buttons_that_answer_it() {
     assert_eq!(css(&client, "#result").await.text().await.unwrap(), FOLDERS);
     assert_eq!(texts(&client, "#decisions li").await, ["approval by person: approved"]);
     assert!(client.find(Locator::Css("#pending")).await.is_err());
+    wait_for_texts(&client, "#waiting-list li", &[]).await;
+    assert_eq!(css(&client, "#waiting").await.attr("hidden").await.unwrap().as_deref(), Some("true"));
     shot_of(&client, "#record", "6-approved.png").await;
 
     // Approve with the arguments as edited in the box.
@@ -589,20 +621,21 @@ async fn the_playground_shows_a_pending_call_with_buttons_that_answer_it() {
 async fn the_server_keeps_at_most_sixteen_mebibytes_of_pending_calls() {
     let (_server, url) = playground_with(&["--require-approval", "all"]);
     let client = reqwest::Client::new();
-    // Each call about 4 MB as the server keeps it: its raw arguments and what was read of them.
+    // Each record about 8 MB as the server keeps it: the raw arguments and what was read of
+    // them, in the request and in the pending call.
     let arguments = json!({"root": {"name": "x".repeat(2_000_000), "children": []}}).to_string();
     let mut ids = Vec::new();
-    for _ in 0..5 {
+    for _ in 0..3 {
         let (status, body) =
             post(&client, &url, "api/call", json!({"tool": "folders.create", "arguments": arguments})).await;
         assert_eq!(status, 200);
         let answer: Value = serde_json::from_str(&body).unwrap();
         ids.push(answer["pending_id"].as_str().unwrap().to_owned());
     }
-    // Four fit in 16 MiB; the fifth dropped the first.
-    assert_eq!(ids, ["1", "2", "3", "4", "5"]);
+    // Two fit in 16 MiB; the third dropped the first.
+    assert_eq!(ids, ["1", "2", "3"]);
     assert_eq!(post(&client, &url, "api/pending/1/deny", json!({"reason": "no"})).await, unknown("1"));
-    for id in ["2", "5"] {
+    for id in ["2", "3"] {
         let path = format!("api/pending/{id}/deny");
         assert_eq!(record(post(&client, &url, &path, json!({"reason": "no"})).await)["status"], "denied");
     }

@@ -9,6 +9,7 @@
 //!   ranking, each tool with its score, the words it matched and its texts with those words
 //!   marked (`marks` in characters); a query over [`MAX_QUERY_BYTES`] or a limit out of range
 //!   is refused (400);
+//! - `GET /api/pending`: the records of the calls that wait for approval, newest first;
 //! - `POST /api/pending/{id}/approve` with `{}`, or `{"arguments": text}` to run the call with
 //!   edited arguments (JSON, read and checked again as the model's were), and
 //!   `POST /api/pending/{id}/deny` with `{"reason": text}` (1 to [`MAX_REASON_BYTES`] bytes):
@@ -19,8 +20,8 @@
 //! cannot run arguments a person did not see, nor call a tool that was not asked for, by
 //! editing a stored call; edited arguments are a [`Decision::ApproveWith`], which the
 //! executor reads and checks again. A call is answered once; the server keeps the latest
-//! [`MAX_PENDING`], at most [`MAX_PENDING_BYTES`] of them as JSON, and drops the oldest for a
-//! new one.
+//! [`MAX_PENDING`], at most [`MAX_PENDING_BYTES`] of their records as JSON, and drops the
+//! oldest for a new one.
 //!
 //! It answers only requests whose `Host` is the address it listens on or a loopback name (a
 //! page elsewhere cannot reach it through DNS rebinding), and calls only with a JSON body
@@ -103,17 +104,20 @@ pub(super) const MAX_REASON_BYTES: usize = 2048;
 struct PendingCalls {
     /// The number of the last id given.
     next: u64,
-    /// Each call with its id and its size as JSON.
-    calls: VecDeque<(String, PendingCall, usize)>,
+    /// Each call's record as the page was given it (with its `pending_id`), and its size as
+    /// JSON. The pending call to resume is read from the record the server made, never from
+    /// what a page sends.
+    calls: VecDeque<(String, Value, usize)>,
     /// The sizes together.
     bytes: usize,
 }
 
 impl PendingCalls {
-    /// Keeps `pending` (`size` bytes as JSON) under a new id, dropping the oldest while there are [`MAX_PENDING`] or
-    /// they would take more than [`MAX_PENDING_BYTES`]; returns the id. The newest is always
+    /// Keeps the record of a pending call (`size` bytes as JSON) under a new id, dropping the
+    /// oldest while there are [`MAX_PENDING`] or they would take more than
+    /// [`MAX_PENDING_BYTES`]; returns the record with its `pending_id`. The newest is always
     /// kept.
-    fn keep(&mut self, pending: PendingCall, size: usize) -> String {
+    fn keep(&mut self, mut record: Value, size: usize) -> Value {
         while self.calls.len() >= MAX_PENDING || (!self.calls.is_empty() && self.bytes + size > MAX_PENDING_BYTES) {
             if let Some((_, _, dropped)) = self.calls.pop_front() {
                 self.bytes -= dropped;
@@ -121,21 +125,27 @@ impl PendingCalls {
         }
         self.next += 1;
         let id = self.next.to_string();
-        self.calls.push_back((id.clone(), pending, size));
+        record["pending_id"] = Value::from(id.clone());
+        self.calls.push_back((id, record.clone(), size));
         self.bytes += size;
-        id
+        record
     }
 
     /// The pending call with this id, no longer kept: it is answered once.
     fn take(&mut self, id: &str) -> Option<PendingCall> {
         let at = self.calls.iter().position(|(kept, ..)| kept == id)?;
-        let (_, pending, size) = self.calls.remove(at)?;
+        let (_, mut record, size) = self.calls.remove(at)?;
         self.bytes -= size;
-        Some(pending)
+        serde_json::from_value(record["pending"].take()).ok()
     }
 
     fn contains(&self, id: &str) -> bool {
         self.calls.iter().any(|(kept, ..)| kept == id)
+    }
+
+    /// The records of the calls that wait, newest first.
+    fn records(&self) -> Vec<Value> {
+        self.calls.iter().rev().map(|(_, record, _)| record.clone()).collect()
     }
 }
 
@@ -191,6 +201,7 @@ fn router(executor: Executor, searched: ToolCatalog, bound: SocketAddr) -> Route
         .route("/api/tools", get(tools))
         .route("/api/call", post(run_call))
         .route("/api/search", post(search))
+        .route("/api/pending", get(waiting))
         .route("/api/pending/{id}/approve", post(approve))
         .route("/api/pending/{id}/deny", post(deny))
         .layer(middleware::from_fn_with_state(bound, local_host_only))
@@ -238,15 +249,13 @@ async fn run_call(State(app): State<App>, Json(body): Json<CallBody>) -> Json<Va
 impl App {
     /// A record for the page; a pending call is kept, and its id given as `pending_id`.
     fn answer(&self, record: &ExecutionRecord) -> Json<Value> {
-        let mut value = serde_json::to_value(record).unwrap_or(Value::Null);
-        if let Some(pending) = &record.pending {
-            // Measured before the lock: a call may be megabytes.
-            let size = json_size(pending);
-            let id =
-                self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).keep((**pending).clone(), size);
-            value["pending_id"] = Value::from(id);
+        let value = serde_json::to_value(record).unwrap_or(Value::Null);
+        if record.pending.is_none() {
+            return Json(value);
         }
-        Json(value)
+        // Measured before the lock: a call may be megabytes.
+        let size = json_size(&value);
+        Json(self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).keep(value, size))
     }
 
     /// Runs the pending call `id` with the person's decision, once.
@@ -269,6 +278,12 @@ fn unknown_pending(id: &str) -> Response {
         MAX_PENDING_BYTES >> 20
     );
     (StatusCode::NOT_FOUND, message).into_response()
+}
+
+/// The records of the calls that wait for approval, newest first.
+async fn waiting(State(app): State<App>) -> Json<Value> {
+    let records = app.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).records();
+    Json(json!({ "pending": records }))
 }
 
 #[derive(Deserialize)]

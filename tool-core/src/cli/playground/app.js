@@ -29,6 +29,7 @@ async function load() {
   document.getElementById("find-deferred").addEventListener("change", find);
   document.getElementById("find").addEventListener("submit", (event) => { event.preventDefault(); find(); });
   renderList();
+  refreshWaiting();
 }
 
 // ---- tool search ---------------------------------------------------------------------------
@@ -451,6 +452,7 @@ function renderRecord(record) {
   }
   if (status === "pending" && record.pending_id && record.pending) parts.push(pendingPanel(record));
   section.replaceChildren(...parts);
+  refreshWaiting();
 }
 
 // ---- approval ------------------------------------------------------------------------------
@@ -462,6 +464,34 @@ function reasonText(reason) {
     case "asked": return reason.message;
     default: return reason.kind;
   }
+}
+
+// The calls the server keeps while they wait for approval, newest first, in the side bar: a
+// call left unanswered is found again there.
+async function refreshWaiting() {
+  const response = await fetch("/api/pending");
+  if (!response.ok) return;
+  const records = (await response.json()).pending;
+  const list = document.getElementById("waiting-list");
+  list.replaceChildren();
+  for (const record of records) {
+    const item = el("li", { "data-pending-id": record.pending_id }, record.request.tool_name,
+      el("span", { class: "tag" }, "#" + record.pending_id));
+    item.addEventListener("click", () => showWaiting(record));
+    list.append(item);
+  }
+  document.getElementById("waiting").hidden = records.length === 0;
+}
+
+// A waiting call again: its tool's form with the arguments as the model sent them, and its record.
+function showWaiting(record) {
+  const tool = state.tools.find((t) => t.name === record.request.tool_name);
+  if (!tool) return;
+  select(tool);
+  const raw = document.getElementById("raw");
+  raw.value = record.pending.request.raw_arguments;
+  raw.dispatchEvent(new Event("input", { bubbles: true }));
+  renderRecord(record);
 }
 
 // What a person answers a call that waits for approval with: the server keeps the call under
