@@ -2,8 +2,13 @@
 //! through `chromedriver` with fantoccini) against `tools_cli playground` run as a real
 //! process. A form with an enum, a list and a nested object is filled and called; messy JSON
 //! typed into the raw arguments shows its warnings at their fields; a refused call shows the
-//! message for the model; the tool search box ranks the tools and marks the words each matched.
-//! A screenshot of each state is kept in `target/playground/`.
+//! message for the model; the tool search box ranks the tools and marks the words each matched;
+//! a call that waits for approval shows its reasons and the buttons that answer it. A
+//! screenshot of each state is kept in `target/playground/`.
+//!
+//! Calls that wait for approval are also tested over plain HTTP (no browser): kept by the
+//! server under its own id, approved (as sent or edited, and checked again) or denied once,
+//! the latest 100 kept.
 //!
 //! `.ci/run` installs `chromium` and `chromium-driver`. They are found on `PATH` (also as
 //! `chromium-browser` or `google-chrome`), or at `TOOL_CHROMIUM` and `TOOL_CHROMEDRIVER`.
@@ -103,6 +108,13 @@ async fn shot(client: &Client, name: &str) {
         client.execute("window.scrollTo(0, 0); return document.documentElement.scrollHeight;", vec![]).await.unwrap();
     client.set_window_size(1360, height.as_u64().unwrap_or(1000).clamp(700, 4000) as u32 + 20).await.unwrap();
     let png = client.screenshot().await.unwrap();
+    std::fs::write(screenshots().join(name), png).unwrap();
+}
+
+/// A screenshot of the element at `selector` alone (the record beside a tall form).
+async fn shot_of(client: &Client, selector: &str, name: &str) {
+    client.execute("document.querySelector(arguments[0]).scrollIntoView();", vec![json!(selector)]).await.unwrap();
+    let png = css(client, selector).await.screenshot().await.unwrap();
     std::fs::write(screenshots().join(name), png).unwrap();
 }
 
@@ -358,4 +370,314 @@ async fn the_playground_lists_a_tools_examples_and_a_click_fills_the_arguments_w
     assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "clock.now");
     assert!(client.find_all(Locator::Css("#examples")).await.unwrap().is_empty());
     client.close().await.unwrap();
+}
+
+// ---- calls that wait for approval ----------------------------------------------------------
+
+const FOLDERS: &str = r#"{"root":{"name":"a","children":[]}}"#;
+
+/// POSTs `body` to the playground's `path`; the status and the answer's text.
+async fn post(client: &reqwest::Client, url: &str, path: &str, body: Value) -> (u16, String) {
+    let response = client.post(format!("{url}{path}")).json(&body).send().await.unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+/// An answer that must be a record: read as JSON, without its duration.
+fn record((status, body): (u16, String)) -> Value {
+    assert_eq!(status, 200, "{body}");
+    let mut record: Value = serde_json::from_str(&body).unwrap();
+    assert!(record["duration_us"].is_u64(), "{record}");
+    record.as_object_mut().unwrap().remove("duration_us");
+    record
+}
+
+/// A call of `folders.create` that ends pending; its `pending_id`.
+async fn pending_call(client: &reqwest::Client, url: &str) -> String {
+    let answer = record(post(client, url, "api/call", json!({"tool": "folders.create", "arguments": FOLDERS})).await);
+    assert_eq!(answer["status"], "pending", "{answer}");
+    answer["pending_id"].as_str().unwrap().to_owned()
+}
+
+/// `GET /api/pending`, each record without its duration.
+async fn waiting(client: &reqwest::Client, url: &str) -> Value {
+    let response = client.get(format!("{url}api/pending")).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let mut answer: Value = response.json().await.unwrap();
+    for record in answer["pending"].as_array_mut().unwrap() {
+        assert!(record["duration_us"].is_u64(), "{record}");
+        record.as_object_mut().unwrap().remove("duration_us");
+    }
+    answer
+}
+
+fn unknown(id: &str) -> (u16, String) {
+    (
+        404,
+        format!(
+            "no call waits for approval under the id `{id}`: it was answered already, or dropped for newer ones (the \
+             playground keeps the latest 100, 16 MiB in all)"
+        ),
+    )
+}
+
+#[tokio::test]
+async fn a_pending_call_is_kept_by_the_server_and_approved_once_by_its_id() {
+    let (_server, url) = playground_with(&["--require-approval", "tool:folders.create"]);
+    let client = reqwest::Client::new();
+    let pending =
+        record(post(&client, &url, "api/call", json!({"tool": "folders.create", "arguments": FOLDERS})).await);
+    let read = json!({"root": {"name": "a", "children": []}});
+    assert_eq!(
+        pending,
+        json!({
+            "request": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS, "arguments": read},
+            "status": "pending",
+            "content": {"text": "`folders.create` waits for a person's approval and has not run (rule tool:folders.create)."},
+            "pending": {
+                "request": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS},
+                "arguments": read,
+                "reasons": [{"kind": "rule", "rule": "tool:folders.create"}]
+            },
+            "decisions": [{"stage": "approval", "by": "approval", "outcome": "pending", "message": "rule tool:folders.create"}],
+            "pending_id": "1"
+        })
+    );
+    // The server lists it, as the page was given it.
+    assert_eq!(waiting(&client, &url).await, json!({"pending": [pending]}));
+    // Approved: the call runs as the model sent it.
+    assert_eq!(
+        record(post(&client, &url, "api/pending/1/approve", json!({})).await),
+        json!({
+            "request": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS},
+            "status": "success",
+            "content": {"text": FOLDERS},
+            "decisions": [{"stage": "approval", "by": "person", "outcome": "approved"}]
+        })
+    );
+    assert_eq!(waiting(&client, &url).await, json!({"pending": []}));
+    // Once: a second answer finds nothing, and neither does an id the server never gave.
+    assert_eq!(post(&client, &url, "api/pending/1/approve", json!({})).await, unknown("1"));
+    assert_eq!(post(&client, &url, "api/pending/1/deny", json!({"reason": "late"})).await, unknown("1"));
+    assert_eq!(post(&client, &url, "api/pending/x9/approve", json!({})).await, unknown("x9"));
+    // Tools no rule covers run at once, with no id.
+    let clock = record(post(&client, &url, "api/call", json!({"tool": "clock.now", "arguments": "{}"})).await);
+    assert_eq!((clock["status"].clone(), clock.get("pending_id")), (json!("success"), None));
+}
+
+#[tokio::test]
+async fn edited_arguments_are_read_and_checked_again() {
+    let (_server, url) = playground_with(&["--require-approval", "tool:folders.create"]);
+    let client = reqwest::Client::new();
+    let id = pending_call(&client, &url).await;
+    let edited = r#"{"root": {"name": "b", "children": []}}"#;
+    assert_eq!(
+        record(post(&client, &url, &format!("api/pending/{id}/approve"), json!({"arguments": edited})).await),
+        json!({
+            "request": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": r#"{"root":{"name":"b","children":[]}}"#},
+            "status": "success",
+            "content": {"text": r#"{"root":{"name":"b","children":[]}}"#},
+            "decisions": [{"stage": "approval", "by": "person", "outcome": "changed",
+                "message": r#"approved with the arguments {"root":{"name":"b","children":[]}}"#}],
+            // The call as the model sent it.
+            "original": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS}
+        })
+    );
+
+    // Not JSON: said, and the call still waits.
+    let id = pending_call(&client, &url).await;
+    let path = format!("api/pending/{id}/approve");
+    assert_eq!(
+        post(&client, &url, &path, json!({"arguments": "{nope"})).await,
+        (400, "the edited arguments are not JSON: key must be a string at line 1 column 2".to_owned())
+    );
+    // Arguments the tool does not accept: the record the model would read for them.
+    let refused = record(post(&client, &url, &path, json!({"arguments": r#"{"root": {"name": "c"}}"#})).await);
+    assert_eq!(
+        refused,
+        json!({
+            "request": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": r#"{"root":{"name":"c"}}"#,
+                "arguments": {"root": {"name": "c"}},
+                "parse_error": [{"pointer": "/root/children", "rule": "missing_required", "expected": "a list of objects",
+                    "received": null, "detail": "missing field `children`"}]},
+            "status": "failed",
+            "content": {
+                "text": "The arguments for `folders.create` were not accepted:\n- `root.children`: required, expected a list of \
+                         objects; it was missing.\nSend the corrected arguments to `folders.create` again.",
+                "structured": {"errors": [{"type": "missing_required", "loc": ["root", "children"],
+                    "msg": "expected a list of objects", "input": null, "detail": "missing field `children`"}]}
+            },
+            "failure": {"kind": "invalid_arguments"},
+            "decisions": [{"stage": "approval", "by": "person", "outcome": "changed",
+                "message": r#"approved with the arguments {"root":{"name":"c"}}"#}],
+            "original": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS}
+        })
+    );
+    assert_eq!(post(&client, &url, &path, json!({})).await, unknown(&id));
+}
+
+#[tokio::test]
+async fn a_denial_needs_a_reason_and_the_model_reads_it() {
+    let (_server, url) = playground_with(&["--require-approval", "tool:folders.create"]);
+    let client = reqwest::Client::new();
+    let id = pending_call(&client, &url).await;
+    let path = format!("api/pending/{id}/deny");
+    assert_eq!(
+        post(&client, &url, &path, json!({"reason": " "})).await,
+        (400, "a denial needs a reason: the model reads it".to_owned())
+    );
+    assert_eq!(
+        post(&client, &url, &path, json!({"reason": "x".repeat(2049)})).await,
+        (400, "the reason is longer than 2048 bytes".to_owned())
+    );
+    // The page sends an id and an answer, nothing else: not the call, nor other arguments.
+    let (status, body) = post(&client, &url, &path, json!({"reason": "no", "tool": "canvas_draw"})).await;
+    assert_eq!(status, 422, "{body}");
+    let approve = format!("api/pending/{id}/approve");
+    let (status, body) =
+        post(&client, &url, &approve, json!({"pending": {"request": {"tool_name": "canvas_draw"}}})).await;
+    assert_eq!(status, 422, "{body}");
+    // From another page: refused as calls are.
+    let response = client
+        .post(format!("{url}{path}"))
+        .header("origin", "http://evil.example")
+        .json(&json!({"reason": "no"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 403);
+
+    assert_eq!(record(post(&client, &url, &path, json!({"reason": "x".repeat(2048)})).await)["status"], "denied");
+    let id = pending_call(&client, &url).await;
+    assert_eq!(
+        record(post(&client, &url, &format!("api/pending/{id}/deny"), json!({"reason": "  not this folder "})).await),
+        json!({
+            "request": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS,
+                "arguments": {"root": {"name": "a", "children": []}}},
+            "status": "denied",
+            "content": {"text": "This call of `folders.create` was denied: not this folder"},
+            "failure": {"kind": "denied", "reason": "not this folder"},
+            "decisions": [{"stage": "approval", "by": "person", "outcome": "denied", "message": "not this folder"}]
+        })
+    );
+}
+
+#[tokio::test]
+async fn the_server_keeps_the_latest_hundred_pending_calls() {
+    let (_server, url) = playground_with(&["--require-approval", "all"]);
+    let client = reqwest::Client::new();
+    let ids: Vec<String> = {
+        let mut ids = Vec::new();
+        for _ in 0..101 {
+            ids.push(pending_call(&client, &url).await);
+        }
+        ids
+    };
+    assert_eq!((ids[0].as_str(), ids[100].as_str()), ("1", "101"));
+    // Newest first.
+    let listed: Vec<Value> =
+        waiting(&client, &url).await["pending"].as_array().unwrap().iter().map(|r| r["pending_id"].clone()).collect();
+    assert_eq!(listed.len(), 100);
+    assert_eq!((listed[0].clone(), listed[99].clone()), (json!("101"), json!("2")));
+    // The oldest was dropped for the newest; the second oldest still waits.
+    assert_eq!(post(&client, &url, "api/pending/1/approve", json!({})).await, unknown("1"));
+    assert_eq!(record(post(&client, &url, "api/pending/2/approve", json!({})).await)["status"], "success");
+    assert_eq!(record(post(&client, &url, "api/pending/101/approve", json!({})).await)["status"], "success");
+}
+
+#[tokio::test]
+async fn the_playground_shows_a_pending_call_with_buttons_that_answer_it() {
+    let test = "playground::the_playground_shows_a_pending_call_with_buttons_that_answer_it";
+    let Some((chromium, driver)) = tool_tests::external::chromium(test) else { return };
+    let (_server, url) = playground_with(&["--require-approval", "tool:folders.create"]);
+    let (_driver, port) = chromedriver(&driver);
+    let client = browser(port, &chromium).await;
+    client.goto(&url).await.unwrap();
+    css(&client, "#tools li[data-tool=\"folders.create\"]").await.click().await.unwrap();
+
+    // Pending: the arguments as read with their warnings, the reasons, the policy's decision,
+    // and the three answers.
+    let messy = r#"{"root":{"name":"a","children":[]},}"#;
+    type_raw(&client, messy).await;
+    assert_eq!(call(&client).await, "pending");
+    let read: Value = serde_json::from_str(&css(&client, "#read").await.text().await.unwrap()).unwrap();
+    assert_eq!(read, json!({"root": {"name": "a", "children": []}}));
+    assert_eq!(
+        texts(&client, "#warnings li").await,
+        [format!("trailing_comma_removed at (arguments): removed the comma after the last element (received {messy})")]
+    );
+    assert_eq!(texts(&client, "#reasons li").await, ["rule tool:folders.create"]);
+    assert_eq!(texts(&client, "#decisions li").await, ["approval by approval: pending: rule tool:folders.create"]);
+    assert_eq!(texts(&client, "#pending button").await, ["Approve", "Approve with the arguments as edited", "Deny"]);
+    assert_eq!(css(&client, "#pending").await.attr("data-pending-id").await.unwrap().as_deref(), Some("1"));
+    shot_of(&client, "#record", "5-pending-record.png").await;
+
+    // Left for another tool, it waits in the side bar, and comes back from there.
+    wait_for_texts(&client, "#waiting-list li", &["folders.create#1"]).await;
+    css(&client, "#tools li[data-tool=\"clock.now\"]").await.click().await.unwrap();
+    assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "clock.now");
+    css(&client, "#waiting-list li[data-pending-id=\"1\"]").await.click().await.unwrap();
+    assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "folders.create");
+    assert_eq!(css(&client, "#status").await.text().await.unwrap(), "pending");
+    assert_eq!(css(&client, "#raw").await.prop("value").await.unwrap().as_deref(), Some(messy));
+    shot(&client, "5-waiting.png").await;
+
+    // Approve: the call runs, and its record shows as any call's does.
+    css(&client, "#approve").await.click().await.unwrap();
+    wait_for_texts(&client, "#status", &["success"]).await;
+    assert_eq!(css(&client, "#result").await.text().await.unwrap(), FOLDERS);
+    assert_eq!(texts(&client, "#decisions li").await, ["approval by person: approved"]);
+    assert!(client.find(Locator::Css("#pending")).await.is_err());
+    wait_for_texts(&client, "#waiting-list li", &[]).await;
+    assert_eq!(css(&client, "#waiting").await.attr("hidden").await.unwrap().as_deref(), Some("true"));
+    shot_of(&client, "#record", "6-approved.png").await;
+
+    // Approve with the arguments as edited in the box.
+    assert_eq!(call(&client).await, "pending");
+    type_raw(&client, r#"{"root":{"name":"b","children":[]}}"#).await;
+    css(&client, "#approve-edited").await.click().await.unwrap();
+    wait_for_texts(&client, "#status", &["success"]).await;
+    assert_eq!(css(&client, "#result").await.text().await.unwrap(), r#"{"root":{"name":"b","children":[]}}"#);
+    assert_eq!(
+        texts(&client, "#decisions li").await,
+        [r#"approval by person: changed: approved with the arguments {"root":{"name":"b","children":[]}}"#]
+    );
+
+    // Deny: without a reason the server says what is missing, and the call still waits.
+    assert_eq!(call(&client).await, "pending");
+    css(&client, "#deny").await.click().await.unwrap();
+    wait_for_texts(&client, "#pending-error", &["a denial needs a reason: the model reads it"]).await;
+    css(&client, "#deny-reason").await.send_keys("not this folder").await.unwrap();
+    css(&client, "#deny").await.click().await.unwrap();
+    wait_for_texts(&client, "#status", &["denied"]).await;
+    assert_eq!(
+        css(&client, "#message").await.text().await.unwrap(),
+        "This call of `folders.create` was denied: not this folder"
+    );
+    shot_of(&client, "#record", "7-denied.png").await;
+
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_server_keeps_at_most_sixteen_mebibytes_of_pending_calls() {
+    let (_server, url) = playground_with(&["--require-approval", "all"]);
+    let client = reqwest::Client::new();
+    // Each record about 8 MB as the server keeps it: the raw arguments and what was read of
+    // them, in the request and in the pending call.
+    let arguments = json!({"root": {"name": "x".repeat(2_000_000), "children": []}}).to_string();
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let (status, body) =
+            post(&client, &url, "api/call", json!({"tool": "folders.create", "arguments": arguments})).await;
+        assert_eq!(status, 200);
+        let answer: Value = serde_json::from_str(&body).unwrap();
+        ids.push(answer["pending_id"].as_str().unwrap().to_owned());
+    }
+    // Two fit in 16 MiB; the third dropped the first.
+    assert_eq!(ids, ["1", "2", "3"]);
+    assert_eq!(post(&client, &url, "api/pending/1/deny", json!({"reason": "no"})).await, unknown("1"));
+    for id in ["2", "3"] {
+        let path = format!("api/pending/{id}/deny");
+        assert_eq!(record(post(&client, &url, &path, json!({"reason": "no"})).await)["status"], "denied");
+    }
 }

@@ -90,7 +90,10 @@ fn every_rust_block_of_the_readme_is_an_excerpt_of_an_example() {
     let readme = fs::read_to_string(workspace().join("README.md")).expect("README.md is readable");
     match check(&readme, &examples()) {
         Ok(count) => {
-            assert_eq!(count, 7, "the tour's seven blocks: declare, execute, approval, a small open model, export, search, serve")
+            assert_eq!(
+                count, 7,
+                "the tour's seven blocks: declare, execute, approval, a small open model, export, search, serve"
+            )
         }
         Err(problems) => panic!("{problems}"),
     }

@@ -13,8 +13,9 @@ use crate::document::{
     deferral_report, definition_json, render, shorten_descriptions, size_report, tool_kind, DeferralReport,
     DeferredCost, Format, FORMATS,
 };
-use crate::executor::{ExecutionRecord, Executor};
+use crate::executor::{CallScope, CallStatus, ExecutionRecord, Executor};
 use crate::model::{Cardinality, ToolCallRequest, ToolDefinition};
+use crate::policy::{ApprovalRule, Decision, PolicyDecision};
 use crate::providers::check::check_tool;
 use crate::providers::export::export;
 use crate::providers::Dialect;
@@ -251,7 +252,10 @@ pub(super) fn call_output(record: &ExecutionRecord, json: bool, style: Style, ou
         .and_then(|f| serde_json::to_value(f).ok())
         .and_then(|f| f["kind"].as_str().map(str::to_owned));
     let status = match failure {
+        // `denied (denied)` would say it twice.
+        Some(kind) if kind == status => style.bad(&status),
         Some(kind) => style.bad(&format!("{status} ({kind})")),
+        None if record.status == CallStatus::Pending => style.warn(&status),
         None => style.good(&status),
     };
     writeln!(out, "{} {status} in {:.1} ms", style.bold("status:"), record.duration.as_secs_f64() * 1000.0)?;
@@ -283,7 +287,89 @@ pub(super) fn call_output(record: &ExecutionRecord, json: bool, style: Style, ou
         };
         writeln!(out, "{}", printable(&line))?;
     }
+    if !record.decisions.is_empty() {
+        writeln!(out, "{}", style.bold("policy:"))?;
+        for decision in &record.decisions {
+            writeln!(out, "  {}", printable(&decision_line(decision)))?;
+        }
+    }
+    if let Some(pending) = &record.pending {
+        // What to type next: the same call, answered.
+        let mut again = format!(
+            "tools call {} --args {}",
+            shell_word(pending.tool_name()),
+            shell_arguments(&pending.request.raw_arguments)
+        );
+        if let Some(conversation) = pending.conversation_id() {
+            again.push_str(&format!(" --conversation {}", shell_word(conversation)));
+        }
+        writeln!(out, "{} {}", style.bold("waits for:"), printable(&pending.reasons_text()))?;
+        writeln!(out, "{} {again} --approve", style.bold("to run it:"))?;
+        writeln!(out, "{} {again} --deny REASON", style.bold("to deny it:"))?;
+    }
     Ok(code)
+}
+
+/// A policy decision in a line: `approval by person: denied: not this account`.
+fn decision_line(decision: &PolicyDecision) -> String {
+    let word = |value: Value| value.as_str().map(str::to_owned).unwrap_or_default();
+    let stage = word(serde_json::to_value(decision.stage).unwrap_or(Value::Null));
+    let outcome = word(serde_json::to_value(decision.outcome).unwrap_or(Value::Null));
+    let mut line = format!("{stage} by {}: {outcome}", decision.by);
+    if let Some(message) = &decision.message {
+        line.push_str(": ");
+        line.push_str(message);
+    }
+    line
+}
+
+/// `text` as one word for a POSIX shell: as it is when nothing in it is special, else in
+/// single quotes (a quote inside written `'\''`).
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '@' | ',' | '+' | '='));
+    if plain {
+        return text.to_owned();
+    }
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// The raw arguments as one shell word on one line: JSON written compactly (a line break of
+/// a pretty text would end the command), any other text as it came when it has no control
+/// characters.
+fn shell_arguments(raw: &str) -> String {
+    match serde_json::from_str::<Value>(raw) {
+        Ok(value) => shell_word(&value.to_string()),
+        Err(_) if raw.chars().any(char::is_control) => shell_word(&printable_line(raw)),
+        Err(_) => shell_word(raw),
+    }
+}
+
+/// The approval rules `--require-approval` names, each by the name it has in records:
+/// `destructive`, `not_read_only`, `all`, `tagged:TAG` or `tool:NAME`.
+pub(super) fn approval_rules(catalog: &ToolCatalog, names: &[String]) -> Result<Vec<ApprovalRule>, String> {
+    names
+        .iter()
+        .map(|name| match name.as_str() {
+            "destructive" => Ok(ApprovalRule::destructive()),
+            "not_read_only" => Ok(ApprovalRule::not_read_only()),
+            "all" => Ok(ApprovalRule::all()),
+            other => match other.split_once(':') {
+                Some(("tagged", tag)) if !tag.is_empty() => Ok(ApprovalRule::tagged(tag)),
+                Some(("tool", tool)) => {
+                    find(catalog, tool).map_err(|message| format!("--require-approval: {message}"))?;
+                    Ok(ApprovalRule::tool(tool))
+                }
+                _ => Err(format!(
+                    "--require-approval: `{}` is not a rule; give destructive, not_read_only, all, tagged:TAG or \
+                     tool:NAME",
+                    printable_line(other)
+                )),
+            },
+        })
+        .collect()
 }
 
 pub(super) fn check(catalog: &ToolCatalog, json: bool, style: Style, out: Out<'_>) -> std::io::Result<i32> {
@@ -561,16 +647,22 @@ pub(super) fn formats(names: &[String]) -> Result<Vec<Format>, String> {
     names.iter().map(|n| n.parse()).collect()
 }
 
-/// Runs one call and returns its record.
+/// Runs one call and returns its record. With `answer`, a call that waits for approval is
+/// answered at once, as a person at a terminal would; without, its record says pending.
 pub(super) async fn call(
     executor: &Executor,
     name: &str,
     arguments: String,
     conversation: Option<String>,
+    answer: Option<Decision>,
 ) -> ExecutionRecord {
     let mut request = ToolCallRequest::new(name, "cli_call", arguments);
     request.conversation_id = conversation;
-    executor.execute(request).await
+    let mut scope = CallScope::new();
+    if let Some(answer) = answer {
+        scope = scope.on_approval(move |_| std::future::ready(answer.clone()));
+    }
+    executor.execute_in(request, scope).await
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use super::commands::{self, find, Out};
 use super::style::Style;
 use crate::catalog::ToolCatalog;
 use crate::executor::Executor;
+use crate::policy::Decision;
 
 /// The tools linked into this program: list, show, export, call, check, size, search, serve.
 #[derive(Debug, Parser)]
@@ -35,6 +36,15 @@ struct DeferralArgs {
     /// Keep this tool loaded, whatever defers it (as `CatalogBuilder::keep_loaded`); repeatable.
     #[arg(long, value_name = "NAME")]
     keep_loaded: Vec<String>,
+}
+
+/// Approval rules over the executor's own.
+#[derive(Debug, clap::Args)]
+struct ApprovalArgs {
+    /// Calls of these tools wait for a person's approval, beside those the executor already
+    /// holds: destructive, not_read_only, all, tagged:TAG or tool:NAME; repeatable.
+    #[arg(long, value_name = "RULE")]
+    require_approval: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -79,7 +89,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Run a tool through the executor and print its record; exits with 1 when the call fails.
+    /// Run a tool through the executor and print its record; exits with 1 when the call fails
+    /// or waits for approval.
     Call {
         /// The tool's name.
         name: String,
@@ -89,6 +100,14 @@ enum Command {
         /// The conversation, for stateful tools.
         #[arg(long)]
         conversation: Option<String>,
+        #[command(flatten)]
+        approval: ApprovalArgs,
+        /// If the call waits for a person's approval, approve it: it runs.
+        #[arg(long, conflicts_with = "deny")]
+        approve: bool,
+        /// If the call waits for a person's approval, deny it: the model reads REASON.
+        #[arg(long, value_name = "REASON")]
+        deny: Option<String>,
         /// Print the whole record as JSON.
         #[arg(long)]
         json: bool,
@@ -168,6 +187,8 @@ enum Command {
         json: bool,
         #[command(flatten)]
         deferral: DeferralArgs,
+        #[command(flatten)]
+        approval: ApprovalArgs,
     },
 }
 
@@ -270,7 +291,18 @@ impl ToolsCli {
                 }
                 Err(message) => usage(err, message),
             },
-            Command::Call { name, args, conversation, json } => {
+            Command::Call { name, args, conversation, approval, approve, deny, json } => {
+                let executor = match commands::approval_rules(catalog, &approval.require_approval) {
+                    Ok(rules) => self.executor.with_approval_rules(rules),
+                    Err(message) => return usage(err, message),
+                };
+                let answer = match deny {
+                    Some(reason) if reason.trim().is_empty() => {
+                        return usage(err, "--deny needs a reason: the model reads it".to_owned())
+                    }
+                    Some(reason) => Some(Decision::deny(reason)),
+                    None => approve.then_some(Decision::Approve),
+                };
                 let arguments = match args {
                     Some(arguments) => arguments,
                     None => {
@@ -279,7 +311,7 @@ impl ToolsCli {
                         text
                     }
                 };
-                let record = runtime()?.block_on(commands::call(&self.executor, &name, arguments, conversation));
+                let record = runtime()?.block_on(commands::call(&executor, &name, arguments, conversation, answer));
                 commands::call_output(&record, json, style, out)
             }
             Command::Check { json } => commands::check(catalog, json, style, out),
@@ -317,7 +349,7 @@ impl ToolsCli {
                 runtime()?.block_on(self.serve_mcp(address, token, json, out))
             }
             #[cfg(feature = "playground")]
-            Command::Playground { addr, allow_unauthenticated_remote, json, deferral } => {
+            Command::Playground { addr, allow_unauthenticated_remote, json, deferral, approval } => {
                 if !allow_unauthenticated_remote && crate::listen::beyond_loopback(addr) {
                     return usage(
                         err,
@@ -332,7 +364,11 @@ impl ToolsCli {
                     Ok(catalog) => catalog,
                     Err(message) => return usage(err, message),
                 };
-                runtime()?.block_on(super::playground::serve(self.executor.clone(), searched, addr, json, out))
+                let executor = match commands::approval_rules(catalog, &approval.require_approval) {
+                    Ok(rules) => self.executor.with_approval_rules(rules),
+                    Err(message) => return usage(err, message),
+                };
+                runtime()?.block_on(super::playground::serve(executor, searched, addr, json, out))
             }
         }
     }

@@ -307,6 +307,19 @@ impl Executor {
         self.catalog.definition(tool).and_then(|d| d.timeout).or(self.timeout)
     }
 
+    /// This executor with more approval rules, beside its own, and a policy state of its own
+    /// (what it remembers of conversations starts empty): for the command line's
+    /// `--require-approval`, which adds rules to the host's executor.
+    #[cfg(feature = "cli")]
+    pub(crate) fn with_approval_rules(&self, more: Vec<ApprovalRule>) -> Executor {
+        if more.is_empty() {
+            return self.clone();
+        }
+        let mut rules = self.policy.rules.clone();
+        rules.approval.extend(more);
+        Executor { policy: Policy::new(rules), ..self.clone() }
+    }
+
     /// Runs one call.
     pub async fn execute(&self, request: ToolCallRequest) -> ExecutionRecord {
         self.execute_in(request, CallScope::default()).await

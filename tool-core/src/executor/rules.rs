@@ -10,6 +10,7 @@ use crate::policy::state::{PolicyState, DEFAULT_MAX_CONVERSATIONS};
 use crate::policy::{ApprovalRule, Backoff, InputGuardrail, OutputGuardrail, RateLimit, Repair, RetryBudget};
 
 /// Everything the executor decides calls by, besides running them.
+#[derive(Clone)]
 pub(super) struct Rules {
     pub(super) approval: Vec<ApprovalRule>,
     pub(super) approver: Option<ApprovalHandler>,

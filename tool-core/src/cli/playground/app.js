@@ -29,6 +29,7 @@ async function load() {
   document.getElementById("find-deferred").addEventListener("change", find);
   document.getElementById("find").addEventListener("submit", (event) => { event.preventDefault(); find(); });
   renderList();
+  refreshWaiting();
 }
 
 // ---- tool search ---------------------------------------------------------------------------
@@ -405,7 +406,8 @@ function renderRecord(record) {
   const section = document.getElementById("record");
   section.hidden = false;
   const status = record.status || "failed";
-  const failure = record.failure ? " (" + record.failure.kind + ")" : "";
+  // `denied (denied)` would say it twice.
+  const failure = record.failure && record.failure.kind !== status ? " (" + record.failure.kind + ")" : "";
   const ms = ((record.duration_us || 0) / 1000).toFixed(1);
   const parts = [el("h3", {}, "Record ", el("span", { class: "status " + status, id: "status" }, status + failure), " in " + ms + " ms")];
 
@@ -446,9 +448,95 @@ function renderRecord(record) {
       parts.push(el("div", {}, "Content blocks"), list);
     }
   } else {
-    parts.push(el("div", {}, "Message for the model"), el("div", { class: "message", id: "message" }, content.text || ""));
+    parts.push(el("div", {}, "Message for the model"), el("div", { class: "message " + status, id: "message" }, content.text || ""));
   }
+  const decisions = Array.isArray(record.decisions) ? record.decisions : [];
+  if (decisions.length) {
+    const list = el("ul", { id: "decisions" });
+    for (const d of decisions) {
+      list.append(el("li", { class: "decision " + d.outcome },
+        d.stage.replace(/_/g, " ") + " by " + d.by + ": " + d.outcome + (d.message ? ": " + d.message : "")));
+    }
+    parts.push(el("div", {}, "Policy"), list);
+  }
+  if (status === "pending" && record.pending_id && record.pending) parts.push(pendingPanel(record));
   section.replaceChildren(...parts);
+  refreshWaiting();
+}
+
+// ---- approval ------------------------------------------------------------------------------
+
+function reasonText(reason) {
+  switch (reason.kind) {
+    case "declared": return "the tool asks for approval of every call";
+    case "rule": return "rule " + reason.rule;
+    case "asked": return reason.message;
+    default: return reason.kind;
+  }
+}
+
+// The calls the server keeps while they wait for approval, newest first, in the side bar: a
+// call left unanswered is found again there.
+async function refreshWaiting() {
+  const response = await fetch("/api/pending");
+  if (!response.ok) return;
+  const records = (await response.json()).pending;
+  const list = document.getElementById("waiting-list");
+  list.replaceChildren();
+  for (const record of records) {
+    const item = el("li", { "data-pending-id": record.pending_id }, record.request.tool_name,
+      el("span", { class: "tag" }, "#" + record.pending_id));
+    item.addEventListener("click", () => showWaiting(record));
+    list.append(item);
+  }
+  document.getElementById("waiting").hidden = records.length === 0;
+}
+
+// A waiting call again: its tool's form with the arguments as the model sent them, and its record.
+function showWaiting(record) {
+  const tool = state.tools.find((t) => t.name === record.request.tool_name);
+  if (!tool) return;
+  select(tool);
+  const raw = document.getElementById("raw");
+  raw.value = record.pending.request.raw_arguments;
+  raw.dispatchEvent(new Event("input", { bubbles: true }));
+  renderRecord(record);
+}
+
+// What a person answers a call that waits for approval with: the server keeps the call under
+// `pending_id`, and the page sends only that id and the answer.
+function pendingPanel(record) {
+  const id = record.pending_id;
+  const reasons = el("ul", { id: "reasons" });
+  for (const reason of record.pending.reasons || []) reasons.append(el("li", {}, reasonText(reason)));
+  const approve = el("button", { id: "approve", type: "button", class: "primary" }, "Approve");
+  const edited = el("button", { id: "approve-edited", type: "button" }, "Approve with the arguments as edited");
+  const reason = el("input", { id: "deny-reason", type: "text", placeholder: "Why (the model reads it)", maxlength: "2048" });
+  const deny = el("button", { id: "deny", type: "button", class: "danger" }, "Deny");
+  const error = el("p", { id: "pending-error", class: "message", hidden: true });
+  const answer = async (action, body) => {
+    for (const button of [approve, edited, deny]) button.disabled = true;
+    const response = await fetch("/api/pending/" + encodeURIComponent(id) + "/" + action, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) {
+      error.textContent = await response.text();
+      error.hidden = false;
+      for (const button of [approve, edited, deny]) button.disabled = false;
+      return;
+    }
+    renderRecord(await response.json());
+  };
+  approve.addEventListener("click", () => answer("approve", {}));
+  edited.addEventListener("click", () => answer("approve", { arguments: document.getElementById("raw").value }));
+  deny.addEventListener("click", () => answer("deny", { reason: reason.value }));
+  return el("div", { id: "pending", "data-pending-id": id },
+    el("div", {}, "Waits for a person's approval"), reasons,
+    el("div", { class: "actions" }, approve, edited),
+    el("div", { class: "actions" }, reason, deny),
+    error);
 }
 
 /** One content block of a result in words: `image: image/png, 67 bytes`. */
