@@ -451,7 +451,7 @@ async fn a_pending_call_is_kept_by_the_server_and_approved_once_by_its_id() {
             "request": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS},
             "status": "success",
             "content": {"text": FOLDERS},
-            "decisions": [{"stage": "approval", "by": "person", "outcome": "approved"}]
+            "decisions": [{"stage": "approval", "by": "approval", "outcome": "pending", "message": "rule tool:folders.create"}, {"stage": "approval", "by": "person", "outcome": "approved"}]
         })
     );
     assert_eq!(waiting(&client, &url).await, json!({"pending": []}));
@@ -476,7 +476,7 @@ async fn edited_arguments_are_read_and_checked_again() {
             "request": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": r#"{"root":{"name":"b","children":[]}}"#},
             "status": "success",
             "content": {"text": r#"{"root":{"name":"b","children":[]}}"#},
-            "decisions": [{"stage": "approval", "by": "person", "outcome": "changed",
+            "decisions": [{"stage": "approval", "by": "approval", "outcome": "pending", "message": "rule tool:folders.create"}, {"stage": "approval", "by": "person", "outcome": "changed",
                 "message": r#"approved with the arguments {"root":{"name":"b","children":[]}}"#}],
             // The call as the model sent it.
             "original": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS}
@@ -507,7 +507,7 @@ async fn edited_arguments_are_read_and_checked_again() {
                     "msg": "expected a list of objects", "input": null, "detail": "missing field `children`"}]}
             },
             "failure": {"kind": "invalid_arguments"},
-            "decisions": [{"stage": "approval", "by": "person", "outcome": "changed",
+            "decisions": [{"stage": "approval", "by": "approval", "outcome": "pending", "message": "rule tool:folders.create"}, {"stage": "approval", "by": "person", "outcome": "changed",
                 "message": r#"approved with the arguments {"root":{"name":"c"}}"#}],
             "original": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS}
         })
@@ -556,7 +556,7 @@ async fn a_denial_needs_a_reason_and_the_model_reads_it() {
             "status": "denied",
             "content": {"text": "This call of `folders.create` was denied: not this folder"},
             "failure": {"kind": "denied", "reason": "not this folder"},
-            "decisions": [{"stage": "approval", "by": "person", "outcome": "denied", "message": "not this folder"}]
+            "decisions": [{"stage": "approval", "by": "approval", "outcome": "pending", "message": "rule tool:folders.create"}, {"stage": "approval", "by": "person", "outcome": "denied", "message": "not this folder"}]
         })
     );
 }
@@ -625,7 +625,10 @@ async fn the_playground_shows_a_pending_call_with_buttons_that_answer_it() {
     css(&client, "#approve").await.click().await.unwrap();
     wait_for_texts(&client, "#status", &["success"]).await;
     assert_eq!(css(&client, "#result").await.text().await.unwrap(), FOLDERS);
-    assert_eq!(texts(&client, "#decisions li").await, ["approval by person: approved"]);
+    assert_eq!(
+        texts(&client, "#decisions li").await,
+        ["approval by approval: pending: rule tool:folders.create", "approval by person: approved"]
+    );
     assert!(client.find(Locator::Css("#pending")).await.is_err());
     wait_for_texts(&client, "#waiting-list li", &[]).await;
     assert_eq!(css(&client, "#waiting").await.attr("hidden").await.unwrap().as_deref(), Some("true"));
@@ -639,7 +642,10 @@ async fn the_playground_shows_a_pending_call_with_buttons_that_answer_it() {
     assert_eq!(css(&client, "#result").await.text().await.unwrap(), r#"{"root":{"name":"b","children":[]}}"#);
     assert_eq!(
         texts(&client, "#decisions li").await,
-        [r#"approval by person: changed: approved with the arguments {"root":{"name":"b","children":[]}}"#]
+        [
+            "approval by approval: pending: rule tool:folders.create",
+            r#"approval by person: changed: approved with the arguments {"root":{"name":"b","children":[]}}"#
+        ]
     );
 
     // Deny: without a reason the server says what is missing, and the call still waits.

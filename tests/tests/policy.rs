@@ -184,7 +184,13 @@ async fn a_tool_that_requires_approval_ends_pending_and_runs_once_approved() {
     assert_eq!(record.status, CallStatus::Success);
     assert_eq!(record.model_text(), "sent 250 to bob (approved: true)");
     assert_eq!(record.request.raw_arguments, r#"{"amount": "250", "to": "bob"}"#);
-    assert_eq!(decisions(&record), json!([decision(Stage::Approval, "person", Outcome::Approved, None)]));
+    assert_eq!(
+        decisions(&record),
+        json!([
+            decision(Stage::Approval, "approval", Outcome::Pending, Some("the tool asks for approval of every call")),
+            decision(Stage::Approval, "person", Outcome::Approved, None),
+        ])
+    );
 }
 
 #[tokio::test]
@@ -201,12 +207,15 @@ async fn edited_arguments_are_read_again_and_the_record_keeps_the_models_call() 
     assert_eq!(record.original.as_ref().unwrap().raw_arguments, r#"{"amount": 900, "to": "bob"}"#);
     assert_eq!(
         decisions(&record),
-        json!([decision(
-            Stage::Approval,
-            "person",
-            Outcome::Changed,
-            Some(r#"approved with the arguments {"amount":"90","to":"bob"}"#)
-        )])
+        json!([
+            decision(Stage::Approval, "approval", Outcome::Pending, Some("the tool asks for approval of every call")),
+            decision(
+                Stage::Approval,
+                "person",
+                Outcome::Changed,
+                Some(r#"approved with the arguments {"amount":"90","to":"bob"}"#)
+            ),
+        ])
     );
 
     // Edited arguments the tool refuses fail as a model's would.

@@ -70,7 +70,13 @@ async fn a_pending_call_stored_by_one_process_is_answered_and_run_by_another() {
     assert_ne!(pid_in(text), std::process::id(), "the tool ran in the second process");
     assert_eq!(record["request"]["call_id"], "call_7");
     assert_eq!(record["request"]["raw_arguments"], r#"{"id": "42", "reason": "asked by the user"}"#);
-    assert_eq!(record["decisions"], json!([{"stage": "approval", "by": "person", "outcome": "approved"}]));
+    assert_eq!(
+        record["decisions"],
+        json!([
+            {"stage": "approval", "by": "approval", "outcome": "pending", "message": "rule destructive"},
+            {"stage": "approval", "by": "person", "outcome": "approved"}
+        ])
+    );
 
     let record = second_process(&file, &Decision::approve_with(json!({"id": 43})));
     assert_eq!(record["status"], "success");

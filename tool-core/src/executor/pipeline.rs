@@ -196,7 +196,10 @@ impl Executor {
         watched: Option<&CancellationToken>,
     ) -> Checked {
         let request = pending.request.clone();
-        match self.decided(pending, decision, started, watched, Way::default()).await {
+        // The resumed record tells the whole story: why it waited, then the answer.
+        let mut way = Way::default();
+        way.decide(Step::Approval, "approval", Outcome::Pending, Some(pending.reasons_text()));
+        match self.decided(pending, decision, started, watched, way).await {
             Decided::Approved(way) => Box::pin(self.check(request, started, watched, None, *way)).await,
             Decided::Checked(checked) => checked,
         }
