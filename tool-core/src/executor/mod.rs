@@ -175,14 +175,14 @@ impl ExecutorBuilder {
     /// Checks the arguments of the calls `scope` covers, after extraction and before approval
     /// and the tool, in the order the guardrails were added; `name` names it in records.
     pub fn input_guardrail(mut self, name: impl Into<String>, scope: GuardScope, guard: impl InputGuardrail) -> Self {
-        self.rules.input.push(Scoped { name: name.into(), scope, guard: Arc::new(guard) });
+        self.rules.input.push(Scoped { name: Arc::from(name.into()), scope, guard: Arc::new(guard) });
         self
     }
 
     /// Checks the successful results of the calls `scope` covers, before the model reads them,
     /// in the order the guardrails were added; `name` names it in records.
     pub fn output_guardrail(mut self, name: impl Into<String>, scope: GuardScope, guard: impl OutputGuardrail) -> Self {
-        self.rules.output.push(Scoped { name: name.into(), scope, guard: Arc::new(guard) });
+        self.rules.output.push(Scoped { name: Arc::from(name.into()), scope, guard: Arc::new(guard) });
         self
     }
 

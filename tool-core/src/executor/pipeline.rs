@@ -57,7 +57,7 @@ pub(super) struct Way {
 }
 
 impl Way {
-    fn decide(&mut self, stage: Step, by: &str, outcome: Outcome, message: Option<String>) {
+    fn decide(&mut self, stage: Step, by: impl Into<Arc<str>>, outcome: Outcome, message: Option<String>) {
         self.decisions.push(PolicyDecision::new(stage, by, outcome, message));
     }
 
@@ -118,26 +118,38 @@ impl Executor {
         }
         let definition =
             self.catalog.definition(&prepared.request.tool_name).expect("a bound call's tool is in the catalog");
-        let guards: Vec<_> = rules.input.iter().filter(|g| g.scope.covers(definition)).collect();
-        if !guards.is_empty() {
+        if rules.input.iter().any(|g| g.scope.covers(definition)) {
             let call = GuardedCall::new(Arc::clone(&prepared.request), self.catalog.clone());
-            for guard in guards {
+            way.decisions.reserve(rules.input.len() + rules.output.len());
+            for guard in rules.input.iter().filter(|g| g.scope.covers(definition)) {
                 let verdict = match guard.guard.check_now(&call) {
                     Some(verdict) => verdict,
                     None => guard.guard.check(&call).await,
                 };
                 match verdict {
-                    InputVerdict::Allow => way.decide(Step::InputGuardrail, &guard.name, Outcome::Allowed, None),
+                    InputVerdict::Allow => {
+                        way.decide(Step::InputGuardrail, Arc::clone(&guard.name), Outcome::Allowed, None)
+                    }
                     InputVerdict::Reject(message) => {
-                        way.decide(Step::InputGuardrail, &guard.name, Outcome::Rejected, Some(message.clone()));
-                        let failure = CallFailure::Rejected { guardrail: guard.name.clone() };
+                        way.decide(
+                            Step::InputGuardrail,
+                            Arc::clone(&guard.name),
+                            Outcome::Rejected,
+                            Some(message.clone()),
+                        );
+                        let failure = CallFailure::Rejected { guardrail: guard.name.to_string() };
                         let record = failed(prepared.request, started, CallStatus::Failed, failure, message);
                         return Checked::Done(Box::new(way.into_record(record)));
                     }
                     InputVerdict::StopTurn(message) => {
-                        way.decide(Step::InputGuardrail, &guard.name, Outcome::Stopped, Some(message.clone()));
+                        way.decide(
+                            Step::InputGuardrail,
+                            Arc::clone(&guard.name),
+                            Outcome::Stopped,
+                            Some(message.clone()),
+                        );
                         let call_id = prepared.request.call_id.clone();
-                        let failure = CallFailure::TurnStopped { guardrail: guard.name.clone(), call_id };
+                        let failure = CallFailure::TurnStopped { guardrail: guard.name.to_string(), call_id };
                         let record = failed(prepared.request, started, CallStatus::Stopped, failure, message);
                         return Checked::Done(Box::new(way.into_record(record)));
                     }
@@ -177,7 +189,7 @@ impl Executor {
                     definition.name,
                     wait_words(wait)
                 );
-                way.decide(Step::RateLimit, &limit, Outcome::Rejected, Some(message.clone()));
+                way.decide(Step::RateLimit, limit.as_str(), Outcome::Rejected, Some(message.clone()));
                 let retry_after_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
                 let failure = CallFailure::RateLimited { limit, retry_after_ms };
                 let record = failed(prepared.request, started, CallStatus::Failed, failure, message);
@@ -435,18 +447,25 @@ impl Executor {
                 None => guard.guard.check(&call, &record.content).await,
             };
             match verdict {
-                OutputVerdict::Allow => way.decide(Step::OutputGuardrail, &guard.name, Outcome::Allowed, None),
+                OutputVerdict::Allow => {
+                    way.decide(Step::OutputGuardrail, Arc::clone(&guard.name), Outcome::Allowed, None)
+                }
                 OutputVerdict::Replace(output) => {
-                    way.decide(Step::OutputGuardrail, &guard.name, Outcome::Replaced, None);
+                    way.decide(Step::OutputGuardrail, Arc::clone(&guard.name), Outcome::Replaced, None);
                     let own = std::mem::replace(&mut record.content, output);
                     record.original_output.get_or_insert(Box::new(own));
                 }
                 OutputVerdict::Reject(message) => {
-                    way.decide(Step::OutputGuardrail, &guard.name, Outcome::Rejected, Some(message.clone()));
+                    way.decide(
+                        Step::OutputGuardrail,
+                        Arc::clone(&guard.name),
+                        Outcome::Rejected,
+                        Some(message.clone()),
+                    );
                     let own = std::mem::replace(&mut record.content, ToolOutput::text(message));
                     record.original_output.get_or_insert(Box::new(own));
                     record.status = CallStatus::Failed;
-                    record.failure = Some(CallFailure::Rejected { guardrail: guard.name.clone() });
+                    record.failure = Some(CallFailure::Rejected { guardrail: guard.name.to_string() });
                     return record;
                 }
             }

@@ -41,12 +41,13 @@ impl Default for Rules {
 
 impl std::fmt::Debug for Rules {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names = |guards: &[Scoped<dyn InputGuardrail>]| guards.iter().map(|g| g.name.clone()).collect::<Vec<_>>();
+        let names =
+            |guards: &[Scoped<dyn InputGuardrail>]| guards.iter().map(|g| g.name.to_string()).collect::<Vec<_>>();
         f.debug_struct("Rules")
             .field("approval", &self.approval)
             .field("approver", &self.approver.is_some())
             .field("input", &names(&self.input))
-            .field("output", &self.output.iter().map(|g| g.name.as_str()).collect::<Vec<_>>())
+            .field("output", &self.output.iter().map(|g| &*g.name).collect::<Vec<_>>())
             .field("rates", &self.rates)
             .field("budget", &self.budget)
             .field("backoff", &self.backoff)

@@ -1,5 +1,7 @@
 //! What the policy decided about a call, kept in its record.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// Where in a call's way a decision was taken.
@@ -57,7 +59,7 @@ pub struct PolicyDecision {
     /// Where it was taken.
     pub stage: Stage,
     /// Who took it: the guardrail's or limit's name, the approval rule, `repair`, `backoff`.
-    pub by: String,
+    pub by: Arc<str>,
     /// What was decided.
     pub outcome: Outcome,
     /// What was said: the message the model reads, the reason for a person, the error that
@@ -67,7 +69,7 @@ pub struct PolicyDecision {
 }
 
 impl PolicyDecision {
-    pub(crate) fn new(stage: Stage, by: impl Into<String>, outcome: Outcome, message: Option<String>) -> Self {
+    pub(crate) fn new(stage: Stage, by: impl Into<Arc<str>>, outcome: Outcome, message: Option<String>) -> Self {
         PolicyDecision { stage, by: by.into(), outcome, message }
     }
 }

@@ -270,13 +270,13 @@ impl GuardScope {
 
 /// A guardrail with its name and scope, as the executor holds it.
 pub(crate) struct Scoped<G: ?Sized> {
-    pub(crate) name: String,
+    pub(crate) name: Arc<str>,
     pub(crate) scope: GuardScope,
     pub(crate) guard: Arc<G>,
 }
 
 impl<G: ?Sized> Clone for Scoped<G> {
     fn clone(&self) -> Self {
-        Scoped { name: self.name.clone(), scope: self.scope.clone(), guard: Arc::clone(&self.guard) }
+        Scoped { name: Arc::clone(&self.name), scope: self.scope.clone(), guard: Arc::clone(&self.guard) }
     }
 }
