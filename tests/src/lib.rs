@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub mod approval_tools;
 pub mod dialect_tools;
 pub mod external;
 pub mod generated;

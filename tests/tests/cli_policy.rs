@@ -10,7 +10,8 @@ use serde_json::{json, Map, Value};
 use tool_core::cli::ToolsCli;
 use tool_core::policy::ApprovalRule;
 use tool_core::prelude::*;
-use tool_core::{Approval, CatalogBuilder, DynamicTool, Executor};
+use tool_core::{CatalogBuilder, DynamicTool, Executor};
+use tool_tests::approval_tools::{pay, transfer};
 
 #[path = "../src/tools_cli.rs"]
 mod tools_cli;
@@ -253,40 +254,6 @@ fn call_help_names_the_approval_options() {
 }
 
 // ---- the host's own executor ---------------------------------------------------------------
-
-/// A tool that declares every call needs approval.
-fn transfer() -> DynamicTool {
-    DynamicTool::builder("transfer")
-        .description("Send money.")
-        .input_schema(json!({
-            "type": "object",
-            "properties": {"amount": {"type": "integer"}, "to": {"type": "string"}},
-            "required": ["amount", "to"]
-        }))
-        .approval(Approval::Always)
-        .handler(|args: Map<String, Value>, ctx: ToolContext| async move {
-            format!("sent {} to {} (approved: {})", args["amount"], args["to"].as_str().unwrap_or(""), ctx.approved())
-        })
-        .build()
-        .unwrap()
-}
-
-/// A tool whose body asks for approval of payments over 1,000.
-fn pay() -> DynamicTool {
-    DynamicTool::builder("pay")
-        .description("Pay an invoice.")
-        .input_schema(json!({"type": "object", "properties": {"amount": {"type": "integer"}}, "required": ["amount"]}))
-        .approval(Approval::ByArguments)
-        .handler(|args: Map<String, Value>, ctx: ToolContext| async move {
-            let amount = args["amount"].as_u64().unwrap_or(0);
-            if amount > 1000 && !ctx.approved() {
-                return Err(ToolError::approval_required(format!("a payment of {amount} is over 1000")));
-            }
-            Ok(format!("paid {amount}"))
-        })
-        .build()
-        .unwrap()
-}
 
 /// `tools ARGS` in process over the host's executor: the exit status and standard output.
 fn run(executor: Executor, args: &[&str]) -> (i32, String) {

@@ -5,6 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tool_tests::approval_tools::{pay, transfer};
 
 use rmcp::model::{
     CallToolRequestParams, CancelledNotificationParam, ClientCapabilities, ClientConfig, ElicitRequestParams,
@@ -25,43 +26,6 @@ fn delete_file(
     path: String,
 ) -> String {
     format!("deleted {path}")
-}
-
-fn transfer() -> DynamicTool {
-    DynamicTool::builder("transfer")
-        .description("Send money.")
-        .input_schema(json!({
-            "type": "object",
-            "properties": {"amount": {"type": "integer"}, "to": {"type": "string"}},
-            "required": ["amount", "to"]
-        }))
-        .approval(Approval::Always)
-        .handler(|args: Map<String, Value>, ctx: ToolContext| async move {
-            format!("sent {} to {} (approved: {})", args["amount"], args["to"].as_str().unwrap_or(""), ctx.approved())
-        })
-        .build()
-        .unwrap()
-}
-
-/// A tool whose body decides: payments over 1,000 wait for a person.
-fn pay() -> DynamicTool {
-    DynamicTool::builder("pay")
-        .description("Pay an invoice.")
-        .input_schema(json!({
-            "type": "object",
-            "properties": {"amount": {"type": "integer"}},
-            "required": ["amount"]
-        }))
-        .approval(Approval::ByArguments)
-        .handler(|args: Map<String, Value>, ctx: ToolContext| async move {
-            let amount = args["amount"].as_u64().unwrap_or(0);
-            if amount > 1000 && !ctx.approved() {
-                return Err(ToolError::approval_required(format!("a payment of {amount} is over 1000")));
-            }
-            Ok(format!("paid {amount}"))
-        })
-        .build()
-        .unwrap()
 }
 
 /// A tool with an output schema, whose calls wait for approval.

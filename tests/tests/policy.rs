@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tool_tests::approval_tools::{pay, transfer};
 
 use serde_json::{json, Map, Value};
 use tool_core::policy::guard::{input_async, output_async};
@@ -13,7 +14,7 @@ use tool_core::policy::{
     PendingCall, PolicyDecision, RateLimit, RetryBudget, Stage,
 };
 use tool_core::prelude::*;
-use tool_core::{Approval, CallFailure, CatalogBuilder, DynamicTool, ErrorKind, ExecutionRecord, Executor};
+use tool_core::{CallFailure, CatalogBuilder, DynamicTool, ErrorKind, ExecutionRecord, Executor};
 
 /// Echo a text.
 #[tool(tags("chat"))]
@@ -76,43 +77,6 @@ fn append_line(
 ) -> Result<String, ToolError> {
     calls.n.fetch_add(1, Ordering::SeqCst);
     Err(ToolError::transient(format!("the log is unavailable; `{line}` was not written")))
-}
-
-fn transfer() -> DynamicTool {
-    DynamicTool::builder("transfer")
-        .description("Send money.")
-        .input_schema(json!({
-            "type": "object",
-            "properties": {"amount": {"type": "integer"}, "to": {"type": "string"}},
-            "required": ["amount", "to"]
-        }))
-        .approval(Approval::Always)
-        .handler(|args: Map<String, Value>, ctx: ToolContext| async move {
-            format!("sent {} to {} (approved: {})", args["amount"], args["to"].as_str().unwrap_or(""), ctx.approved())
-        })
-        .build()
-        .unwrap()
-}
-
-/// A tool whose body decides: payments over 1,000 wait for a person.
-fn pay() -> DynamicTool {
-    DynamicTool::builder("pay")
-        .description("Pay an invoice.")
-        .input_schema(json!({
-            "type": "object",
-            "properties": {"amount": {"type": "integer"}},
-            "required": ["amount"]
-        }))
-        .approval(Approval::ByArguments)
-        .handler(|args: Map<String, Value>, ctx: ToolContext| async move {
-            let amount = args["amount"].as_u64().unwrap_or(0);
-            if amount > 1000 && !ctx.approved() {
-                return Err(ToolError::approval_required(format!("a payment of {amount} is over 1000")));
-            }
-            Ok(format!("paid {amount}"))
-        })
-        .build()
-        .unwrap()
 }
 
 fn catalog() -> ToolCatalog {
