@@ -701,3 +701,24 @@ async fn a_call_cancelled_while_a_person_decides_ends_cancelled() {
     assert_eq!(record.status, CallStatus::Cancelled);
     assert_eq!(record.model_text(), "The call was cancelled while it waited for approval.");
 }
+
+#[test]
+fn the_markdown_export_says_which_tools_wait_for_approval_or_run_alone() {
+    let catalog = CatalogBuilder::new()
+        .add_tool(transfer())
+        .add_tool(pay())
+        .add_tool(timeline_tool("migrate", true, Arc::default()))
+        .build()
+        .unwrap();
+    let markdown = tool_core::document::markdown(catalog.definitions());
+    let facts: Vec<&str> = markdown.lines().filter(|line| line.starts_with("kind: ")).collect();
+    assert_eq!(
+        facts,
+        [
+            "kind: dynamic · runs alone in its batch",
+            "kind: dynamic · some calls need a person's approval",
+            "kind: dynamic · every call needs a person's approval",
+        ],
+        "{markdown}"
+    );
+}

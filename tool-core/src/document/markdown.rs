@@ -6,7 +6,7 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::kind::tool_kind;
-use crate::model::{ToolDefinition, ToolParameter};
+use crate::model::{Approval, ToolDefinition, ToolParameter};
 
 /// The schema keywords a parameter table lists as constraints, in this order.
 const CONSTRAINTS: [&str; 11] = [
@@ -77,6 +77,14 @@ fn section(out: &mut String, tool: &ToolDefinition) {
     }
     if tool.strict {
         facts.push("strict arguments".to_owned());
+    }
+    match tool.approval {
+        Approval::Always => facts.push("every call needs a person's approval".to_owned()),
+        Approval::ByArguments => facts.push("some calls need a person's approval".to_owned()),
+        _ => {}
+    }
+    if tool.sequential {
+        facts.push("runs alone in its batch".to_owned());
     }
     let _ = write!(out, "{}\n\n", facts.join(" · "));
 
