@@ -1,8 +1,11 @@
 //! What the policy remembers between calls: failing tries in a row and rate-limit cells, per
 //! conversation, with a bound on how many conversations it keeps.
 
+use std::borrow::Cow;
+use std::collections::hash_map::RandomState;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::Mutex;
+use std::hash::BuildHasher;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::budget::RetryBudget;
@@ -74,7 +77,7 @@ impl PolicyState {
 
     /// Whether a budget of `conversation` is spent for `tool` (`None`: an unknown tool).
     pub(crate) fn spent(&self, conversation: Option<&str>, tool: Option<&str>, budget: &RetryBudget) -> Option<Spent> {
-        let conversation = conversation?;
+        let conversation = &*key(conversation?);
         self.with(|inner| {
             let entry = inner.conversations.get(conversation)?;
             if entry.all_spent {
@@ -97,16 +100,20 @@ impl PolicyState {
         if outcome == Try::Other {
             return None;
         }
+        let conversation = &*key(conversation);
         let max = self.max_conversations;
         self.with(|inner| {
-            let entry = inner.entry(conversation, max);
             if outcome == Try::Succeeded {
-                entry.in_a_row = 0;
-                if let Some(tool) = tool {
-                    entry.tools.remove(tool);
+                // A conversation with nothing counted has nothing to start again.
+                if let Some(entry) = inner.conversations.get_mut(conversation) {
+                    entry.in_a_row = 0;
+                    if let Some(tool) = tool {
+                        entry.tools.remove(tool);
+                    }
                 }
                 return None;
             }
+            let entry = inner.entry(conversation, max);
             entry.in_a_row = entry.in_a_row.saturating_add(1);
             let tool_count = tool.map_or(0, |tool| {
                 let count = match entry.tools.get_mut(tool) {
@@ -143,6 +150,8 @@ impl PolicyState {
         if !(0..limits.len()).any(|i| covers(&i)) {
             return Ok(());
         }
+        let kept = conversation.map(key);
+        let conversation = kept.as_deref();
         let max = self.max_conversations;
         let tool = definition.name.as_str();
         self.with(|inner| {
@@ -170,7 +179,7 @@ impl PolicyState {
         self.with(|inner| match conversation {
             None => inner.none = Conversation::default(),
             Some(conversation) => {
-                if let Some(entry) = inner.conversations.remove(conversation) {
+                if let Some(entry) = inner.conversations.remove(&*key(conversation)) {
                     inner.order.remove(&entry.used);
                 }
             }
@@ -182,6 +191,22 @@ impl PolicyState {
     pub(crate) fn conversations(&self) -> usize {
         self.with(|inner| inner.conversations.len())
     }
+}
+
+/// Conversation ids longer than this are kept as a digest: the host's ids are short, and a
+/// client that chooses its own (an MCP conversation header) cannot make the policy keep long
+/// texts for 10,000 conversations.
+const LONGEST_KEPT_ID: usize = 128;
+
+/// The key a conversation is remembered by: its id, or a 128-bit digest of a long one (keyed
+/// per process, so that ids cannot be chosen to share one).
+fn key(conversation: &str) -> Cow<'_, str> {
+    if conversation.len() <= LONGEST_KEPT_ID {
+        return Cow::Borrowed(conversation);
+    }
+    static KEYS: OnceLock<(RandomState, RandomState)> = OnceLock::new();
+    let (first, second) = KEYS.get_or_init(|| (RandomState::new(), RandomState::new()));
+    Cow::Owned(format!("#{:016x}{:016x}", first.hash_one(conversation), second.hash_one(conversation)))
 }
 
 impl Inner {
@@ -274,6 +299,27 @@ mod tests {
         assert_eq!(state.count(Some("b"), Some("t"), Try::Fixable, &budget), Some((1, None)));
         assert_eq!(state.conversations(), 2);
         assert_eq!(state.spent(Some("a"), Some("t"), &budget), None, "a was the oldest when b came back");
+    }
+
+    #[test]
+    fn a_long_conversation_id_is_kept_as_a_digest_and_still_tells_conversations_apart() {
+        let state = PolicyState::new(10);
+        let budget = RetryBudget::new(1, 10);
+        let (long_a, long_b) = ("a".repeat(10_000), "b".repeat(10_000));
+        assert_eq!(state.count(Some(&long_a), Some("t"), Try::Fixable, &budget), Some((1, Some(Spent::Tool(1)))));
+        assert_eq!(state.spent(Some(&long_a), Some("t"), &budget), Some(Spent::Tool(1)));
+        assert_eq!(state.spent(Some(&long_b), Some("t"), &budget), None);
+        let kept: Vec<usize> = state.with(|inner| inner.conversations.keys().map(String::len).collect());
+        assert_eq!(kept, [33]);
+        state.forget(Some(&long_a));
+        assert_eq!(state.spent(Some(&long_a), Some("t"), &budget), None);
+    }
+
+    #[test]
+    fn a_success_in_a_conversation_with_nothing_counted_keeps_nothing() {
+        let state = PolicyState::new(10);
+        assert_eq!(state.count(Some("c"), Some("t"), Try::Succeeded, &RetryBudget::default()), None);
+        assert_eq!(state.conversations(), 0);
     }
 
     #[test]
