@@ -116,8 +116,8 @@ impl Executor {
             // The time limit counts from the approval, not from a person's wait for it.
             prepared.counts_from = Instant::now();
         }
-        let definition =
-            self.catalog.definition(&prepared.request.tool_name).expect("a bound call's tool is in the catalog");
+        // A bound call's tool is the one looked up above, under the same name.
+        let Some(definition) = definition else { unreachable!("a bound call's tool is in the catalog") };
         if rules.input.iter().any(|g| g.scope.covers(definition)) {
             let call = GuardedCall::new(Arc::clone(&prepared.request), self.catalog.clone());
             way.decisions.reserve(rules.input.len() + rules.output.len());
@@ -367,7 +367,7 @@ impl Executor {
                 Some(CallFailure::ToolError { error }) => error,
                 _ => break record,
             };
-            let definition = self.catalog.definition(&request.tool_name).expect("a run call's tool is in the catalog");
+            let Some(definition) = self.catalog.definition(&request.tool_name) else { break record };
             if error.kind() == ErrorKind::ApprovalRequired && !approved {
                 let reasons = vec![ApprovalReason::Asked { message: error.message().to_owned() }];
                 let pending = pending_call(received.clone(), &request, reasons);
