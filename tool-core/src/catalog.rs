@@ -112,6 +112,12 @@ impl ToolCatalog {
         self.inner.by_name.get(name).map(|&i| &*self.inner.tools[i].tool)
     }
 
+    /// The tool with this name, shared: for what outlives a borrow of the catalog (a guarded
+    /// call an async guardrail keeps).
+    pub(crate) fn shared(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.inner.by_name.get(name).map(|&i| &self.inner.tools[i].tool)
+    }
+
     /// The definition of the tool with this name.
     pub fn definition(&self, name: &str) -> Option<&ToolDefinition> {
         self.get(name).map(Tool::definition)

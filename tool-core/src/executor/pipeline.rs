@@ -85,7 +85,8 @@ impl Executor {
         mut way: Way,
     ) -> Checked {
         let rules = &self.policy.rules;
-        let definition = self.catalog.definition(&request.tool_name);
+        let tool = self.catalog.shared(&request.tool_name);
+        let definition = tool.map(|tool| tool.definition());
         if let Some(spent) = self.policy.state.spent(
             request.conversation_id.as_deref(),
             definition.map(|d| d.name.as_str()),
@@ -117,9 +118,10 @@ impl Executor {
             prepared.counts_from = Instant::now();
         }
         // A bound call's tool is the one looked up above, under the same name.
-        let Some(definition) = definition else { unreachable!("a bound call's tool is in the catalog") };
+        let Some(tool) = tool else { unreachable!("a bound call's tool is in the catalog") };
+        let definition = tool.definition();
         if rules.input.iter().any(|g| g.scope.covers(definition)) {
-            let call = GuardedCall::new(Arc::clone(&prepared.request), self.catalog.clone());
+            let call = GuardedCall::new(Arc::clone(&prepared.request), Arc::clone(tool));
             way.decisions.reserve(rules.input.len() + rules.output.len());
             for guard in rules.input.iter().filter(|g| g.scope.covers(definition)) {
                 let verdict = match guard.guard.check_now(&call) {
@@ -439,8 +441,9 @@ impl Executor {
         if record.status != CallStatus::Success || self.policy.rules.output.is_empty() {
             return record;
         }
-        let Some(definition) = self.catalog.definition(&record.request.tool_name) else { return record };
-        let call = GuardedCall::new(Arc::clone(&record.request), self.catalog.clone());
+        let Some(tool) = self.catalog.shared(&record.request.tool_name) else { return record };
+        let definition = tool.definition();
+        let call = GuardedCall::new(Arc::clone(&record.request), Arc::clone(tool));
         for guard in self.policy.rules.output.iter().filter(|g| g.scope.covers(definition)) {
             let verdict = match guard.guard.check_now(&call, &record.content) {
                 Some(verdict) => verdict,

@@ -7,23 +7,22 @@ use std::sync::{Arc, OnceLock};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::catalog::ToolCatalog;
 use crate::model::{ToolCallRequest, ToolDefinition, ToolOutput};
-use crate::tool::BoxFuture;
+use crate::tool::{BoxFuture, Tool};
 
 /// A call as a guardrail sees it: the request after extraction, the tool's definition, and
 /// the arguments as the tool reads them. `'static`, so that an async guardrail may keep it
 /// across awaits.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct GuardedCall {
     request: Arc<ToolCallRequest>,
-    catalog: ToolCatalog,
+    tool: Arc<dyn Tool>,
     arguments: OnceLock<Value>,
 }
 
 impl GuardedCall {
-    pub(crate) fn new(request: Arc<ToolCallRequest>, catalog: ToolCatalog) -> Self {
-        GuardedCall { request, catalog, arguments: OnceLock::new() }
+    pub(crate) fn new(request: Arc<ToolCallRequest>, tool: Arc<dyn Tool>) -> Self {
+        GuardedCall { request, tool, arguments: OnceLock::new() }
     }
 
     /// The request: raw arguments verbatim, warnings, conversation.
@@ -38,10 +37,7 @@ impl GuardedCall {
 
     /// The tool's definition: tags, annotations, schema.
     pub fn definition(&self) -> &ToolDefinition {
-        // The executor guards only calls of tools its catalog holds.
-        self.catalog
-            .definition(&self.request.tool_name)
-            .unwrap_or_else(|| unreachable!("a guarded call's tool is in the catalog"))
+        self.tool.definition()
     }
 
     /// The arguments object the tool's values were read from: extraction's object when it
@@ -65,6 +61,16 @@ impl GuardedCall {
     /// The arguments do not have `T`'s shape.
     pub fn arguments_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
         T::deserialize(self.arguments())
+    }
+}
+
+impl std::fmt::Debug for GuardedCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuardedCall")
+            .field("request", &self.request)
+            .field("tool", &self.tool.definition().name)
+            .field("arguments", &self.arguments.get())
+            .finish()
     }
 }
 
