@@ -34,3 +34,15 @@ pub fn json_out_ok(args: &[&str]) -> Value {
     assert!(output.status.success(), "{args:?}: {}", stderr(&output));
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {}", stdout(&output)))
 }
+
+/// The output with the call's duration replaced by `N`.
+#[allow(dead_code)] // Not every including test uses it.
+pub fn without_duration(text: &str) -> String {
+    text.lines()
+        .map(|line| match line.strip_prefix("status: ").and_then(|rest| rest.rfind(" in ").map(|at| (rest, at))) {
+            Some((rest, at)) => format!("status: {} in N ms", &rest[..at]),
+            None => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

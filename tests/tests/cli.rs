@@ -10,18 +10,7 @@ use tool_tests::dialect_tools::catalog;
 
 #[path = "../src/tools_cli.rs"]
 mod tools_cli;
-use tools_cli::{json_out, stderr, stdout, tools};
-
-/// The output with the call's duration replaced by `N`.
-fn without_duration(text: &str) -> String {
-    text.lines()
-        .map(|line| match line.strip_prefix("status: ").and_then(|rest| rest.rfind(" in ").map(|at| (rest, at))) {
-            Some((rest, at)) => format!("status: {} in N ms", &rest[..at]),
-            None => line.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
+use tools_cli::{json_out, stderr, stdout, tools, without_duration};
 
 #[test]
 fn list_prints_an_aligned_table_and_json() {

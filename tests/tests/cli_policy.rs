@@ -15,20 +15,9 @@ use tool_tests::approval_tools::{pay, transfer};
 
 #[path = "../src/tools_cli.rs"]
 mod tools_cli;
-use tools_cli::{json_out, stderr, stdout, tools};
+use tools_cli::{json_out, stderr, stdout, tools, without_duration};
 
 const FOLDERS: &str = r#"{"root":{"name":"a","children":[]}}"#;
-
-/// The output with the call's duration replaced by `N`.
-fn without_duration(text: &str) -> String {
-    text.lines()
-        .map(|line| match line.strip_prefix("status: ").and_then(|rest| rest.rfind(" in ").map(|at| (rest, at))) {
-            Some((rest, at)) => format!("status: {} in N ms", &rest[..at]),
-            None => line.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 /// A record as JSON without its duration.
 fn record(args: &[&str]) -> Value {
