@@ -510,10 +510,10 @@ impl Executor {
                 slots.push(Slot::Done(Box::new(record)));
                 continue;
             }
-            let sequential = ready.sequential(self);
+            let sequential = ready.sequential;
             if sequential {
                 // Alone: the calls before it end first, and it ends before the next starts.
-                self.join_all(&mut tasks, &mut slots, &task_index).await;
+                join_into(&mut tasks, &mut slots, &task_index, "task", ended).await;
             }
             slots.push(Slot::Running(Arc::clone(&ready.prepared.request), started));
             // The semaphore is never closed, so a permit always comes.
@@ -530,10 +530,10 @@ impl Executor {
             };
             task_index.insert(tasks.spawn(task.instrument(span)).id(), i);
             if sequential {
-                self.join_all(&mut tasks, &mut slots, &task_index).await;
+                join_into(&mut tasks, &mut slots, &task_index, "task", ended).await;
             }
         }
-        self.join_all(&mut tasks, &mut slots, &task_index).await;
+        join_into(&mut tasks, &mut slots, &task_index, "task", ended).await;
         slots
             .into_iter()
             .map(|slot| match slot {
@@ -581,52 +581,48 @@ impl Executor {
                 let checked =
                     executor.check(request, started, watched.as_ref(), approver.as_ref(), Way::default()).await;
                 drop(permit);
-                (i, checked, task_span)
+                (i, (checked, task_span))
             };
             index.insert(tasks.spawn(task.instrument(span)).id(), i);
         }
-        while let Some(joined) = tasks.join_next_with_id().await {
-            match joined {
-                Ok((_, (i, checked, span))) => {
-                    if let Slot::Running(_, started) = &slots[i] {
-                        slots[i] = Slot::Checked(checked, *started, span);
-                    }
-                }
-                Err(error) => {
-                    if let Some(&i) = index.get(&error.id()) {
-                        if let Slot::Running(request, started) = &slots[i] {
-                            let message = format!("the call's checks ended abnormally: {error}");
-                            slots[i] = Slot::Done(Box::new(lost(Arc::clone(request), *started, message)));
-                        }
-                    }
-                }
-            }
-        }
+        join_into(&mut tasks, &mut slots, &index, "checks", |(checked, span), started| {
+            Slot::Checked(checked, started, span)
+        })
+        .await;
         slots
     }
+}
 
-    /// Waits for every started call of a batch, putting each record in its slot.
-    async fn join_all(
-        &self,
-        tasks: &mut JoinSet<(usize, ExecutionRecord)>,
-        slots: &mut [Slot],
-        task_index: &HashMap<tokio::task::Id, usize>,
-    ) {
-        while let Some(joined) = tasks.join_next_with_id().await {
-            match joined {
-                Ok((_, (i, record))) => slots[i] = Slot::Done(Box::new(record)),
-                Err(error) => {
-                    if let Some(&i) = task_index.get(&error.id()) {
-                        if let Slot::Running(request, started) = &slots[i] {
-                            slots[i] = Slot::Done(Box::new(lost(
-                                Arc::clone(request),
-                                *started,
-                                format!("the call's task ended abnormally: {error}"),
-                            )));
-                        }
-                    }
-                }
+/// The slot of a call whose task gave its record.
+fn ended(record: ExecutionRecord, _: Instant) -> Slot {
+    Slot::Done(Box::new(record))
+}
+
+/// Waits for every task of a batch, putting what each gave in its slot (`place` is given the
+/// time the call was received); a task that ended abnormally leaves the record of a lost call,
+/// saying what it was doing (`doing`: "task", "checks").
+async fn join_into<T: 'static>(
+    tasks: &mut JoinSet<(usize, T)>,
+    slots: &mut [Slot],
+    index: &HashMap<tokio::task::Id, usize>,
+    doing: &str,
+    place: impl Fn(T, Instant) -> Slot,
+) {
+    while let Some(joined) = tasks.join_next_with_id().await {
+        let (i, outcome) = match joined {
+            Ok((_, (i, given))) => (i, Ok(given)),
+            Err(error) => match index.get(&error.id()) {
+                Some(&i) => (i, Err(error)),
+                None => continue,
+            },
+        };
+        let Slot::Running(request, started) = &slots[i] else { continue };
+        slots[i] = match outcome {
+            Ok(given) => place(given, *started),
+            Err(error) => {
+                let message = format!("the call's {doing} ended abnormally: {error}");
+                Slot::Done(Box::new(lost(Arc::clone(request), *started, message)))
             }
-        }
+        };
     }
 }

@@ -31,13 +31,8 @@ pub(super) struct Ready {
     /// The request as it arrived, kept when the call may run again (a tool that may ask for
     /// approval, an idempotent tool that may be retried).
     received: Option<ToolCallRequest>,
-}
-
-impl Ready {
     /// Whether the call runs alone in its batch.
-    pub(super) fn sequential(&self, executor: &Executor) -> bool {
-        executor.catalog.definition(&self.prepared.request.tool_name).is_some_and(|d| d.sequential)
-    }
+    pub(super) sequential: bool,
 }
 
 /// What the checks found.
@@ -95,8 +90,11 @@ impl Executor {
             let record = budget_refusal(request, started, spent);
             return Checked::Done(Box::new(way.into_record(record)));
         }
-        let keep =
-            definition.is_some_and(|d| self.policy.may_run_again(d) || self.policy.approval_rules(d).next().is_some());
+        let reasons = match definition {
+            Some(definition) if !way.approved => self.policy.approval_reasons(definition),
+            _ => Vec::new(),
+        };
+        let keep = !reasons.is_empty() || definition.is_some_and(|d| self.policy.may_run_again(d));
         let received = keep.then(|| request.clone());
         let prepared = match self.bind(request, started, watched).await {
             Stage::Ready(prepared) => prepared,
@@ -158,26 +156,15 @@ impl Executor {
                 }
             }
         }
-        if !way.approved {
-            let mut reasons = Vec::new();
-            if definition.approval == crate::model::Approval::Always {
-                reasons.push(ApprovalReason::Declared);
-            }
-            reasons.extend(
-                self.policy
-                    .approval_rules(definition)
-                    .map(|rule| ApprovalReason::Rule { rule: rule.name().to_owned() }),
-            );
-            if !reasons.is_empty() {
-                let pending = pending_call(received.clone(), &prepared.request, reasons);
-                match self.ask(pending, approver, started, watched, way).await {
-                    Asked::Go(mut went) => {
-                        prepared.approved = true;
-                        prepared.counts_from = Instant::now();
-                        way = std::mem::take(&mut *went);
-                    }
-                    Asked::Done(checked) => return checked,
+        if !reasons.is_empty() {
+            let pending = pending_call(received.clone(), &prepared.request, reasons);
+            match self.ask(pending, approver, started, watched, way).await {
+                Answered::Approved(went) => {
+                    prepared.approved = true;
+                    prepared.counts_from = Instant::now();
+                    way = *went;
                 }
+                Answered::Checked(checked) => return checked,
             }
         }
         if !rules.rates.is_empty() {
@@ -198,7 +185,8 @@ impl Executor {
                 return Checked::Done(Box::new(way.into_record(record)));
             }
         }
-        Checked::Ready(Box::new(Ready { prepared, way, received }))
+        let sequential = definition.sequential;
+        Checked::Ready(Box::new(Ready { prepared, way, received, sequential }))
     }
 
     /// A person's answer to a pending call: checked again (but for approval) when approved.
@@ -214,8 +202,8 @@ impl Executor {
         let mut way = Way::default();
         way.decide(Step::Approval, "approval", Outcome::Pending, Some(pending.reasons_text()));
         match self.decided(pending, decision, started, watched, way).await {
-            Decided::Approved(way) => Box::pin(self.check(request, started, watched, None, *way)).await,
-            Decided::Checked(checked) => checked,
+            Answered::Approved(way) => Box::pin(self.check(request, started, watched, None, *way)).await,
+            Answered::Checked(checked) => checked,
         }
     }
 
@@ -273,10 +261,10 @@ impl Executor {
         started: Instant,
         watched: Option<&CancellationToken>,
         mut way: Way,
-    ) -> Asked {
+    ) -> Answered {
         way.decide(Step::Approval, "approval", Outcome::Pending, Some(pending.reasons_text()));
         let Some(approver) = approver else {
-            return Asked::Done(Checked::Done(Box::new(way.into_record(pending_record(pending, started)))));
+            return Answered::Checked(Checked::Done(Box::new(way.into_record(pending_record(pending, started)))));
         };
         let decision = match watched {
             None => approver(pending.clone()).await,
@@ -284,15 +272,12 @@ impl Executor {
                 biased;
                 () = watched.cancelled() => {
                     let record = failed(Arc::new(pending.request), started, CallStatus::Cancelled, CallFailure::Cancelled, "The call was cancelled while it waited for approval.".to_owned());
-                    return Asked::Done(Checked::Done(Box::new(way.into_record(record))));
+                    return Answered::Checked(Checked::Done(Box::new(way.into_record(record))));
                 }
                 decision = approver(pending.clone()) => decision,
             },
         };
-        match self.decided(pending, decision, started, watched, way).await {
-            Decided::Approved(way) => Asked::Go(way),
-            Decided::Checked(checked) => Asked::Done(checked),
-        }
+        self.decided(pending, decision, started, watched, way).await
     }
 
     /// What a person's decision makes of a pending call: the call approved as it is (the
@@ -304,12 +289,12 @@ impl Executor {
         started: Instant,
         watched: Option<&CancellationToken>,
         mut way: Way,
-    ) -> Decided {
+    ) -> Answered {
         match decision {
             Decision::Approve => {
                 way.decide(Step::Approval, "person", Outcome::Approved, None);
                 way.approved = true;
-                Decided::Approved(Box::new(way))
+                Answered::Approved(Box::new(way))
             }
             Decision::ApproveWith { arguments } => {
                 way.decide(
@@ -326,7 +311,7 @@ impl Executor {
                 edited.parse_error = None;
                 edited.parse_warnings.clear();
                 way.original.get_or_insert(original);
-                Decided::Checked(Box::pin(self.check(edited, started, watched, None, way)).await)
+                Answered::Checked(Box::pin(self.check(edited, started, watched, None, way)).await)
             }
             Decision::Deny { reason } => {
                 way.decide(Step::Approval, "person", Outcome::Denied, Some(reason.clone()));
@@ -336,7 +321,7 @@ impl Executor {
                 request.parse_warnings = pending.warnings;
                 let record =
                     failed(Arc::new(request), started, CallStatus::Denied, CallFailure::Denied { reason }, message);
-                Decided::Checked(Checked::Done(Box::new(way.into_record(record))))
+                Answered::Checked(Checked::Done(Box::new(way.into_record(record))))
             }
         }
     }
@@ -351,7 +336,7 @@ impl Executor {
         approver: Option<ApprovalHandler>,
         started: Instant,
     ) -> ExecutionRecord {
-        let Ready { mut prepared, mut way, received } = ready;
+        let Ready { mut prepared, mut way, received, .. } = ready;
         let mut retries = 0;
         let record = loop {
             let (approved, counts_from) = (prepared.approved, prepared.counts_from);
@@ -374,7 +359,7 @@ impl Executor {
                 let reasons = vec![ApprovalReason::Asked { message: error.message().to_owned() }];
                 let pending = pending_call(received.clone(), &request, reasons);
                 match self.ask(pending, approver.as_ref(), started, watched.as_ref(), way).await {
-                    Asked::Go(went) => {
+                    Answered::Approved(went) => {
                         way = *went;
                         let again = received.clone().unwrap_or_else(|| (*request).clone());
                         match self.prepare(again, started) {
@@ -387,8 +372,8 @@ impl Executor {
                             Stage::Done(record) => return *record,
                         }
                     }
-                    Asked::Done(Checked::Done(record)) => return *record,
-                    Asked::Done(Checked::Ready(ready)) => {
+                    Answered::Checked(Checked::Done(record)) => return *record,
+                    Answered::Checked(Checked::Ready(ready)) => {
                         return Box::pin(self.finish(*ready, watched, scope, approver, started)).await
                     }
                 }
@@ -526,15 +511,11 @@ impl Executor {
     }
 }
 
-/// What asking about a pending call came to.
-enum Asked {
-    /// Approved as it is: the call goes on.
-    Go(Box<Way>),
-    Done(Checked),
-}
-
-enum Decided {
+/// What asking about a pending call, or a person's decision, came to.
+enum Answered {
+    /// Approved as it is: the call goes on with what it bound.
     Approved(Box<Way>),
+    /// Ended (pending, denied, cancelled), or checked again with edited arguments.
     Checked(Checked),
 }
 

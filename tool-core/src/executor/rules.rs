@@ -3,11 +3,13 @@
 
 use std::sync::Arc;
 
-use crate::model::ToolDefinition;
+use crate::model::{Approval, ToolDefinition};
 use crate::policy::approval::ApprovalHandler;
 use crate::policy::guard::Scoped;
 use crate::policy::state::{PolicyState, DEFAULT_MAX_CONVERSATIONS};
-use crate::policy::{ApprovalRule, Backoff, InputGuardrail, OutputGuardrail, RateLimit, Repair, RetryBudget};
+use crate::policy::{
+    ApprovalReason, ApprovalRule, Backoff, InputGuardrail, OutputGuardrail, RateLimit, Repair, RetryBudget,
+};
 
 /// Everything the executor decides calls by, besides running them.
 #[derive(Clone)]
@@ -69,12 +71,13 @@ impl Policy {
         Arc::new(Policy { rules, state })
     }
 
-    /// Whether a call of `definition` may wait for approval before it runs.
-    pub(super) fn approval_rules<'a>(
-        &'a self,
-        definition: &'a ToolDefinition,
-    ) -> impl Iterator<Item = &'a ApprovalRule> {
-        self.rules.approval.iter().filter(move |rule| rule.applies(definition))
+    /// Why a call of `definition` waits for a person before it runs, as far as its tool and
+    /// the executor's rules say (a tool deciding from the arguments asks once it runs); none
+    /// when it needs no approval.
+    pub(super) fn approval_reasons(&self, definition: &ToolDefinition) -> Vec<ApprovalReason> {
+        let declared = (definition.approval == Approval::Always).then_some(ApprovalReason::Declared);
+        let rules = self.rules.approval.iter().filter(|rule| rule.applies(definition));
+        declared.into_iter().chain(rules.map(|rule| ApprovalReason::Rule { rule: rule.name().to_owned() })).collect()
     }
 
     /// Whether a call of `definition` may be run again (after a transient failure) or asked
