@@ -49,6 +49,8 @@ use log::{call_span, log_record};
 use pipeline::{Checked, Way};
 pub use record::{CallFailure, CallStatus, ExecutionRecord, OutputCut};
 use rules::{Policy, Rules};
+#[cfg(feature = "mcp")]
+pub(crate) use run::human_duration;
 use run::{failed, Reply};
 use scope::Asking;
 pub use scope::CallScope;

@@ -220,7 +220,7 @@ fn dropped_block(block: &crate::model::ContentBlock, size: usize) -> String {
     format!("{what}, {}", crate::model::human_bytes(block.decoded_len().unwrap_or(size)))
 }
 
-pub(super) fn human_duration(d: Duration) -> String {
+pub(crate) fn human_duration(d: Duration) -> String {
     if d.subsec_millis() == 0 && d.as_secs() > 0 {
         format!("{}s", d.as_secs())
     } else {
