@@ -4,7 +4,7 @@
 //! `MCP_CONFORMANCE_SCENARIO`, and checks what the server saw:
 //!
 //! ```text
-//! cargo build -p tool-examples --bin mcp_conformance_client
+//! cargo build -p tool-examples --features mcp --bin mcp_conformance_client
 //! npx -y -p node@22 -p @modelcontextprotocol/conformance@0.1.16 \
 //!     conformance client --command target/debug/mcp_conformance_client --suite all \
 //!     --expected-failures tests/mcp-conformance/client-baseline.yml

@@ -3,15 +3,15 @@
 //! `remote.`, and runs a model's sloppy calls through its own executor:
 //!
 //! ```text
-//! cargo run -p tool-examples --bin mcp_host
+//! cargo run -p tool-examples --features mcp --bin mcp_host
 //! ```
 //!
 //! With a URL argument (and a bearer token, if the server wants one) it imports from a
 //! streamable HTTP server instead (start one with
-//! `cargo run -p tool-examples --bin mcp_server -- --http 127.0.0.1:8765 --token s3cret`):
+//! `cargo run -p tool-examples --features mcp --bin mcp_server -- --http 127.0.0.1:8765 --token s3cret`):
 //!
 //! ```text
-//! cargo run -p tool-examples --bin mcp_host -- http://127.0.0.1:8765/mcp s3cret
+//! cargo run -p tool-examples --features mcp --bin mcp_host -- http://127.0.0.1:8765/mcp s3cret
 //! ```
 
 use tool_core::mcp::McpImport;
@@ -25,7 +25,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             Some(token) => McpImport::http(url).bearer_token(token),
             None => McpImport::http(url),
         },
-        None => McpImport::command(env!("CARGO")).args(["run", "-q", "-p", "tool-examples", "--bin", "mcp_server"]),
+        None => McpImport::command(env!("CARGO")).args([
+            "run",
+            "-q",
+            "-p",
+            "tool-examples",
+            "--features",
+            "mcp",
+            "--bin",
+            "mcp_server",
+        ]),
     };
     let remote = import.prefix("remote.").connect().await?;
     let executor = Executor::new(remote.add_to(ToolCatalog::builder()).build()?);

@@ -4,14 +4,14 @@
 //! to start as a child process:
 //!
 //! ```text
-//! cargo run -p tool-examples --bin mcp_server
+//! cargo run -p tool-examples --features mcp --bin mcp_server
 //! ```
 //!
 //! Over streamable HTTP (`--http ADDRESS`, loopback unless told otherwise; `--token` requires a
 //! bearer token), for hosts on other processes or machines:
 //!
 //! ```text
-//! cargo run -p tool-examples --bin mcp_server -- --http 127.0.0.1:8765 --token s3cret
+//! cargo run -p tool-examples --features mcp --bin mcp_server -- --http 127.0.0.1:8765 --token s3cret
 //! ```
 
 use tool_core::mcp::McpServer;

@@ -3,7 +3,7 @@
 //! tries to leave its path segment, and a 404 from the API.
 //!
 //! ```text
-//! cargo run -p tool-examples --bin rest
+//! cargo run -p tool-examples --features rest --bin rest
 //! ```
 
 use axum::extract::Path;

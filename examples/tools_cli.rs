@@ -1,4 +1,4 @@
-//! `tools`: the command line for the quickstart's tools. `cargo run -p tool-examples --bin tools
+//! `tools`: the command line for the quickstart's tools. `cargo run -p tool-examples --features cli --bin tools
 //! -- --help` lists the subcommands: list, show, export, call, check, size, serve-mcp,
 //! playground.
 

@@ -3,7 +3,7 @@
 //! request until a search finds it, serve the catalog over MCP and call it through MCP.
 //!
 //! ```text
-//! cargo run -p tool-examples --bin tour
+//! cargo run -p tool-examples --features mcp --bin tour
 //! ```
 //!
 //! Every Rust block of the README is an excerpt of this file, line for line

@@ -3,7 +3,7 @@
 //! ordinary `#[tool]` fn, written as a host would write it.
 //!
 //! ```text
-//! cargo run -p tool-examples --bin mcp_conformance -- 127.0.0.1:8765
+//! cargo run -p tool-examples --features mcp --bin mcp_conformance -- 127.0.0.1:8765
 //! npx -y -p node@22 -p @modelcontextprotocol/conformance@0.1.16 conformance server \
 //!     --url http://127.0.0.1:8765/mcp --suite all \
 //!     --expected-failures tests/mcp-conformance/server-baseline.yml
