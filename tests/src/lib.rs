@@ -23,6 +23,13 @@ pub fn dynamic(name: impl Into<String>, description: impl Into<String>, schema: 
         .expect("a valid tool name")
 }
 
+/// The catalog of the `#[tool]`s declared in one source file (pass `file!()`): the tools a test
+/// file declares, where `ToolCatalog::global()` would also hold those of every other test
+/// module linked into the same binary.
+pub fn declared_in(file: &str) -> ToolCatalog {
+    ToolCatalog::builder().add_all_declared().retain(|definition| definition.source.file == file).build().unwrap()
+}
+
 /// Every export dialect, strict and not.
 pub const DIALECTS: &[tool_core::providers::Dialect] = tool_core::providers::Dialect::ALL;
 

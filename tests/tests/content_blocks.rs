@@ -58,7 +58,7 @@ async fn run(executor: &Executor, tool: &str) -> ExecutionRecord {
 }
 
 fn executor() -> Executor {
-    Executor::new(ToolCatalog::global().unwrap().clone())
+    Executor::new(tool_tests::declared_in(file!()))
 }
 
 #[tokio::test]
@@ -242,7 +242,7 @@ async fn a_broken_block_fails_the_call_with_an_error_naming_it() {
 
 #[tokio::test]
 async fn blocks_count_toward_the_output_limit_and_those_that_do_not_fit_are_dropped() {
-    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).max_output_bytes(1024).build();
+    let executor = Executor::builder(tool_tests::declared_in(file!())).max_output_bytes(1024).build();
     let record = run(&executor, "album").await;
     assert_eq!(record.status, CallStatus::Success);
     // The 3,000-byte image is 4,000 bytes of base64: dropped; the small one after it fits.
@@ -253,7 +253,7 @@ async fn blocks_count_toward_the_output_limit_and_those_that_do_not_fit_are_drop
     assert_eq!(serde_json::to_value(&record).unwrap()["output_cut"]["blocks_dropped"], 1);
 
     // Under the limit every block passes; the leading text block is the text.
-    let record = run(&tool_core::Executor::new(ToolCatalog::global().unwrap().clone()), "album").await;
+    let record = run(&tool_core::Executor::new(tool_tests::declared_in(file!())), "album").await;
     assert_eq!(
         (record.content.text.as_str(), record.content.blocks.len(), record.output_cut),
         ("Two pictures:", 2, None)

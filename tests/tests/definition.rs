@@ -272,7 +272,7 @@ fn struct_form_uses_snake_case_name_field_docs_and_run_output() {
 #[test]
 fn the_definition_is_computed_once() {
     let first: *const ToolDefinition = <memory_search as DeclaredTool>::definition();
-    let second: *const ToolDefinition = ToolCatalog::global().unwrap().definition("memory.search").unwrap();
+    let second: *const ToolDefinition = tool_tests::declared_in(file!()).definition("memory.search").unwrap();
     assert_eq!(first, second);
 }
 

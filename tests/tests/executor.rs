@@ -126,7 +126,7 @@ fn refuse(item: String) -> Result<String, ToolError> {
 }
 
 fn executor() -> Executor {
-    Executor::builder(ToolCatalog::global().unwrap().clone())
+    Executor::builder(tool_tests::declared_in(file!()))
         .state(Gauge { now: AtomicUsize::new(0), peak: AtomicUsize::new(0) })
         .concurrency(3)
         .build()
@@ -245,7 +245,7 @@ async fn a_panic_becomes_a_failed_record_whose_message_the_model_does_not_read()
     assert_eq!(record.content.text, "The tool failed unexpectedly.");
 
     // The host may let the model read it.
-    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).expose_error_details(true).build();
+    let executor = Executor::builder(tool_tests::declared_in(file!())).expose_error_details(true).build();
     let record = executor.execute(call("explode", r#"{"reason": "test"}"#)).await;
     assert_eq!(record.failure, Some(CallFailure::Panicked { message: "boom: test".into() }));
     assert_eq!(record.content.text, "The tool failed unexpectedly: boom: test");
@@ -260,7 +260,7 @@ async fn an_internal_detail_stays_in_the_record_unless_the_host_exposes_it() {
     let json = serde_json::to_value(&record).unwrap();
     assert_eq!(json["failure"]["error"]["internal_detail"], "connect 10.0.0.7:5432: Connection refused (os error 111)");
 
-    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).expose_error_details(true).build();
+    let executor = Executor::builder(tool_tests::declared_in(file!())).expose_error_details(true).build();
     let record = executor.execute(call("upstream_fails", "{}")).await;
     assert_eq!(
         record.content.text,
@@ -282,7 +282,7 @@ async fn a_tool_error_keeps_its_code_and_details() {
 
 #[tokio::test]
 async fn the_executor_timeout_stops_a_slow_call() {
-    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).timeout(Duration::from_millis(30)).build();
+    let executor = Executor::builder(tool_tests::declared_in(file!())).timeout(Duration::from_millis(30)).build();
     let record = executor.execute(call("nap", r#"{"millis": 5000}"#)).await;
     assert_eq!(record.status, CallStatus::TimedOut);
     assert_eq!(record.failure, Some(CallFailure::TimedOut { after_ms: 30 }));
@@ -292,7 +292,7 @@ async fn the_executor_timeout_stops_a_slow_call() {
 
 #[tokio::test]
 async fn a_tools_own_timeout_wins_over_the_executor_default() {
-    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).timeout(Duration::from_secs(60)).build();
+    let executor = Executor::builder(tool_tests::declared_in(file!())).timeout(Duration::from_secs(60)).build();
     let record = executor.execute(call("short_fuse", r#"{"millis": 5000}"#)).await;
     assert_eq!(record.failure, Some(CallFailure::TimedOut { after_ms: 20 }));
 }
@@ -355,7 +355,7 @@ async fn batch_concurrency_never_exceeds_the_bound() {
 #[tokio::test]
 async fn a_batch_survives_panics_and_timeouts_in_its_calls() {
     // A limit the panic (on the blocking pool, with its backtrace printed) comes well within.
-    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).timeout(Duration::from_secs(2)).build();
+    let executor = Executor::builder(tool_tests::declared_in(file!())).timeout(Duration::from_secs(2)).build();
     let records = executor
         .execute_batch(vec![
             call("explode", r#"{"reason":"x"}"#),
@@ -369,20 +369,19 @@ async fn a_batch_survives_panics_and_timeouts_in_its_calls() {
 
 #[tokio::test]
 async fn missing_shared_state_is_a_failed_call_that_names_the_type() {
-    let executor = Executor::new(ToolCatalog::global().unwrap().clone());
+    let executor = Executor::new(tool_tests::declared_in(file!()));
     let record = executor.execute(call("occupy", r#"{"slot": 1}"#)).await;
     assert_eq!(record.status, CallStatus::Failed);
     assert_eq!(
         record.content.text,
-        "the tool `occupy` needs shared state `executor::Gauge`, which the host did not provide"
+        "the tool `occupy` needs shared state `library::executor::Gauge`, which the host did not provide"
     );
 }
 
 #[tokio::test]
 async fn a_sync_tool_that_blocks_past_the_limit_times_out_at_the_limit_and_the_runtime_goes_on() {
     // `#[tokio::test]` is a current-thread runtime: one worker for everything.
-    let executor =
-        Executor::builder(ToolCatalog::global().unwrap().clone()).timeout(Duration::from_millis(100)).build();
+    let executor = Executor::builder(tool_tests::declared_in(file!())).timeout(Duration::from_millis(100)).build();
     let order = std::sync::Mutex::new(Vec::new());
     let dozing = async {
         let record = executor.execute(call("doze", r#"{"millis": 2000}"#)).await;
@@ -454,7 +453,7 @@ fn gauge_peak(gauge: &State<Gauge>) -> u64 {
 
 #[tokio::test]
 async fn text_over_the_output_limit_is_cut_at_a_character_with_the_cut_said() {
-    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).max_output_bytes(4097).build();
+    let executor = Executor::builder(tool_tests::declared_in(file!())).max_output_bytes(4097).build();
     let record = executor.execute(call("flood", r#"{"bytes": 10000}"#)).await;
     assert_eq!(record.status, CallStatus::Success);
     // 4097 falls inside a two-byte `é`: the cut is at 4096.
@@ -482,7 +481,7 @@ async fn text_over_the_output_limit_is_cut_at_a_character_with_the_cut_said() {
 
 #[tokio::test]
 async fn a_structured_result_over_the_limit_is_dropped_and_its_text_cut() {
-    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).max_output_bytes(2000).build();
+    let executor = Executor::builder(tool_tests::declared_in(file!())).max_output_bytes(2000).build();
     let record = executor.execute(call("flood_json", r#"{"items": 1000}"#)).await;
     assert_eq!(record.status, CallStatus::Success);
     assert_eq!(record.content.structured, None);
@@ -508,7 +507,7 @@ async fn the_default_output_limit_is_a_mebibyte() {
 
 #[tokio::test]
 async fn an_error_over_the_limit_is_cut_for_the_model_and_in_the_record() {
-    let executor = Executor::builder(ToolCatalog::global().unwrap().clone()).max_output_bytes(1024).build();
+    let executor = Executor::builder(tool_tests::declared_in(file!())).max_output_bytes(1024).build();
     let record = executor.execute(call("flood_error", r#"{"bytes": 5000}"#)).await;
     assert_eq!(record.status, CallStatus::Failed);
     assert_eq!(

@@ -18,7 +18,7 @@
 //! refused (one answer written as a JSON list of calls).
 //!
 //! A sample also runs through the executor, whose extraction types the values by the BFCL
-//! schemas. Run: `cargo test -p tool-tests --test open_models_real -- --nocapture` (the table).
+//! schemas. Run: `cargo test -p tool-tests --test library open_models_real:: -- --nocapture` (the table).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -29,10 +29,18 @@ const FILE: &str = "TOOL_POLICY_PENDING_FILE";
 const DECISION: &str = "TOOL_POLICY_DECISION";
 const TEST: &str = "a_pending_call_stored_by_one_process_is_answered_and_run_by_another";
 
+/// This test's name as the test harness knows it: its module path without the crate's name.
+fn test_name() -> String {
+    match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{TEST}"),
+        None => TEST.to_owned(),
+    }
+}
+
 /// Runs this test again in a new process, as the second host; returns its record.
 fn second_process(pending_file: &PathBuf, decision: &Decision) -> Value {
     let output = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", TEST, "--test-threads=1", "--quiet"])
+        .args(["--exact", &test_name(), "--test-threads=1", "--quiet"])
         .env(FILE, pending_file)
         .env(DECISION, serde_json::to_string(decision).unwrap())
         .output()

@@ -58,7 +58,7 @@ fn names() -> NameMap {
 }
 
 async fn run(request: ToolCallRequest) -> ExecutionRecord {
-    Executor::new(ToolCatalog::global().unwrap().clone()).execute(request).await
+    Executor::new(tool_tests::declared_in(file!())).execute(request).await
 }
 
 async fn text_success() -> ExecutionRecord {

@@ -97,6 +97,7 @@ fn sdk_weather(
 }
 
 /// A customer.
+#[allow(dead_code)] // its schema is what the tests read
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Customer {
     /// Full name.
@@ -106,6 +107,7 @@ pub struct Customer {
 }
 
 /// One order line.
+#[allow(dead_code)] // its schema is what the tests read
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Line {
     /// Stock-keeping unit.
@@ -170,6 +172,7 @@ const WELL_FORMED: [&str; 4] = ["sdk_weather", "sdk_order", "sdk_round", "sdk.no
 // types something they accept. ---
 
 /// A label's outline.
+#[allow(dead_code)] // its schema is what the tests read
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Outline {
@@ -208,6 +211,7 @@ fn sdk_label(
 }
 
 /// A folder and what is in it.
+#[allow(dead_code)] // its schema is what the tests read
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Folder {
     /// Its name.
@@ -256,7 +260,7 @@ const DIALECTS: [(&str, Dialect, &[&str]); 6] = [
 
 /// Per dialect, each tool (our name) in its wire form; the export errors apart.
 fn exports() -> (Value, BTreeMap<String, String>) {
-    let catalog = ToolCatalog::global().unwrap();
+    let catalog = tool_tests::declared_in(file!());
     let mut out = Map::new();
     let mut errors = BTreeMap::new();
     for (label, dialect, tools) in DIALECTS {

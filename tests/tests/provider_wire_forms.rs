@@ -105,7 +105,7 @@ fn batch(
 }
 
 fn executor() -> Executor {
-    Executor::new(ToolCatalog::global().unwrap().clone())
+    Executor::new(tool_tests::declared_in(file!()))
 }
 
 fn exported(dialect: Dialect, definition: &ToolDefinition) -> Exported {

@@ -77,7 +77,7 @@ fn constraints_are_checked_after_conversion_on_the_lenient_path() {
 
 #[tokio::test]
 async fn the_executor_does_not_call_a_tool_whose_arguments_break_constraints() {
-    let executor = Executor::new(ToolCatalog::global().unwrap().clone());
+    let executor = Executor::new(tool_tests::declared_in(file!()));
     let record = executor
         .execute(ToolCallRequest::new(
             "schedule",

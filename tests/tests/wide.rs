@@ -974,7 +974,7 @@ impl ToolRun for Wide300 {
 }
 
 fn executor() -> Executor {
-    Executor::new(ToolCatalog::global().unwrap().clone())
+    Executor::new(tool_tests::declared_in(file!()))
 }
 
 /// Runs `name` on `raw`; the record's text, and its warnings as (pointer, rule).

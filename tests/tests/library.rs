@@ -1,0 +1,46 @@
+//! The library in process: each module was a test file of its own and keeps its name, so
+//! `cargo test -p tool-tests --test library xml::` runs what `tests/xml.rs` holds.
+
+mod asking;
+mod content_blocks;
+mod definition;
+mod executor;
+mod extraction;
+mod extraction_properties;
+mod hostile_arguments;
+mod layers;
+mod lint;
+mod nested_keys;
+mod numbers;
+mod open_models_harmony;
+mod open_models_json_forms;
+mod open_models_out;
+mod open_models_python;
+mod open_models_real;
+mod open_models_stream;
+mod open_models_tokens;
+mod policy;
+mod policy_macros;
+mod policy_resume;
+mod policy_tower;
+mod provider_calls;
+mod provider_check;
+mod provider_export;
+mod provider_generated;
+mod provider_results;
+mod provider_sdks;
+mod provider_wire_forms;
+mod public_api;
+mod readme;
+mod real_world_arguments;
+mod stateful;
+mod stateful_end_all;
+mod strict;
+mod tool_examples;
+mod tool_search;
+mod tool_search_providers;
+mod tool_search_recall;
+mod validation;
+mod wide;
+mod xml;
+mod xml_round_trip;
