@@ -1,6 +1,10 @@
 //! What `#[tool]` generates must be lint-clean in the crates that use it: `tests/lint-crate`
 //! declares tools of every form under `#![deny(warnings, clippy::pedantic, missing_docs)]`, and
 //! this test runs Clippy on it.
+//!
+//! In a fresh target directory it checks every crate under `tool-core` first (the lint crate is
+//! a workspace of its own, with its own features and lock file, in `target/lint-crate`), which
+//! takes tens of seconds; afterwards only what changed.
 
 use std::path::Path;
 use std::process::Command;

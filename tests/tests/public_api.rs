@@ -10,6 +10,10 @@
 //! (proc-macro2's build script reruns when it changes, and with it half the tree). The hidden
 //! `__private` module, blanket impls (`impl<T> From<T> for T`) and auto trait impls (`Send`,
 //! `Sync`, ...) are not listed.
+//!
+//! Rustdoc needs the crates under `tool-core` checked with `tool-core`'s features alone, which a
+//! fresh target directory does not have yet: the first run takes tens of seconds, later ones
+//! only rustdoc's own time.
 
 use std::collections::BTreeSet;
 use std::fs;
