@@ -481,10 +481,8 @@ impl CatalogBuilder {
         self.tools.retain(|entry| {
             let keep = refused.binary_search(&index).is_err();
             index += 1;
-            if !keep {
-                if let Some(yielding) = &entry.yielding {
-                    (yielding.refused)(refusal(entry.name(), &holders[entry.name()]));
-                }
+            if !keep && let Some(yielding) = &entry.yielding {
+                (yielding.refused)(refusal(entry.name(), &holders[entry.name()]));
             }
             keep
         });

@@ -1,7 +1,7 @@
 //! Declare the tools an LLM agent may call with one attribute, and never lose a tool call to a
 //! formatting mistake.
 //!
-//! ```
+//! ```standalone_crate
 //! use tool_core::prelude::*;
 //!
 //! /// Search the memory store for fragments matching a query.

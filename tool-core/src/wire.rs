@@ -389,10 +389,10 @@ impl ArgumentMap {
     fn expand<'a>(&'a self, node: &'a WireNode, out: &mut Vec<&'a WireNode>, seen: &mut BTreeSet<&'a str>) {
         out.push(node);
         for name in &node.refs {
-            if seen.insert(name.as_str()) {
-                if let Some(def) = self.defs.get(name) {
-                    self.expand(def, out, seen);
-                }
+            if seen.insert(name.as_str())
+                && let Some(def) = self.defs.get(name)
+            {
+                self.expand(def, out, seen);
             }
         }
     }

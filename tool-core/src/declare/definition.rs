@@ -98,10 +98,10 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
     let mut parameters = Vec::with_capacity(decl.parameters.len());
     for (i, (param, schema)) in decl.parameters.iter().zip(facts.schemas).enumerate() {
         let mut param_description = trim_doc(param.description);
-        if param_description.is_empty() {
-            if let Some((_, text)) = argument_docs.iter().find(|(name, _)| name == param.name) {
-                param_description = text.clone();
-            }
+        if param_description.is_empty()
+            && let Some((_, text)) = argument_docs.iter().find(|(name, _)| name == param.name)
+        {
+            param_description = text.clone();
         }
         let shape = shape_of(schema.as_value(), &facts.definitions);
         let is_required = !facts.has_default[i] && !facts.accepts_missing[i];
@@ -225,11 +225,11 @@ pub fn split_arguments_section(doc: &str) -> (String, Vec<(String, String)>) {
             kept.push(line);
             continue;
         }
-        if let Some(item) = trimmed.strip_prefix("* ").or_else(|| trimmed.strip_prefix("- ")) {
-            if let Some((name, text)) = parse_argument_item(item) {
-                items.push((name, text));
-                continue;
-            }
+        if let Some(item) = trimmed.strip_prefix("* ").or_else(|| trimmed.strip_prefix("- "))
+            && let Some((name, text)) = parse_argument_item(item)
+        {
+            items.push((name, text));
+            continue;
         }
         if let (Some(last), false) = (items.last_mut(), trimmed.is_empty()) {
             last.1.push(' ');

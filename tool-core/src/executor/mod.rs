@@ -407,7 +407,7 @@ impl Executor {
     /// raw text as sent. The call parsers of `providers` restore what they read already; this
     /// is for calls read another way.
     ///
-    /// ```
+    /// ```standalone_crate
     /// use tool_core::prelude::*;
     /// use tool_core::providers::export::export;
     /// use tool_core::providers::Dialect;

@@ -90,7 +90,8 @@ pub(super) async fn run(
     if !matches!(outcome, Some(Ok(_))) {
         token.cancel();
     }
-    let record = match outcome {
+
+    match outcome {
         None => failed(
             request,
             started,
@@ -143,8 +144,7 @@ pub(super) async fn run(
             record.output_cut = output_cut;
             record
         }
-    };
-    record
+    }
 }
 
 pub(super) fn failed(

@@ -175,12 +175,14 @@ fn crowded_object(text: &str, max: usize, at: &str) -> Option<String> {
                 // A string that may hold an object over the limit, as JSON text: read it too.
                 let inner = end - start;
                 let json_like = text.get(start + 1..end).is_some_and(|s| s.trim_start().starts_with(['{', '[']));
-                if inner / 4 > max && json_like && quote == b'"' {
-                    if let Ok(decoded) = serde_json::from_str::<String>(&text[start..end]) {
-                        let inner_at = pointer_of(text, &stack, at);
-                        if let Some(found) = crowded_object(&decoded, max, &inner_at) {
-                            return Some(found);
-                        }
+                if inner / 4 > max
+                    && json_like
+                    && quote == b'"'
+                    && let Ok(decoded) = serde_json::from_str::<String>(&text[start..end])
+                {
+                    let inner_at = pointer_of(text, &stack, at);
+                    if let Some(found) = crowded_object(&decoded, max, &inner_at) {
+                        return Some(found);
                     }
                 }
                 continue;

@@ -218,10 +218,10 @@ impl McpHttpBuilder {
                  `allow_unauthenticated_remote()` to let anyone who can reach it call every tool",
             ));
         }
-        if let Some(name) = &self.conversation_header {
-            if axum::http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-                return Err(McpServerError::InvalidConversationHeader { name: name.to_string() });
-            }
+        if let Some(name) = &self.conversation_header
+            && axum::http::HeaderName::from_bytes(name.as_bytes()).is_err()
+        {
+            return Err(McpServerError::InvalidConversationHeader { name: name.to_string() });
         }
         if self.stateless && self.conversation_header.is_none() {
             let tools = self.server.stateful_tools();

@@ -218,10 +218,10 @@ impl Inner {
         let key = match self.conversations.get(conversation) {
             Some(entry) => self.order.remove(&entry.used).unwrap_or_else(|| conversation.to_owned()),
             None => {
-                if self.conversations.len() >= max {
-                    if let Some((_, oldest)) = self.order.pop_first() {
-                        self.conversations.remove(&oldest);
-                    }
+                if self.conversations.len() >= max
+                    && let Some((_, oldest)) = self.order.pop_first()
+                {
+                    self.conversations.remove(&oldest);
                 }
                 self.conversations.insert(conversation.to_owned(), Conversation::default());
                 conversation.to_owned()

@@ -325,10 +325,11 @@ impl RestCall {
             .with_details(Value::from(status.as_u16()))
             .with_internal_detail(start));
         }
-        if json && body.over_limit.is_none() {
-            if let Ok(value) = serde_json::from_slice::<Value>(&body.bytes) {
-                return Ok(ToolOutput::structured(value));
-            }
+        if json
+            && body.over_limit.is_none()
+            && let Ok(value) = serde_json::from_slice::<Value>(&body.bytes)
+        {
+            return Ok(ToolOutput::structured(value));
         }
         Ok(ToolOutput::text(body.shown(TEXT_LIMIT, json)))
     }
@@ -349,10 +350,10 @@ impl ReadBody {
         let mut end = self.bytes.len();
         if self.over_limit.is_some() {
             // The limit may fall inside a character: end before it.
-            if let Err(error) = std::str::from_utf8(&self.bytes) {
-                if error.error_len().is_none() {
-                    end = error.valid_up_to();
-                }
+            if let Err(error) = std::str::from_utf8(&self.bytes)
+                && error.error_len().is_none()
+            {
+                end = error.valid_up_to();
             }
         }
         let text = String::from_utf8_lossy(&self.bytes[..end]);

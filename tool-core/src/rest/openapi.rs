@@ -313,10 +313,9 @@ fn operation_spec(
         };
         let mut schema = parameter.get("schema").cloned().unwrap_or_else(|| json!({}));
         if let (Some(text), Value::Object(schema)) = (parameter.get("description").and_then(Value::as_str), &mut schema)
+            && !text.trim().is_empty()
         {
-            if !text.trim().is_empty() {
-                schema.insert("description".to_owned(), Value::from(text.trim()));
-            }
+            schema.insert("description".to_owned(), Value::from(text.trim()));
         }
         match place {
             "path" => {}

@@ -402,10 +402,10 @@ impl<'a> Compiler<'a> {
     /// Resolves references and a `null` alternative (`type: [T, "null"]`, `anyOf: [X, null]`).
     fn declared(&self, schema: &'a Value) -> (&'a Value, bool) {
         let schema = resolve(schema, self.defs);
-        if let Some(Value::Array(types)) = schema.get("type") {
-            if types.iter().any(|t| t == "null") {
-                return (schema, true);
-            }
+        if let Some(Value::Array(types)) = schema.get("type")
+            && types.iter().any(|t| t == "null")
+        {
+            return (schema, true);
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = schema.get(key) {
@@ -416,10 +416,10 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
-        if let Some(Value::Array(all)) = schema.get("allOf") {
-            if all.len() == 1 {
-                return self.declared(&all[0]);
-            }
+        if let Some(Value::Array(all)) = schema.get("allOf")
+            && all.len() == 1
+        {
+            return self.declared(&all[0]);
         }
         (schema, false)
     }

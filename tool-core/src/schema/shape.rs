@@ -169,10 +169,10 @@ pub(crate) fn without_null<'a>(schema: &'a Value, defs: &'a Map<String, Value>) 
 
 /// Removes a `null` alternative: `type: [T, "null"]`, or `anyOf: [X, {type: null}]`.
 fn strip_null<'a>(schema: &'a Value, defs: &'a Map<String, Value>) -> (&'a Value, bool) {
-    if let Some(Value::Array(types)) = schema.get("type") {
-        if types.iter().any(|t| t == "null") {
-            return (schema, true);
-        }
+    if let Some(Value::Array(types)) = schema.get("type")
+        && types.iter().any(|t| t == "null")
+    {
+        return (schema, true);
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = schema.get(key) {

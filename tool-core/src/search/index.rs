@@ -330,10 +330,10 @@ impl ToolSearch {
             for term in &group {
                 let others = synonyms.entry(term.clone()).or_default();
                 for other in group.iter().filter(|other| *other != term) {
-                    if let Some(&id) = terms.get(other) {
-                        if !others.iter().any(|(_, known)| *known == id) {
-                            others.push((other.clone(), id));
-                        }
+                    if let Some(&id) = terms.get(other)
+                        && !others.iter().any(|(_, known)| *known == id)
+                    {
+                        others.push((other.clone(), id));
                     }
                 }
             }
@@ -444,10 +444,10 @@ impl ToolSearch {
         let mut out: Vec<QueryTerm> = Vec::new();
         let words = self.analyzer.terms(query);
         for word in &words {
-            if let Some(&id) = self.terms.get(&word.term) {
-                if !out.iter().any(|q| q.id == id) {
-                    out.push(QueryTerm { word: word.surface.clone(), term: word.term.clone(), id, weight: 1.0 });
-                }
+            if let Some(&id) = self.terms.get(&word.term)
+                && !out.iter().any(|q| q.id == id)
+            {
+                out.push(QueryTerm { word: word.surface.clone(), term: word.term.clone(), id, weight: 1.0 });
             }
         }
         for word in &words {

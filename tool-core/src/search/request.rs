@@ -329,10 +329,8 @@ impl<'a> SearchRequestBuilder<'a> {
                 sent.extend(deferred_names.iter().cloned());
             }
         }
-        if cache_breakpoint {
-            if let Some(last) = fixed.iter_mut().rev().find(|tool| !is_deferred(tool)) {
-                last["cache_control"] = json!({"type": "ephemeral"});
-            }
+        if cache_breakpoint && let Some(last) = fixed.iter_mut().rev().find(|tool| !is_deferred(tool)) {
+            last["cache_control"] = json!({"type": "ephemeral"});
         }
         if anthropic {
             check_deferral(&fixed)?;

@@ -396,11 +396,11 @@ impl Turn {
 
     /// Lets the next ticket go.
     fn pass(&mut self) {
-        if let TurnState::Reserved { core, ticket, passed, .. } = &mut self.0 {
-            if !*passed {
-                *passed = true;
-                core.queue.release(*ticket);
-            }
+        if let TurnState::Reserved { core, ticket, passed, .. } = &mut self.0
+            && !*passed
+        {
+            *passed = true;
+            core.queue.release(*ticket);
         }
     }
 }

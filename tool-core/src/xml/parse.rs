@@ -360,11 +360,12 @@ impl XmlStream {
 
     /// Ends a block: a `<tool_call>` without `<function=..>` in it may hold a JSON call.
     fn close_block(&mut self, mut block: Block) {
-        if block.form == Form::Qwen && block.invokes == 0 {
-            if let Some(call) = self.json_call(&block.text) {
-                self.events.push(XmlEvent::Call(call));
-                return;
-            }
+        if block.form == Form::Qwen
+            && block.invokes == 0
+            && let Some(call) = self.json_call(&block.text)
+        {
+            self.events.push(XmlEvent::Call(call));
+            return;
         }
         self.flush_block_text(&mut block);
     }

@@ -438,10 +438,10 @@ impl Coercer<'_> {
                 let mut name = Value::String(key.clone());
                 self.enum_token(&mut name, &variants.names, case_sensitive);
                 let Value::String(name) = name else { return };
-                if name != key {
-                    if let Some(content) = map.remove(&key) {
-                        map.insert(name.clone(), content);
-                    }
+                if name != key
+                    && let Some(content) = map.remove(&key)
+                {
+                    map.insert(name.clone(), content);
                 }
                 if let (Some(node), Some(content)) = (variants.variant(&name), map.get_mut(&name)) {
                     self.enter(&name);

@@ -213,10 +213,10 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Converting<'_, D> {
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, D::Error> {
         // A key the type does not declare: never dropped without a word.
-        if let Step::In(parent, Segment::Key(key)) = *self.place {
-            if !self.place.pass().ignores(parent, key) {
-                return Err(give_up());
-            }
+        if let Step::In(parent, Segment::Key(key)) = *self.place
+            && !self.place.pass().ignores(parent, key)
+        {
+            return Err(give_up());
         }
         self.de.deserialize_ignored_any(v)
     }

@@ -100,17 +100,17 @@ fn positional_names(cx: &Cx, tool: &str, args: &[Arg<'_>], errors: &mut Vec<Argu
     };
     // `npv(cash_flows=-50000, 10000, 15000)`: Python refuses it, and nothing tells what the
     // model meant (the list it forgot to bracket, or other parameters).
-    if let Some(after) = args.iter().position(|arg| arg.keyword.is_some()) {
-        if let Some(late) = args[after..].iter().find(|arg| arg.keyword.is_none()) {
-            let keyword = args[after].keyword.unwrap_or_default();
-            refuse(
+    if let Some(after) = args.iter().position(|arg| arg.keyword.is_some())
+        && let Some(late) = args[after..].iter().find(|arg| arg.keyword.is_none())
+    {
+        let keyword = args[after].keyword.unwrap_or_default();
+        refuse(
                 errors,
                 "every value after a named one given with its name (`name=value`)".to_owned(),
                 format!("`{}` after `{keyword}=`", truncate(late.text)),
                 "a value without its name follows a named one, which Python refuses; give each value with its parameter's name".to_owned(),
             );
-            return None;
-        }
+        return None;
     }
     let Some(known) = cx.tool(tool) else {
         refuse(

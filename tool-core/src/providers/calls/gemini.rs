@@ -158,10 +158,10 @@ impl GeminiChunk {
             let part_path = parts_path.index(i);
             let part = r.object(Some(part), &part_path)?;
             let thought = r.opt_bool(part.get("thought"), &part_path.key("thought"))?.unwrap_or(false);
-            if let Some(text) = r.opt_string(part.get("text"), &part_path.key("text"))? {
-                if !thought {
-                    chunk.text.push_str(text);
-                }
+            if let Some(text) = r.opt_string(part.get("text"), &part_path.key("text"))?
+                && !thought
+            {
+                chunk.text.push_str(text);
             }
             let call_path = part_path.key("functionCall");
             let Some(function_call) = r.opt_object(part.get("functionCall"), &call_path)? else {

@@ -140,10 +140,10 @@ pub(in crate::providers) fn responses_stop_reason(
     let status = r.opt_string(response.get("status"), &path.key("status"))?;
     if status == Some("incomplete") {
         let details_path = path.key("incomplete_details");
-        if let Some(details) = r.opt_object(response.get("incomplete_details"), &details_path)? {
-            if let Some(reason) = r.opt_string(details.get("reason"), &details_path.key("reason"))? {
-                return Ok(Some(reason.to_owned()));
-            }
+        if let Some(details) = r.opt_object(response.get("incomplete_details"), &details_path)?
+            && let Some(reason) = r.opt_string(details.get("reason"), &details_path.key("reason"))?
+        {
+            return Ok(Some(reason.to_owned()));
         }
     }
     Ok(status.map(str::to_owned))

@@ -17,10 +17,10 @@ pub(super) fn anthropic_tool(tool: &Value, strict: bool, out: &mut Out) {
         out.push("A1", "", "a tool must be a JSON object");
         return;
     };
-    if let Some(Value::String(kind)) = top.get("type") {
-        if let Some(name) = search_tool_name(kind) {
-            return search_tool(top, name, out);
-        }
+    if let Some(Value::String(kind)) = top.get("type")
+        && let Some(name) = search_tool_name(kind)
+    {
+        return search_tool(top, name, out);
     }
     let allowed = [
         "name",
@@ -174,14 +174,14 @@ impl Doc<'_> {
                 ),
             }
         }
-        if let Some(min) = node.get("minItems") {
-            if !(min == 0 || min == 1) {
-                out.push(
-                    "A4",
-                    self.at(&format!("{pointer}/minItems")),
-                    format!("`minItems` may be only 0 or 1, not {min}"),
-                );
-            }
+        if let Some(min) = node.get("minItems")
+            && !(min == 0 || min == 1)
+        {
+            out.push(
+                "A4",
+                self.at(&format!("{pointer}/minItems")),
+                format!("`minItems` may be only 0 or 1, not {min}"),
+            );
         }
         if let Some(Value::Array(values)) = node.get("enum") {
             for (i, value) in values.iter().enumerate() {
@@ -201,14 +201,14 @@ impl Doc<'_> {
                 }
             }
         }
-        if let Some(reference) = node.get("$ref") {
-            if !reference.as_str().is_some_and(|r| r.starts_with('#')) {
-                out.push(
-                    "A4",
-                    self.at(&format!("{pointer}/$ref")),
-                    format!("`$ref` must be local (`#...`), not {reference}"),
-                );
-            }
+        if let Some(reference) = node.get("$ref")
+            && !reference.as_str().is_some_and(|r| r.starts_with('#'))
+        {
+            out.push(
+                "A4",
+                self.at(&format!("{pointer}/$ref")),
+                format!("`$ref` must be local (`#...`), not {reference}"),
+            );
         }
     }
 
@@ -218,10 +218,10 @@ impl Doc<'_> {
         // Every local `$ref`: where it is, and what it points at.
         let mut edges: Vec<(String, String, String)> = Vec::new();
         for_each_node(self.root, "", &mut |node, pointer| {
-            if let Some(reference) = node.get("$ref").and_then(Value::as_str) {
-                if let Some(target) = self.resolve(reference) {
-                    edges.push((pointer.to_owned(), reference.to_owned(), target));
-                }
+            if let Some(reference) = node.get("$ref").and_then(Value::as_str)
+                && let Some(target) = self.resolve(reference)
+            {
+                edges.push((pointer.to_owned(), reference.to_owned(), target));
             }
         });
         let within = |place: &str, tree: &str| place == tree || place.starts_with(&format!("{tree}/"));

@@ -88,10 +88,10 @@ pub(super) fn check_keys(
             );
         }
     }
-    if let Some(description) = object.get("description") {
-        if !description.is_string() {
-            out.push(rule, format!("{pointer}/description"), "`description` must be a string");
-        }
+    if let Some(description) = object.get("description")
+        && !description.is_string()
+    {
+        out.push(rule, format!("{pointer}/description"), "`description` must be a string");
     }
 }
 

@@ -27,10 +27,10 @@ pub(super) fn mcp_tool(tool: &Value, out: &mut Out) {
             }
         }
     }
-    if let Some(schema) = top.get("outputSchema") {
-        if root_is_object(schema, "/outputSchema", "MCP", "`outputSchema`", out) {
-            Doc::new(schema, "/outputSchema".to_owned(), Profile::Plain).check(out);
-        }
+    if let Some(schema) = top.get("outputSchema")
+        && root_is_object(schema, "/outputSchema", "MCP", "`outputSchema`", out)
+    {
+        Doc::new(schema, "/outputSchema".to_owned(), Profile::Plain).check(out);
     }
     match top.get("annotations") {
         None => {}

@@ -189,14 +189,11 @@ impl Doc<'_> {
                 );
             }
             let nullable = list.iter().any(|t| t == "null");
-            if let Some(Value::Array(values)) = node.get("enum") {
-                if nullable && !values.contains(&Value::Null) {
-                    out.push(
-                        "O5",
-                        self.at(&format!("{pointer}/enum")),
-                        "the type is nullable, so `enum` must list null",
-                    );
-                }
+            if let Some(Value::Array(values)) = node.get("enum")
+                && nullable
+                && !values.contains(&Value::Null)
+            {
+                out.push("O5", self.at(&format!("{pointer}/enum")), "the type is nullable, so `enum` must list null");
             }
         }
         if let Some(reference) = node.get("$ref") {
@@ -324,14 +321,14 @@ impl Doc<'_> {
         if level > OPENAI_MAX_DEPTH {
             return Some(pointer.to_owned());
         }
-        if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| self.resolve(r)) {
-            if let (false, Some(schema)) = (path.contains(&target), self.root.pointer(&target)) {
-                path.push(target.clone());
-                let found = self.too_deep(schema, &target, level, path);
-                path.pop();
-                if found.is_some() {
-                    return found;
-                }
+        if let Some(target) = node.get("$ref").and_then(Value::as_str).and_then(|r| self.resolve(r))
+            && let (false, Some(schema)) = (path.contains(&target), self.root.pointer(&target))
+        {
+            path.push(target.clone());
+            let found = self.too_deep(schema, &target, level, path);
+            path.pop();
+            if found.is_some() {
+                return found;
             }
         }
         children(node, pointer)

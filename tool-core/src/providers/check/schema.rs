@@ -103,10 +103,10 @@ pub(super) fn children<'a>(node: &'a Map<String, Value>, pointer: &str) -> Vec<(
             }
         } else if ONE_SCHEMA.contains(&keyword) {
             found.push((keyword, at, value));
-        } else if SCHEMA_MAP.contains(&keyword) {
-            if let Value::Object(map) = value {
-                found.extend(map.iter().map(|(k, s)| (keyword, pointer::child(&at, k), s)));
-            }
+        } else if SCHEMA_MAP.contains(&keyword)
+            && let Value::Object(map) = value
+        {
+            found.extend(map.iter().map(|(k, s)| (keyword, pointer::child(&at, k), s)));
         }
     }
     found

@@ -149,10 +149,10 @@ pub(super) fn referenced(root: &Value, defs: &Map<String, Value>) -> BTreeSet<St
     let mut used = BTreeSet::new();
     let mut stack: Vec<String> = refs_in(root).into_iter().collect();
     while let Some(name) = stack.pop() {
-        if used.insert(name.clone()) {
-            if let Some(def) = defs.get(&name) {
-                stack.extend(refs_in(def));
-            }
+        if used.insert(name.clone())
+            && let Some(def) = defs.get(&name)
+        {
+            stack.extend(refs_in(def));
         }
     }
     used

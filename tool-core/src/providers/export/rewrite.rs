@@ -43,13 +43,14 @@ impl Walk<'_> {
             }
         }
         let allows_all_of = self.takes("allOf");
-        if let Some(Value::Array(parts)) = node.get("allOf").cloned() {
-            if parts.len() == 1 && !allows_all_of {
-                node.remove("allOf");
-                if let Value::Object(part) = &parts[0] {
-                    for (key, value) in part {
-                        node.entry(key.clone()).or_insert_with(|| value.clone());
-                    }
+        if let Some(Value::Array(parts)) = node.get("allOf").cloned()
+            && parts.len() == 1
+            && !allows_all_of
+        {
+            node.remove("allOf");
+            if let Value::Object(part) = &parts[0] {
+                for (key, value) in part {
+                    node.entry(key.clone()).or_insert_with(|| value.clone());
                 }
             }
         }
@@ -74,15 +75,17 @@ impl Walk<'_> {
         }
         node.remove("format");
         if let Some((low, high)) = telling_bounds(&format) {
-            if let Some(low) = low {
-                if !node.contains_key("minimum") && !node.contains_key("exclusiveMinimum") {
-                    node.insert("minimum".into(), json!(low as i64));
-                }
+            if let Some(low) = low
+                && !node.contains_key("minimum")
+                && !node.contains_key("exclusiveMinimum")
+            {
+                node.insert("minimum".into(), json!(low as i64));
             }
-            if let Some(high) = high {
-                if !node.contains_key("maximum") && !node.contains_key("exclusiveMaximum") {
-                    node.insert("maximum".into(), json!(high as i64));
-                }
+            if let Some(high) = high
+                && !node.contains_key("maximum")
+                && !node.contains_key("exclusiveMaximum")
+            {
+                node.insert("maximum".into(), json!(high as i64));
             }
         }
     }
@@ -145,13 +148,12 @@ impl Walk<'_> {
 
     /// `const` as a one-value `enum`; non-string enums where only strings are accepted.
     pub(super) fn constants(&mut self, node: &mut Map<String, Value>, at: &str, moved: &mut Vec<String>) {
-        if self.rules.const_as_enum {
-            if let Some(value) = node.get("const").cloned() {
-                if value.is_string() || !self.rules.string_enums {
-                    node.remove("const");
-                    node.insert("enum".into(), json!([value]));
-                }
-            }
+        if self.rules.const_as_enum
+            && let Some(value) = node.get("const").cloned()
+            && (value.is_string() || !self.rules.string_enums)
+        {
+            node.remove("const");
+            node.insert("enum".into(), json!([value]));
         }
         if self.rules.string_enums {
             if let Some(Value::Array(values)) = node.get("enum").cloned() {
@@ -180,33 +182,27 @@ impl Walk<'_> {
 
     /// Keywords and formats the dialect does not take: into the description, or dropped.
     pub(super) fn keywords(&mut self, node: &mut Map<String, Value>, at: &str, moved: &mut Vec<String>) {
-        if let Some(format) = node.get("format").and_then(Value::as_str).map(str::to_owned) {
-            if self.rules.formats.is_some_and(|formats| !formats.contains(&format.as_str())) {
-                node.remove("format");
-                let words = format!("format: {format}");
-                self.note(
-                    at,
-                    "format",
-                    NoteAction::MovedToDescription,
-                    format!("\"{words}\" added to the description"),
-                );
-                moved.push(words);
-            }
+        if let Some(format) = node.get("format").and_then(Value::as_str).map(str::to_owned)
+            && self.rules.formats.is_some_and(|formats| !formats.contains(&format.as_str()))
+        {
+            node.remove("format");
+            let words = format!("format: {format}");
+            self.note(at, "format", NoteAction::MovedToDescription, format!("\"{words}\" added to the description"));
+            moved.push(words);
         }
-        if self.rules.min_items_up_to_one {
-            if let Some(min) = node.get("minItems").and_then(Value::as_u64) {
-                if min > 1 {
-                    node.remove("minItems");
-                    let words = format!("minItems: {min}");
-                    self.note(
-                        at,
-                        "minItems",
-                        NoteAction::MovedToDescription,
-                        format!("only 0 or 1 are accepted: \"{words}\" added to the description"),
-                    );
-                    moved.push(words);
-                }
-            }
+        if self.rules.min_items_up_to_one
+            && let Some(min) = node.get("minItems").and_then(Value::as_u64)
+            && min > 1
+        {
+            node.remove("minItems");
+            let words = format!("minItems: {min}");
+            self.note(
+                at,
+                "minItems",
+                NoteAction::MovedToDescription,
+                format!("only 0 or 1 are accepted: \"{words}\" added to the description"),
+            );
+            moved.push(words);
         }
         let keys: Vec<String> = node.keys().cloned().collect();
         for key in keys {

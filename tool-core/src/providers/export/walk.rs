@@ -108,10 +108,10 @@ impl<'d> Walk<'d> {
         body.remove("$defs");
         body.remove("$schema");
         body.remove("title");
-        if self.rules.no_recursion {
-            if let Some(name) = self.recursive.iter().next().cloned() {
-                self.inexpressible(&format!("/$defs/{name}"), format!("the recursive type `{name}`"));
-            }
+        if self.rules.no_recursion
+            && let Some(name) = self.recursive.iter().next().cloned()
+        {
+            self.inexpressible(&format!("/$defs/{name}"), format!("the recursive type `{name}`"));
         }
         let mut out = self.node(&Value::Object(body), "");
         if self.rules.refs != Refs::Inline {
@@ -129,10 +129,11 @@ impl<'d> Walk<'d> {
                 map.insert("$defs".into(), Value::Object(defs));
             }
         }
-        if let Value::Object(map) = &mut out {
-            if map.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) && !self.rules.all_required {
-                map.remove("required");
-            }
+        if let Value::Object(map) = &mut out
+            && map.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty)
+            && !self.rules.all_required
+        {
+            map.remove("required");
         }
         out
     }
@@ -200,10 +201,10 @@ impl<'d> Walk<'d> {
         let Some(source) = schema.as_object() else { return schema.clone() };
         let mut node = source.clone();
 
-        if let Some(target) = node.get("$ref").and_then(Value::as_str).map(str::to_owned) {
-            if let Some(done) = self.reference(&mut node, &target, at) {
-                return done;
-            }
+        if let Some(target) = node.get("$ref").and_then(Value::as_str).map(str::to_owned)
+            && let Some(done) = self.reference(&mut node, &target, at)
+        {
+            return done;
         }
 
         let mut moved: Vec<String> = Vec::new();
@@ -224,10 +225,10 @@ impl<'d> Walk<'d> {
         if let Some(Value::Object(properties)) = node.get("properties").cloned() {
             self.properties(&mut node, &properties, at);
         }
-        if let Some(items) = node.get("items").cloned() {
-            if items.is_object() || items == Value::Bool(true) {
-                node.insert("items".into(), self.below(Step::Items, &items, &format!("{at}/items")));
-            }
+        if let Some(items) = node.get("items").cloned()
+            && (items.is_object() || items == Value::Bool(true))
+        {
+            node.insert("items".into(), self.below(Step::Items, &items, &format!("{at}/items")));
         }
         if node.contains_key("prefixItems") {
             self.tuple(&mut node, at, &mut moved);
