@@ -44,3 +44,41 @@ mod validation;
 mod wide;
 mod xml;
 mod xml_round_trip;
+
+/// Every file of `tests/tests/` is compiled: a module of this binary or of `services.rs`, or a
+/// binary of its own in `tests/Cargo.toml`. Cargo's own discovery of test files is off
+/// (`autotests = false`), so a file in none of them would never run, silently.
+#[test]
+fn every_test_file_belongs_to_a_binary() {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = package.join("tests");
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut compiled = BTreeSet::new();
+    for root in ["library.rs", "services.rs"] {
+        compiled.insert(root.to_owned());
+        let modules = read(&dir.join(root));
+        compiled.extend(
+            modules.lines().filter_map(|line| line.strip_prefix("mod ")?.strip_suffix(';')).map(|m| format!("{m}.rs")),
+        );
+    }
+    let manifest = read(&package.join("Cargo.toml"));
+    compiled.extend(
+        manifest.lines().filter_map(|line| line.strip_prefix("path = \"tests/")?.strip_suffix('"')).map(str::to_owned),
+    );
+    let files: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".rs"))
+        .collect();
+    let orphans: Vec<&String> = files.difference(&compiled).collect();
+    assert!(
+        orphans.is_empty(),
+        "never compiled: {orphans:?}; add `mod NAME;` to tests/tests/library.rs or services.rs \
+         (or, for a test that reads state of its whole process, a [[test]] in tests/Cargo.toml)"
+    );
+    let missing: Vec<&String> = compiled.difference(&files).collect();
+    assert!(missing.is_empty(), "declared but not in tests/tests/: {missing:?}");
+}
