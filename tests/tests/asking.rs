@@ -271,7 +271,7 @@ async fn a_handler_that_never_answers_is_stopped_by_the_calls_time_limit() {
     let started = std::time::Instant::now();
     let record = executor.execute_in(call("greet"), scope).await;
     assert_eq!(record.status, CallStatus::TimedOut);
-    assert_eq!(record.model_text(), "The tool did not finish within 100ms; it was stopped.");
+    assert_eq!(record.model_text(), "The tool did not finish within 100 ms; it was stopped.");
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     assert!(dropped.load(Ordering::SeqCst), "the wait was not dropped");
 }

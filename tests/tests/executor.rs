@@ -286,7 +286,7 @@ async fn the_executor_timeout_stops_a_slow_call() {
     let record = executor.execute(call("nap", r#"{"millis": 5000}"#)).await;
     assert_eq!(record.status, CallStatus::TimedOut);
     assert_eq!(record.failure, Some(CallFailure::TimedOut { after_ms: 30 }));
-    assert_eq!(record.content.text, "The tool did not finish within 30ms; it was stopped.");
+    assert_eq!(record.content.text, "The tool did not finish within 30 ms; it was stopped.");
     assert!(record.duration < Duration::from_secs(5));
 }
 
@@ -306,7 +306,7 @@ async fn cancelling_stops_the_call_and_records_it() {
         tokio::time::sleep(Duration::from_millis(20)).await;
         canceller.cancel();
     });
-    let record = executor.execute_cancellable(call("nap", r#"{"millis": 5000}"#), &token).await;
+    let record = executor.execute_in(call("nap", r#"{"millis": 5000}"#), CallScope::new().cancel_on(&token)).await;
     assert_eq!(record.status, CallStatus::Cancelled);
     assert_eq!(record.failure, Some(CallFailure::Cancelled));
     assert_eq!(record.content.text, "The call was cancelled before the tool finished.");
@@ -397,7 +397,7 @@ async fn a_sync_tool_that_blocks_past_the_limit_times_out_at_the_limit_and_the_r
     let (dozed, added) = tokio::join!(dozing, meanwhile);
     assert_eq!(dozed.status, CallStatus::TimedOut);
     assert_eq!(dozed.failure, Some(CallFailure::TimedOut { after_ms: 100 }));
-    assert_eq!(dozed.content.text, "The tool did not finish within 100ms; it was stopped.");
+    assert_eq!(dozed.content.text, "The tool did not finish within 100 ms; it was stopped.");
     // The record came at the limit, not when the sleep ended.
     assert!(dozed.duration < Duration::from_millis(1500), "{:?}", dozed.duration);
     assert_eq!(added.content.text, "3");
@@ -424,7 +424,7 @@ async fn a_cancelled_sync_tool_gets_its_record_at_once_and_sees_the_token() {
         tokio::time::sleep(Duration::from_millis(30)).await;
         canceller.cancel();
     });
-    let record = executor.execute_cancellable(call("grind", "{}"), &token).await;
+    let record = executor.execute_in(call("grind", "{}"), CallScope::new().cancel_on(&token)).await;
     assert_eq!(record.status, CallStatus::Cancelled);
     assert_eq!(record.content.text, "The call was cancelled before the tool finished.");
     // The body, on its own thread, saw the cancellation through its injected token and context.

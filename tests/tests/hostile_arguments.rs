@@ -174,7 +174,7 @@ fn large_arguments_are_read_under_the_time_limit_and_cancellation() {
     let record = run(&executor, "lookup", &raw);
     assert_eq!(record.status, CallStatus::TimedOut);
     assert_eq!(record.failure, Some(CallFailure::TimedOut { after_ms: 1 }));
-    assert_eq!(record.model_text(), "The arguments were not read within 1ms; the call was stopped.");
+    assert_eq!(record.model_text(), "The arguments were not read within 1 ms; the call was stopped.");
     assert_eq!(record.request.raw_arguments, raw);
 
     let executor = Executor::new(catalog(Some(200_000)));
@@ -182,7 +182,7 @@ fn large_arguments_are_read_under_the_time_limit_and_cancellation() {
     cancel.cancel();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let request = ToolCallRequest::new("lookup", "call_1", raw.clone());
-    let record = runtime.block_on(executor.execute_cancellable(request, &cancel));
+    let record = runtime.block_on(executor.execute_in(request, CallScope::new().cancel_on(&cancel)));
     assert_eq!(record.status, CallStatus::Cancelled);
     assert_eq!(record.failure, Some(CallFailure::Cancelled));
     assert_eq!(record.model_text(), "The call was cancelled before its arguments were read.");

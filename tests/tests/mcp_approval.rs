@@ -413,7 +413,7 @@ async fn a_user_who_never_answers_is_cut_off_by_the_calls_time_limit() {
         result,
         text(
             "This call of `transfer` was denied: nobody answered the request for approval within the call's time \
-             limit (300ms)",
+             limit (300 ms)",
             true
         )
     );

@@ -192,7 +192,7 @@ async fn a_client_that_never_answers_does_not_hold_the_call_past_its_time_limit(
     let started = std::time::Instant::now();
     let result = call(&client, "greet").await;
     assert_eq!(result["isError"], true);
-    assert_eq!(result["content"][0]["text"], "The tool did not finish within 200ms; it was stopped.");
+    assert_eq!(result["content"][0]["text"], "The tool did not finish within 200 ms; it was stopped.");
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     client.cancel().await.unwrap();
 }

@@ -134,7 +134,7 @@ async fn cancelling_or_timing_out_an_imported_call_stops_the_remote_tool() {
 
     let cancel = CancellationToken::new();
     let executor = Executor::new(imported.add_to(ToolCatalog::builder()).build().unwrap());
-    let call = executor.execute_cancellable(ToolCallRequest::new("hold", "h1", "{}"), &cancel);
+    let call = executor.execute_in(ToolCallRequest::new("hold", "h1", "{}"), CallScope::new().cancel_on(&cancel));
     let record = tokio::join!(call, async {
         STARTED.notified().await;
         cancel.cancel();

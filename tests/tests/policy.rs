@@ -14,7 +14,7 @@ use tool_core::policy::{
     PendingCall, PolicyDecision, RateLimit, RetryBudget, Stage,
 };
 use tool_core::prelude::*;
-use tool_core::{CallFailure, CatalogBuilder, DynamicTool, ErrorKind, ExecutionRecord, Executor};
+use tool_core::{BudgetScope, CallFailure, CatalogBuilder, DynamicTool, ErrorKind, ExecutionRecord, Executor};
 
 /// Echo a text.
 #[tool(tags("chat"))]
@@ -433,7 +433,7 @@ async fn a_tool_asking_to_retry_tells_the_model_what_to_change_until_the_budget_
     // Even a good call of `book` is refused now, in this conversation only.
     let good = call("book", "c3", r#"{"date": "2027-01-01"}"#);
     let record = executor.execute(good.clone().in_conversation("conv-1")).await;
-    assert_eq!(record.failure, Some(CallFailure::BudgetSpent { tries: 2, conversation: false }));
+    assert_eq!(record.failure, Some(CallFailure::BudgetSpent { tries: 2, scope: BudgetScope::Tool }));
     assert_eq!(
         record.model_text(),
         "`book` is not run again in this conversation: it failed 2 times in a row. Tell the user what went wrong \
@@ -472,7 +472,7 @@ async fn refused_arguments_count_and_a_success_starts_the_count_again() {
     let record = executor.execute(bad("3")).await;
     assert!(record.model_text().ends_with("This was the last try: the tool calls of this conversation failed 3 times in a row, so no tool will run again. Do not call tools again; tell the user what went wrong."), "{}", record.model_text());
     let record = executor.execute(call("echo", "4", r#"{"text": "fine"}"#).in_conversation("c")).await;
-    assert_eq!(record.failure, Some(CallFailure::BudgetSpent { tries: 3, conversation: true }));
+    assert_eq!(record.failure, Some(CallFailure::BudgetSpent { tries: 3, scope: BudgetScope::Conversation }));
     assert_eq!(record.model_text(), "No tool runs again in this conversation: its tool calls failed 3 times in a row. Tell the user what went wrong.");
 }
 
@@ -661,7 +661,7 @@ fn a_rate_limit_says_itself_in_words() {
     assert_eq!(RateLimit::per_tool(1, Duration::from_secs(1)).describe(), "1 call per second per tool");
     assert_eq!(
         RateLimit::per_tool_in_conversation(10, Duration::from_secs(90)).describe(),
-        "10 calls per 90s per tool in a conversation"
+        "10 calls per 90 s per tool in a conversation"
     );
     assert_eq!(
         RateLimit::per_conversation(5, Duration::from_secs(86_400)).describe(),
@@ -696,7 +696,8 @@ async fn a_call_cancelled_while_a_person_decides_ends_cancelled() {
     let cancel = CancellationToken::new();
     let executor =
         Executor::builder(catalog()).on_approval(|_: PendingCall| std::future::pending::<Decision>()).build();
-    let running = executor.execute_cancellable(call("transfer", "c1", r#"{"amount": 1, "to": "bob"}"#), &cancel);
+    let running = executor
+        .execute_in(call("transfer", "c1", r#"{"amount": 1, "to": "bob"}"#), CallScope::new().cancel_on(&cancel));
     let (record, ()) = tokio::join!(running, async { cancel.cancel() });
     assert_eq!(record.status, CallStatus::Cancelled);
     assert_eq!(record.model_text(), "The call was cancelled while it waited for approval.");

@@ -288,7 +288,7 @@ async fn mcp_gets_a_call_tool_result_per_record_with_object_structured_content()
 async fn a_timed_out_call_is_an_error_result_too() {
     let record = run(ToolCallRequest::new("slow", "call_8", "{}")).await;
     assert_eq!(record.status, CallStatus::TimedOut);
-    let text = "The tool did not finish within 5ms; it was stopped.";
+    let text = "The tool did not finish within 5 ms; it was stopped.";
     assert_eq!(
         result_message(Provider::Anthropic, &record, &NameMap::identity()),
         json!({"type": "tool_result", "tool_use_id": "call_8", "content": text, "is_error": true})

@@ -79,7 +79,8 @@ pub use context::{
 };
 pub use declare::{DeclaredTool, ToolRun};
 pub use executor::{
-    CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder, OutputCut, DEFAULT_MAX_OUTPUT_BYTES,
+    BudgetScope, CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder, OutputCut,
+    DEFAULT_MAX_OUTPUT_BYTES,
 };
 pub use extract::policy::ExtractionPolicy;
 pub use model::{
@@ -251,8 +252,8 @@ pub mod prelude {
     // From the macro crate, not `crate::tool`: that path also names the private module `tool`,
     // which rustdoc's JSON then shows as `prelude::tool` with the module's items.
     pub use crate::{
-        CallStatus, CancellationToken, DeclaredTool, DynamicTool, ExecutionRecord, Executor, Json, LogLevel, State,
-        Tool, ToolCallRequest, ToolCatalog, ToolContext, ToolDefinition, ToolError, ToolOutput, ToolRun,
+        CallScope, CallStatus, CancellationToken, DeclaredTool, DynamicTool, ExecutionRecord, Executor, Json, LogLevel,
+        State, Tool, ToolCallRequest, ToolCatalog, ToolContext, ToolDefinition, ToolError, ToolOutput, ToolRun,
     };
     #[cfg(feature = "macros")]
     pub use tool_macros::tool;

@@ -671,7 +671,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::{CallStatus, ContentBlock, ToolCallRequest, ToolOutput};
+    use crate::{ContentBlock, ToolCallRequest, ToolOutput};
 
     #[test]
     fn a_results_blocks_are_printed_after_its_text_one_a_line() {
@@ -679,7 +679,7 @@ mod tests {
             .with_image(b"\x89PNG", "image/png")
             .with_block(ContentBlock::text("More.\u{1b}[31m"));
         let request = Arc::new(ToolCallRequest::new("chart", "c1", "{}"));
-        let record = ExecutionRecord::ended(request, CallStatus::Success, content, None, Duration::ZERO);
+        let record = ExecutionRecord::succeeded(request, content, Duration::ZERO);
         let mut out = Vec::new();
         call_output(&record, false, Style { colour: false }, &mut out).unwrap();
         let printed = String::from_utf8(out).unwrap();

@@ -94,9 +94,41 @@ pub enum CallFailure {
     BudgetSpent {
         /// The tries the budget allowed.
         tries: u32,
-        /// Whether it was the whole conversation's budget rather than the tool's.
-        conversation: bool,
+        /// Whose budget was spent: the tool's in this conversation, or the whole
+        /// conversation's.
+        scope: BudgetScope,
     },
+}
+
+/// Which retry budget a conversation spent ([`CallFailure::BudgetSpent`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum BudgetScope {
+    /// The tool's: its failing tries in a row in this conversation.
+    Tool,
+    /// The conversation's: the failing tries in a row of all its tools.
+    Conversation,
+}
+
+impl CallFailure {
+    /// How a call that failed this way ended: the one place a record's
+    /// [`status`](ExecutionRecord::status) comes from.
+    pub fn status(&self) -> CallStatus {
+        match self {
+            CallFailure::TimedOut { .. } => CallStatus::TimedOut,
+            CallFailure::Cancelled => CallStatus::Cancelled,
+            CallFailure::Denied { .. } => CallStatus::Denied,
+            CallFailure::TurnStopped { .. } => CallStatus::Stopped,
+            CallFailure::UnknownTool { .. }
+            | CallFailure::InvalidArguments
+            | CallFailure::ToolError { .. }
+            | CallFailure::Panicked { .. }
+            | CallFailure::Rejected { .. }
+            | CallFailure::RateLimited { .. }
+            | CallFailure::BudgetSpent { .. } => CallStatus::Failed,
+        }
+    }
 }
 
 /// Everything about one call: the request (raw arguments verbatim), how it ended, what the model
@@ -106,7 +138,9 @@ pub enum CallFailure {
 pub struct ExecutionRecord {
     /// The request, with the raw arguments, parse warnings and argument errors.
     pub request: Arc<ToolCallRequest>,
-    /// How the call ended.
+    /// How the call ended: [`Success`](CallStatus::Success) without a failure,
+    /// [`Pending`](CallStatus::Pending) with a [`pending`](Self::pending) call, else what the
+    /// [`failure`](Self::failure) says ([`CallFailure::status`]).
     pub status: CallStatus,
     /// What the model gets back. On failure: the model-facing message, and the structured
     /// error where there is one.
@@ -182,8 +216,40 @@ impl ExecutionRecord {
         self.status == CallStatus::Stopped
     }
 
-    /// A record of `request` with these parts and nothing else.
-    pub(crate) fn ended(
+    /// The record of a call whose tool returned `output`.
+    pub(crate) fn succeeded(request: Arc<ToolCallRequest>, output: ToolOutput, duration: Duration) -> Self {
+        Self::new(request, CallStatus::Success, output, None, duration)
+    }
+
+    /// The record of a call that failed as `failure` says, the model reading `content`.
+    pub(crate) fn failed(
+        request: Arc<ToolCallRequest>,
+        failure: CallFailure,
+        content: ToolOutput,
+        duration: Duration,
+    ) -> Self {
+        Self::new(request, failure.status(), content, Some(failure), duration)
+    }
+
+    /// The record of a call that waits for a person's approval.
+    pub(crate) fn waiting(
+        request: Arc<ToolCallRequest>,
+        pending: PendingCall,
+        content: ToolOutput,
+        duration: Duration,
+    ) -> Self {
+        let mut record = Self::new(request, CallStatus::Pending, content, None, duration);
+        record.pending = Some(Box::new(pending));
+        record
+    }
+
+    /// Makes the record a failure: a result refused after the tool ran.
+    pub(crate) fn fail(&mut self, failure: CallFailure) {
+        self.status = failure.status();
+        self.failure = Some(failure);
+    }
+
+    fn new(
         request: Arc<ToolCallRequest>,
         status: CallStatus,
         content: ToolOutput,

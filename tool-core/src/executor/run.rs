@@ -1,7 +1,6 @@
 //! A bound call run to its end: its time limit, cancellation and panics, its output checked
 //! and cut to the limit, and every ending turned into a record.
 
-use std::any::Any;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -15,13 +14,8 @@ use crate::context::{Environment, ToolContext};
 use crate::model::{serialized_over, ToolCallRequest, ToolError, ToolOutput};
 use crate::tool::{Invocation, ToolResult};
 
-use super::{CallFailure, CallScope, CallStatus, ExecutionRecord, OutputCut};
+use super::{CallFailure, CallScope, ExecutionRecord, OutputCut};
 
-/// Runs a bound call with its limits and turns every ending into a record.
-///
-/// `watched` is the host's cancellation (a child of its token), when it gave one; without it
-/// there is nothing to race, so no `select!` and no waiter registration. The context's token
-/// is cancelled when the call times out or is cancelled, never after a normal end.
 /// What a finished call may hand on: how much output, and whether the text meant for the
 /// host alone (a panic's message, an upstream's error) reaches the model.
 #[derive(Clone, Copy, Debug)]
@@ -43,8 +37,13 @@ pub(super) struct Prepared {
 }
 
 /// What the model reads of a panic, unless the host exposes error details.
-pub(super) const FAILED_UNEXPECTEDLY: &str = "The tool failed unexpectedly.";
+const FAILED_UNEXPECTEDLY: &str = "The tool failed unexpectedly.";
 
+/// Runs a bound call with its limits and turns every ending into a record.
+///
+/// `watched` is the host's cancellation (a child of its token), when it gave one; without it
+/// there is nothing to race, so no `select!` and no waiter registration. The context's token
+/// is cancelled when the call times out or is cancelled, never after a normal end.
 pub(super) async fn run(
     prepared: Prepared,
     environment: Arc<Environment>,
@@ -69,24 +68,8 @@ pub(super) async fn run(
         ctx = ctx.with_elicitation(handler);
     }
     let body = CatchUnwind::new(invocation, ctx);
-    let limited = async {
-        match timeout {
-            // The limit counts from receipt: reading the arguments is part of the call.
-            Some(limit) => {
-                let deadline = tokio::time::Instant::from_std(counts_from + limit);
-                tokio::time::timeout_at(deadline, body).await.map_err(|_| limit)
-            }
-            None => Ok(body.await),
-        }
-    };
-    let outcome = match &watched {
-        None => Some(limited.await),
-        Some(watched) => tokio::select! {
-            biased;
-            () = watched.cancelled() => None,
-            outcome = limited => Some(outcome),
-        },
-    };
+    // The limit counts from receipt: reading the arguments is part of the call.
+    let outcome = within(body, counts_from, timeout, watched.as_ref()).await;
     if !matches!(outcome, Some(Ok(_))) {
         token.cancel();
     }
@@ -95,19 +78,13 @@ pub(super) async fn run(
         None => failed(
             request,
             started,
-            CallStatus::Cancelled,
             CallFailure::Cancelled,
             "The call was cancelled before the tool finished.".to_owned(),
         ),
         Some(Err(limit)) => {
-            let message = format!("The tool did not finish within {}; it was stopped.", human_duration(limit));
-            failed(
-                request,
-                started,
-                CallStatus::TimedOut,
-                CallFailure::TimedOut { after_ms: limit.as_millis() as u64 },
-                message,
-            )
+            let message =
+                format!("The tool did not finish within {}; it was stopped.", crate::model::duration_words(limit));
+            failed(request, started, CallFailure::TimedOut { after_ms: limit.as_millis() as u64 }, message)
         }
         Some(Ok(Err(mut panic))) => {
             // The record keeps the panic's message; the model reads it only when the host
@@ -117,7 +94,7 @@ pub(super) async fn run(
                 true => format!("The tool failed unexpectedly: {panic}"),
                 false => FAILED_UNEXPECTEDLY.to_owned(),
             };
-            failed(request, started, CallStatus::Failed, CallFailure::Panicked { message: panic }, message)
+            failed(request, started, CallFailure::Panicked { message: panic }, message)
         }
         Some(Ok(Ok(Err(mut error)))) => {
             let text = match error.internal_detail() {
@@ -128,8 +105,7 @@ pub(super) async fn run(
             content.structured = error.details().cloned();
             let output_cut = bound_output(&mut content, reply.max_output_bytes);
             error.cut_to(reply.max_output_bytes);
-            let mut record =
-                failed(request, started, CallStatus::Failed, CallFailure::ToolError { error }, String::new());
+            let mut record = failed(request, started, CallFailure::ToolError { error }, String::new());
             record.content = content;
             record.output_cut = output_cut;
             record
@@ -138,23 +114,56 @@ pub(super) async fn run(
             let output_cut = bound_output(&mut output, reply.max_output_bytes);
             if let Some(error) = broken_block(&output) {
                 let message = error.message().to_owned();
-                return failed(request, started, CallStatus::Failed, CallFailure::ToolError { error }, message);
+                return failed(request, started, CallFailure::ToolError { error }, message);
             }
-            let mut record = ExecutionRecord::ended(request, CallStatus::Success, output, None, started.elapsed());
+            let mut record = ExecutionRecord::succeeded(request, output, started.elapsed());
             record.output_cut = output_cut;
             record
         }
     }
 }
 
+/// Waits for `work` until `limit` after `from` (`Err` with the limit) or until `watched` is
+/// cancelled (`None`), whichever comes first. Without a token there is nothing to race, so no
+/// `select!` and no waiter registration.
+pub(super) async fn within<T>(
+    work: impl Future<Output = T>,
+    from: Instant,
+    limit: Option<Duration>,
+    watched: Option<&CancellationToken>,
+) -> Option<Result<T, Duration>> {
+    let limited = async {
+        match limit {
+            Some(limit) => {
+                let deadline = tokio::time::Instant::from_std(from + limit);
+                tokio::time::timeout_at(deadline, work).await.map_err(|_| limit)
+            }
+            None => Ok(work.await),
+        }
+    };
+    match watched {
+        None => Some(limited.await),
+        Some(watched) => tokio::select! {
+            biased;
+            () = watched.cancelled() => None,
+            outcome = limited => Some(outcome),
+        },
+    }
+}
+
+/// The record of a call that failed as `failure` says, the model reading `message`.
 pub(super) fn failed(
     request: Arc<ToolCallRequest>,
     started: Instant,
-    status: CallStatus,
     failure: CallFailure,
     message: String,
 ) -> ExecutionRecord {
-    ExecutionRecord::ended(request, status, ToolOutput::text(message), Some(failure), started.elapsed())
+    ExecutionRecord::failed(request, failure, ToolOutput::text(message), started.elapsed())
+}
+
+/// The record of a call whose task never reported (aborted by a runtime shutdown).
+pub(super) fn lost(request: Arc<ToolCallRequest>, started: Instant, message: String) -> ExecutionRecord {
+    failed(request, started, CallFailure::Panicked { message }, FAILED_UNEXPECTEDLY.to_owned())
 }
 
 /// The error a result with a broken content block becomes: no provider or client is sent a
@@ -220,14 +229,6 @@ fn dropped_block(block: &crate::model::ContentBlock, size: usize) -> String {
     format!("{what}, {}", crate::model::human_bytes(block.decoded_len().unwrap_or(size)))
 }
 
-pub(crate) fn human_duration(d: Duration) -> String {
-    if d.subsec_millis() == 0 && d.as_secs() > 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
-    }
-}
-
 /// Polls a tool's future, turning a panic (while starting it or while polling it) into an error.
 pub(super) struct CatchUnwind {
     state: Option<Result<crate::tool::BoxFuture<'static, ToolResult>, String>>,
@@ -262,12 +263,6 @@ impl Future for CatchUnwind {
     }
 }
 
-fn panic_message(payload: Box<dyn Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with a non-text payload".to_owned()
-    }
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    crate::model::panic_words(payload.as_ref())
 }

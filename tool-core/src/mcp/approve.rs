@@ -8,7 +8,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{json, Map, Value};
 
 use crate::ask::{ElicitationAnswer, ElicitationRequest};
-use crate::executor::{human_duration, CallScope, CallStatus, ExecutionRecord, Executor};
+use crate::executor::{CallScope, CallStatus, ExecutionRecord, Executor};
 use crate::policy::{Decision, PendingCall};
 
 /// The most bytes of a pending call's arguments the request for approval shows (as indented
@@ -63,7 +63,10 @@ pub(super) fn scope_approving_by_client(
 /// The reason of a call whose time ran out while its approval was asked.
 fn no_answer_within(deadline: Option<Instant>, received: Instant) -> String {
     let limit = deadline.map_or(Duration::ZERO, |deadline| deadline.duration_since(received));
-    format!("nobody answered the request for approval within the call's time limit ({})", human_duration(limit))
+    format!(
+        "nobody answered the request for approval within the call's time limit ({})",
+        crate::model::duration_words(limit)
+    )
 }
 
 /// The form that asks the client's user about `pending`: the tool, the arguments it would get

@@ -162,13 +162,17 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::{names, settle, Listing};
-    use crate::executor::{CallStatus, ExecutionRecord};
+    use crate::executor::{CallFailure, CallStatus, ExecutionRecord};
     use crate::model::{ToolCallRequest, ToolOutput};
     use crate::search::Discovered;
 
     fn record(status: CallStatus, structured: Value) -> ExecutionRecord {
         let request = Arc::new(ToolCallRequest::new("search_tools", "1", r#"{"query": "refund"}"#));
-        ExecutionRecord::ended(request, status, ToolOutput::structured(structured), None, std::time::Duration::ZERO)
+        let output = ToolOutput::structured(structured);
+        match status {
+            CallStatus::Success => ExecutionRecord::succeeded(request, output, std::time::Duration::ZERO),
+            _ => ExecutionRecord::failed(request, CallFailure::InvalidArguments, output, std::time::Duration::ZERO),
+        }
     }
 
     fn definition(name: &str) -> Option<Value> {

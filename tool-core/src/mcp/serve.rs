@@ -29,8 +29,8 @@ use tokio::task::JoinHandle;
 
 use super::primitives::McpPrimitives;
 use crate::context::LogLevel;
-use crate::executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor};
-use crate::model::{ToolCallRequest, ToolError, ToolOutput};
+use crate::executor::{CallScope, ExecutionRecord, Executor};
+use crate::model::{ToolCallRequest, ToolError};
 use crate::providers::export::{export, ExportError};
 use crate::providers::names::NameMap;
 use crate::providers::results::mcp_result;
@@ -665,10 +665,8 @@ impl McpServer {
     fn refused(&self, call: ToolCallRequest, why: &str) -> Result<CallToolResponse, ErrorData> {
         let message =
             format!("The tool `{}` keeps state for each conversation, and this call has none: {why}.", call.tool_name);
-        let error = ToolError::new(message.clone()).with_code("missing_conversation");
-        let failure = Some(CallFailure::ToolError { error });
-        let (status, content) = (CallStatus::Failed, ToolOutput::text(message));
-        let record = ExecutionRecord::ended(Arc::new(call), status, content, failure, std::time::Duration::ZERO);
+        let error = ToolError::new(message).with_code("missing_conversation");
+        let record = self.current().executor.refuse(call, error);
         if let Some(observer) = &self.observer {
             observer(&record);
         }

@@ -297,16 +297,6 @@ impl From<ResourceLink> for ContentBlock {
     }
 }
 
-/// `bytes` in words for a person or a model: `67 bytes`, `12 KB`, `3.4 MB`.
-pub(crate) fn human_bytes(bytes: usize) -> String {
-    const KB: usize = 1024;
-    match bytes {
-        0..KB => format!("{bytes} bytes"),
-        _ if bytes < KB * KB => format!("{} KB", bytes.div_ceil(KB)),
-        _ => format!("{:.1} MB", bytes as f64 / (KB * KB) as f64),
-    }
-}
-
 fn encode(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }

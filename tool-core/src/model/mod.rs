@@ -9,10 +9,10 @@ mod content;
 mod definition;
 mod output;
 pub(crate) mod pointer;
+mod words;
 
 pub(crate) use call::{received_text, truncate, Cut, RECEIVED_MAX_CHARS};
 pub use call::{ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning, ToolCallRequest};
-pub(crate) use content::human_bytes;
 pub use content::{Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink};
 pub use definition::{
     is_valid_tool_name, Approval, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition,
@@ -20,3 +20,4 @@ pub use definition::{
 };
 pub(crate) use output::{cut_at, cut_saying, serialized_over};
 pub use output::{ErrorKind, IntoToolOutput, Json, ToolError, ToolOutput};
+pub(crate) use words::{duration_words, human_bytes, panic_words};

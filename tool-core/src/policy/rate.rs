@@ -81,26 +81,13 @@ impl RateLimit {
     }
 }
 
-/// `minute`, `hour`, `second`, `day`, else `30s` or `250ms`.
+/// `minute`, `hour`, `second`, `day`, else `30 s` or `250 ms`.
 fn period(per: Duration) -> String {
     match per.as_millis() {
         1_000 => "second".to_owned(),
         60_000 => "minute".to_owned(),
         3_600_000 => "hour".to_owned(),
         86_400_000 => "day".to_owned(),
-        ms if ms % 1_000 == 0 => format!("{}s", ms / 1_000),
-        ms => format!("{ms}ms"),
-    }
-}
-
-/// Words for a wait the model reads: `12 s`, `250 ms`, `3 min`.
-pub(crate) fn wait_words(wait: Duration) -> String {
-    let ms = wait.as_millis();
-    if ms < 1_000 {
-        format!("{} ms", ms.max(1))
-    } else if ms < 120_000 {
-        format!("{} s", ms.div_ceil(1_000))
-    } else {
-        format!("{} min", ms.div_ceil(60_000))
+        _ => crate::model::duration_words(per),
     }
 }

@@ -11,9 +11,5 @@ pub(crate) fn panic_text(error: tokio::task::JoinError) -> String {
 
 /// The text of a panic's payload.
 pub(crate) fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|text| (*text).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_owned())
+    crate::model::panic_words(payload)
 }

@@ -1,0 +1,301 @@
+//! The executor as configured, and its builder: the catalog, the limits, the environment, the
+//! answers to what tools ask, and the host's call policy. Running calls is `calls.rs`.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::ask::{
+    elicitation_handler, sampling_handler, ElicitationAnswer, ElicitationRequest, SamplingRequest, SamplingResponse,
+};
+use crate::catalog::ToolCatalog;
+use crate::context::Environment;
+use crate::model::{ToolCallRequest, ToolError};
+use crate::policy::approval::approval_handler;
+use crate::policy::guard::Scoped;
+use crate::policy::repair::repair_hook;
+use crate::policy::{
+    ApprovalRule, Backoff, Decision, GuardScope, InputGuardrail, OutputGuardrail, PendingCall, RateLimit,
+    RepairRequest, RetryBudget,
+};
+use crate::stateful::Conversations;
+
+use super::rules::{Policy, Rules};
+use super::run::Reply;
+use super::scope::Asking;
+
+/// The default of [`ExecutorBuilder::max_output_bytes`]: 1 MiB, about 250,000 tokens, more
+/// than most models' whole context.
+pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
+
+/// Runs tool calls. Cheap to clone; clones share the catalog, environment and the instances of
+/// stateful tools.
+#[derive(Clone, Debug)]
+pub struct Executor {
+    pub(super) catalog: ToolCatalog,
+    pub(super) environment: Arc<Environment>,
+    pub(super) timeout: Option<Duration>,
+    pub(super) concurrency: usize,
+    pub(super) reply: Reply,
+    pub(super) conversations: Conversations,
+    pub(super) asking: Asking,
+    pub(super) policy: Arc<Policy>,
+}
+
+impl Executor {
+    /// An executor over `catalog` with no time limit and a batch concurrency of 8.
+    pub fn new(catalog: ToolCatalog) -> Self {
+        Self::builder(catalog).build()
+    }
+
+    /// Configures an executor over `catalog`.
+    pub fn builder(catalog: ToolCatalog) -> ExecutorBuilder {
+        ExecutorBuilder::new(catalog)
+    }
+
+    /// The catalog calls are resolved against.
+    pub fn catalog(&self) -> &ToolCatalog {
+        &self.catalog
+    }
+
+    /// The instances of this executor's stateful tools: end a conversation, all of them, or the
+    /// idle ones.
+    pub fn conversations(&self) -> &Conversations {
+        &self.conversations
+    }
+
+    /// This executor over another catalog, sharing its environment, settings, policy and the
+    /// instances of stateful tools: for a server that adds a tool of its own (the MCP server's
+    /// tool search) to the host's catalog.
+    pub fn with_catalog(&self, catalog: ToolCatalog) -> Executor {
+        Executor { catalog, ..self.clone() }
+    }
+
+    /// This executor with more approval rules beside its own, and a policy state of its own
+    /// (what it remembers of conversations starts empty): for a front end that asks for more
+    /// approvals than the host configured (the command line's `--require-approval`).
+    pub fn with_approval_rules(&self, more: impl IntoIterator<Item = ApprovalRule>) -> Executor {
+        let mut rules = self.policy.rules.clone();
+        let before = rules.approval.len();
+        rules.approval.extend(more);
+        if rules.approval.len() == before {
+            return self.clone();
+        }
+        Executor { policy: Policy::new(rules), ..self.clone() }
+    }
+
+    /// Whether the host gave an approver ([`ExecutorBuilder::on_approval`]): a server leaves
+    /// the approval of its calls to it rather than ask its client's user.
+    pub fn has_approver(&self) -> bool {
+        self.policy.rules.approver.is_some()
+    }
+
+    /// The time limit of a call of `tool`, counted from its receipt: the tool's own
+    /// (`timeout_ms`), else the executor's; none for a tool the catalog does not have, unless
+    /// the executor has one.
+    pub fn time_limit(&self, tool: &str) -> Option<Duration> {
+        self.catalog.definition(tool).and_then(|d| d.timeout).or(self.timeout)
+    }
+}
+
+/// Configures an [`Executor`].
+#[derive(Debug)]
+pub struct ExecutorBuilder {
+    catalog: ToolCatalog,
+    environment: Environment,
+    timeout: Option<Duration>,
+    concurrency: usize,
+    reply: Reply,
+    conversations: Conversations,
+    asking: Asking,
+    rules: Rules,
+}
+
+impl ExecutorBuilder {
+    /// The default time limit per call; a tool's own `timeout_ms` takes precedence.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How many calls of a batch run at once (at least 1).
+    pub fn concurrency(mut self, concurrency: usize) -> Self {
+        self.concurrency = concurrency.max(1);
+        self
+    }
+
+    /// The most a call hands on, in bytes: the text of its output (or error) and its content
+    /// blocks together (an image counts its base64 data), and its structured result and
+    /// metadata serialised. Text over it is cut at a character boundary and the cut said at its
+    /// end (`[output cut at N bytes of M]`); a block that does not fit in what the text and
+    /// the blocks before it left is dropped whole, and a structured result or metadata over
+    /// the limit is dropped, each said likewise (`[1 block dropped (image/png, 2 MB): over
+    /// 1048576 bytes]`). The record says what was cut
+    /// ([`ExecutionRecord::output_cut`]). Default: [`DEFAULT_MAX_OUTPUT_BYTES`] (1 MiB); at
+    /// least 1,024.
+    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+        self.reply.max_output_bytes = bytes.max(1024);
+        self
+    }
+
+    /// Whether the model (and an MCP client) reads a panic's message and a tool error's
+    /// [internal detail](ToolError::with_internal_detail) (an upstream's error body, a
+    /// connection error). Off by default: the model reads a plain message, and the record
+    /// keeps the whole text for the host.
+    pub fn expose_error_details(mut self, expose: bool) -> Self {
+        self.reply.expose_error_details = expose;
+        self
+    }
+
+    /// Shared state for `&State<T>` parameters.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.environment.insert_state(value);
+        self
+    }
+
+    /// A named environment value.
+    pub fn value(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.environment.insert_value(key, value);
+        self
+    }
+
+    /// The store the instances of stateful tools live in; by default the executor has one of
+    /// its own, so executors never share an instance. Give several executors the same store
+    /// (a clone of one handle) to let them share their conversations, or a store made with
+    /// [`Conversations::with_limits`] to bound it otherwise.
+    pub fn conversations(mut self, conversations: Conversations) -> Self {
+        self.conversations = conversations;
+        self
+    }
+
+    /// Answers the [`ToolContext::sample`](crate::ToolContext::sample) requests of calls whose scope gives no handler
+    /// (see [`CallScope::on_sample`]): over MCP, those of clients without the `sampling`
+    /// capability.
+    pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<SamplingResponse, ToolError>> + Send + 'static,
+    {
+        self.asking.sampling = Some(sampling_handler(handler));
+        self
+    }
+
+    /// Answers the [`ToolContext::elicit`](crate::ToolContext::elicit) requests of calls whose scope gives no handler (see
+    /// [`CallScope::on_elicit`]): over MCP, those of clients without the `elicitation`
+    /// capability.
+    pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitationRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitationAnswer, ToolError>> + Send + 'static,
+    {
+        self.asking.elicitation = Some(elicitation_handler(handler));
+        self
+    }
+
+    /// Calls of the tools `rule` names wait for a person's approval, beside those of tools
+    /// that declare it (`#[tool(requires_approval)]`): `ApprovalRule::destructive()` for every
+    /// tool annotated destructive.
+    pub fn require_approval(mut self, rule: ApprovalRule) -> Self {
+        self.rules.approval.push(rule);
+        self
+    }
+
+    /// Calls that need approval are shown to `handler`, which answers at once (a terminal
+    /// prompt); a call's scope may give its own ([`CallScope::on_approval`]). Without one, a
+    /// call that needs approval ends pending, with a [`PendingCall`] to store, show and
+    /// [`resume`](Executor::resume).
+    pub fn on_approval<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(PendingCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Decision> + Send + 'static,
+    {
+        self.rules.approver = Some(approval_handler(handler));
+        self
+    }
+
+    /// Checks the arguments of the calls `scope` covers, after extraction and before approval
+    /// and the tool, in the order the guardrails were added; `name` names it in records.
+    pub fn input_guardrail(mut self, name: impl Into<String>, scope: GuardScope, guard: impl InputGuardrail) -> Self {
+        self.rules.input.push(Scoped { name: Arc::from(name.into()), scope, guard: Arc::new(guard) });
+        self
+    }
+
+    /// Checks the successful results of the calls `scope` covers, before the model reads them,
+    /// in the order the guardrails were added; `name` names it in records.
+    pub fn output_guardrail(mut self, name: impl Into<String>, scope: GuardScope, guard: impl OutputGuardrail) -> Self {
+        self.rules.output.push(Scoped { name: Arc::from(name.into()), scope, guard: Arc::new(guard) });
+        self
+    }
+
+    /// Adds a rate limit; a call runs only when every limit that covers it has room.
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.rules.rates.push(limit);
+        self
+    }
+
+    /// How many failing tries in a row a conversation's model has (default: 3 per tool, 10 per
+    /// conversation; [`RetryBudget::unlimited`] turns it off).
+    pub fn retry_budget(mut self, budget: RetryBudget) -> Self {
+        self.rules.budget = budget;
+        self
+    }
+
+    /// How calls of idempotent tools are run again after a transient failure (default: two
+    /// more tries after 200 ms and 400 ms; [`Backoff::none`] turns it off).
+    pub fn backoff(mut self, backoff: Backoff) -> Self {
+        self.rules.backoff = backoff;
+        self
+    }
+
+    /// Calls extraction refuses (arguments not accepted, no tool of that name) go to `hook`
+    /// first: a call it returns instead (fixed arguments, a retired tool's new name) is read
+    /// again, once, and the record keeps the model's call in
+    /// [`original`](ExecutionRecord::original).
+    pub fn repair<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(RepairRequest) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Option<ToolCallRequest>> + Send + 'static,
+    {
+        self.rules.repair = Some(repair_hook(hook));
+        self
+    }
+
+    /// How many conversations the policy remembers (failing tries in a row, rate-limit
+    /// places); the least recently used is forgotten first. Default: 10,000.
+    pub fn max_policy_conversations(mut self, conversations: usize) -> Self {
+        self.rules.max_conversations = conversations.max(1);
+        self
+    }
+
+    /// Builds the executor.
+    pub fn build(self) -> Executor {
+        Executor {
+            catalog: self.catalog,
+            environment: Arc::new(self.environment),
+            timeout: self.timeout,
+            concurrency: self.concurrency,
+            reply: self.reply,
+            conversations: self.conversations,
+            asking: self.asking,
+            policy: Policy::new(self.rules),
+        }
+    }
+}
+
+impl ExecutorBuilder {
+    /// What [`Executor::builder`] starts from.
+    pub(super) fn new(catalog: ToolCatalog) -> Self {
+        ExecutorBuilder {
+            catalog,
+            environment: Environment::new(),
+            timeout: None,
+            concurrency: 8,
+            reply: Reply { max_output_bytes: DEFAULT_MAX_OUTPUT_BYTES, expose_error_details: false },
+            conversations: Conversations::new(),
+            asking: Asking::default(),
+            rules: Rules::default(),
+        }
+    }
+}
