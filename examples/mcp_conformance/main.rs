@@ -27,7 +27,7 @@ mod schema;
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let address = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:8765".to_owned());
     let executor = Executor::new(ToolCatalog::global()?.clone());
-    let server = McpServer::new(executor)?.primitives(primitives::all()?);
+    let server = McpServer::builder(executor).primitives(primitives::all()?).build()?;
     let running = server.http().bind(address.parse()?).start().await?;
     eprintln!("serving the conformance suite's tools at {}", running.url());
     tokio::signal::ctrl_c().await?;

@@ -43,7 +43,7 @@ fn server() -> McpServer {
     SERVER
         .get_or_init(|| {
             let catalog = ToolCatalog::builder().add_declared::<echo>().build().unwrap();
-            McpServer::new(Executor::new(catalog)).unwrap().page_size(1)
+            McpServer::builder(Executor::new(catalog)).page_size(1).build().unwrap()
         })
         .clone()
 }

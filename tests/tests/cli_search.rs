@@ -170,7 +170,7 @@ fn keep_loaded_must_name_a_tool() {
     }
 }
 
-/// A catalog that defers by itself: one tool `defer()`red at its declaration, one by tag.
+/// A catalog that defers by itself: one tool `defer(true)`red at its declaration, one by tag.
 fn deferring_catalog() -> ToolCatalog {
     let schema = |name: &str, description: &str| json!({"type": "object", "properties": {name: {"type": "string", "description": description}}, "required": [name]});
     let tool = |name: &str, description: &str, schema: Value| {
@@ -188,7 +188,7 @@ fn deferring_catalog() -> ToolCatalog {
         )
         .add_tool(
             tool("flights.book", "Books a flight between two airports.", schema("from", "The airport of departure."))
-                .defer()
+                .defer(true)
                 .build()
                 .unwrap(),
         )

@@ -134,7 +134,10 @@ async fn serve_with<C: rmcp::ClientHandler>(server: McpServer, client: C) -> Run
 async fn serve<C: rmcp::ClientHandler>(executor: Executor, client: C) -> (RunningService<RoleClient, C>, Records) {
     let records = Records::default();
     let kept = Arc::clone(&records);
-    let server = McpServer::new(executor).unwrap().on_record(move |record| kept.lock().unwrap().push(record.clone()));
+    let server = McpServer::builder(executor)
+        .on_record(move |record| kept.lock().unwrap().push(record.clone()))
+        .build()
+        .unwrap();
     (serve_with(server, client).await, records)
 }
 
@@ -375,7 +378,7 @@ async fn the_hosts_approver_answers_instead_of_the_clients_user() {
 #[tokio::test]
 async fn with_elicitation_approval_off_the_call_ends_pending() {
     let asked = Asked::accepting(json!({"approve": true}));
-    let server = McpServer::new(Executor::new(catalog())).unwrap().ask_approval_by_elicitation(false);
+    let server = McpServer::builder(Executor::new(catalog())).ask_approval_by_elicitation(false).build().unwrap();
     let client = serve_with(server, asked.clone()).await;
     let result = call(&client, "pay", json!({"amount": 5000})).await;
     let call_id = result["structuredContent"]["call_id"].clone();
@@ -497,8 +500,10 @@ async fn over_streamable_http_the_request_for_approval_goes_on_the_calls_stream(
     use rmcp::transport::StreamableHttpClientTransport;
     let records = Records::default();
     let kept = Arc::clone(&records);
-    let server =
-        McpServer::new(Executor::new(catalog())).unwrap().on_record(move |r| kept.lock().unwrap().push(r.clone()));
+    let server = McpServer::builder(Executor::new(catalog()))
+        .on_record(move |r| kept.lock().unwrap().push(r.clone()))
+        .build()
+        .unwrap();
     let running = server.http().start().await.unwrap();
     let asked = Asked::accepting(json!({"approve": false, "reason": "not over HTTP"}));
     let client = asked.clone().serve(StreamableHttpClientTransport::from_uri(running.url())).await.unwrap();

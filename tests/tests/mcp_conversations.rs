@@ -161,12 +161,12 @@ async fn two_servers_over_two_executors_never_share_an_instance_for_the_same_con
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stateless_server_with_stateful_tools_is_refused_at_start() {
-    let refused = McpServer::new(executor()).unwrap().http().stateless().start().await;
+    let refused = McpServer::new(executor()).unwrap().http().stateless(true).start().await;
     let Err(error) = refused else { panic!("a stateless server with stateful tools started") };
     assert!(matches!(error, McpServerError::StatefulWithoutSessions { ref tools } if tools == &["tally.add"]));
     assert_eq!(
         error.to_string(),
-        "a stateless MCP server cannot serve `tally.add`: they keep state for each conversation, and a stateless server's requests belong to no session; serve with sessions (leave out `.stateless()`) or name conversations by a request header (`.conversation_header(\"x-conversation-id\")`)"
+        "a stateless MCP server cannot serve `tally.add`: they keep state for each conversation, and a stateless server's requests belong to no session; serve with sessions (leave out `.stateless(true)`) or name conversations by a request header (`.conversation_header(\"x-conversation-id\")`)"
     );
     let invalid = McpServer::new(executor()).unwrap().http().conversation_header("x conversation").start().await;
     assert_eq!(
@@ -179,7 +179,7 @@ async fn a_stateless_server_with_stateful_tools_is_refused_at_start() {
 async fn a_stateless_server_keys_conversations_by_the_header_the_host_names() {
     let executor = executor();
     let server = McpServer::new(executor.clone()).unwrap();
-    let running = server.http().stateless().conversation_header("X-Conversation-Id").start().await.unwrap();
+    let running = server.http().stateless(true).conversation_header("X-Conversation-Id").start().await.unwrap();
     let bob = over_http(&running.url(), &[("x-conversation-id", "bob-stateless")]).await;
     // Every request of a stateless server is served alone, yet the state is kept.
     assert_eq!(add(&bob, 2).await, ("2 in bob-stateless".to_owned(), false));
@@ -224,7 +224,7 @@ async fn a_stateless_server_given_a_stateful_tool_by_replace_refuses_its_calls()
     // server their calls then fail with the reason, instead of losing state per call.
     let empty = Executor::new(ToolCatalog::builder().build().unwrap());
     let server = McpServer::new(empty).unwrap();
-    let running = server.clone().http().stateless().start().await.unwrap();
+    let running = server.clone().http().stateless(true).start().await.unwrap();
     let executor = executor();
     server.replace(executor.clone()).await.unwrap();
     let client = over_http(&running.url(), &[]).await;

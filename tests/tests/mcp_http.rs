@@ -194,7 +194,7 @@ async fn imported_tools_served_again_keep_their_schemas_and_results_through_two_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stateless_server_answers_each_request_on_its_own() {
     let server = McpServer::new(Executor::new(notes())).unwrap();
-    let running = server.http().stateless().start().await.unwrap();
+    let running = server.http().stateless(true).start().await.unwrap();
     let (imported, executor) = import(&running.url(), "").await;
     assert_eq!(imported.tools().len(), 4);
     let record = executor.execute(ToolCallRequest::new("notes.add", "1", r#"{"text": "tea", "priority": "2"}"#)).await;
@@ -278,7 +278,8 @@ async fn pages_of_this_machine_are_served_and_pages_of_other_sites_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_can_refuse_loopback_origins_and_still_allow_its_own() {
     let server = McpServer::new(Executor::new(notes())).unwrap();
-    let running = server.http().refuse_loopback_origins().allow_origin("http://localhost:6274").start().await.unwrap();
+    let running =
+        server.http().refuse_loopback_origins(true).allow_origin("http://localhost:6274").start().await.unwrap();
     let url = running.url();
     assert_eq!(post_initialize(&url, &[("origin", "http://localhost:3000")]).await.0, 403);
     assert_eq!(post_initialize(&url, &[("origin", "http://127.0.0.1:6274")]).await.0, 403);

@@ -291,7 +291,7 @@ async fn an_address_beyond_loopback_needs_a_bearer_token_unless_the_host_allows_
     assert_eq!(
         refused.to_string(),
         "cannot listen on 0.0.0.0:0: a server reachable beyond this machine needs a bearer token: set \
-         `bearer_token(..)`, or call `allow_unauthenticated_remote()` to let anyone who can reach it call every tool"
+         `bearer_token(..)`, or call `allow_unauthenticated_remote(true)` to let anyone who can reach it call every tool"
     );
     let empty = builder().bearer_token("").start().await.err().expect("an empty token is refused");
     assert_eq!(
@@ -299,7 +299,7 @@ async fn an_address_beyond_loopback_needs_a_bearer_token_unless_the_host_allows_
         "cannot listen on 127.0.0.1:0: the bearer token is empty; give `bearer_token(..)` a secret"
     );
     builder().bind(any).bearer_token("s3cret").start().await.unwrap().shutdown().await;
-    builder().bind(any).allow_unauthenticated_remote().start().await.unwrap().shutdown().await;
+    builder().bind(any).allow_unauthenticated_remote(true).start().await.unwrap().shutdown().await;
     // Loopback needs neither, in both families.
     builder().bind("[::1]:0".parse().unwrap()).start().await.unwrap().shutdown().await;
 }

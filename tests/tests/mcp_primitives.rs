@@ -17,8 +17,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tool_core::mcp::{
-    McpPrimitives, McpServer, Prompt, PromptError, PromptMessage, Resource, ResourceContent, ResourceError,
-    ResourceTemplate,
+    McpPrimitives, McpServer, McpServerBuilder, Prompt, PromptError, PromptMessage, Resource, ResourceContent,
+    ResourceError, ResourceTemplate,
 };
 use tool_core::prelude::*;
 use tool_core::{Audio, EmbeddedResource, Image};
@@ -78,8 +78,12 @@ async fn session(server: &McpServer) -> (Client, Keeper) {
 }
 
 fn server_of(primitives: McpPrimitives) -> McpServer {
+    server_builder(primitives).build().unwrap()
+}
+
+fn server_builder(primitives: McpPrimitives) -> McpServerBuilder {
     let catalog = ToolCatalog::builder().build().unwrap();
-    McpServer::new(Executor::new(catalog)).unwrap().primitives(primitives)
+    McpServer::builder(Executor::new(catalog)).primitives(primitives)
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -200,7 +204,7 @@ async fn capabilities_are_declared_only_for_what_the_host_offers() {
 
 #[tokio::test]
 async fn lists_come_a_page_at_a_time() {
-    let (client, _) = session(&server_of(primitives()).page_size(3)).await;
+    let (client, _) = session(&server_builder(primitives()).page_size(3).build().unwrap()).await;
     let first = serde_json::to_value(client.list_resources(None).await.unwrap()).unwrap();
     assert_eq!(
         first,
@@ -512,7 +516,7 @@ async fn completions_come_from_the_hosts_completers_capped_at_one_hundred() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[allow(deprecated)] // `resources/subscribe`: served to clients of protocols before 2026-07-28
 async fn a_stateless_server_refuses_subscriptions_it_could_never_honour() {
-    let running = server_of(primitives()).http().stateless().start().await.unwrap();
+    let running = server_of(primitives()).http().stateless(true).start().await.unwrap();
     let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(running.url());
     let client = ().serve(transport).await.unwrap();
     let read = client.read_resource(read("docs://readme")).await.unwrap();

@@ -31,7 +31,7 @@ async fn client(page: usize) -> RunningService<RoleClient, ()> {
 }
 
 async fn client_of(catalog: ToolCatalog, page: usize) -> RunningService<RoleClient, ()> {
-    client_of_server(McpServer::new(Executor::new(catalog)).unwrap().page_size(page)).await
+    client_of_server(McpServer::builder(Executor::new(catalog)).page_size(page).build().unwrap()).await
 }
 
 async fn client_of_server(server: McpServer) -> RunningService<RoleClient, ()> {
@@ -113,9 +113,12 @@ async fn every_failure_is_an_error_result_with_the_message_for_the_model() {
 async fn a_call_the_client_cancels_is_stopped_on_the_server() {
     let catalog = ToolCatalog::builder().add_declared::<hold>().build().unwrap();
     let (records, mut recorded) = tokio::sync::mpsc::unbounded_channel();
-    let server = McpServer::new(Executor::new(catalog)).unwrap().on_record(move |record| {
-        let _ = records.send((record.request.tool_name.clone(), record.status, record.failure.clone()));
-    });
+    let server = McpServer::builder(Executor::new(catalog))
+        .on_record(move |record| {
+            let _ = records.send((record.request.tool_name.clone(), record.status, record.failure.clone()));
+        })
+        .build()
+        .unwrap();
     let client = client_of_server(server).await;
     let call = client.call_tool(CallToolRequestParams::new("hold"));
     // rmcp's client sends `notifications/cancelled` when the call is dropped.
@@ -190,9 +193,12 @@ async fn an_mcp_client_reads_no_panic_message_and_no_more_than_the_output_limit(
         .unwrap();
     let (records, mut recorded) = tokio::sync::mpsc::unbounded_channel();
     let executor = Executor::builder(catalog).max_output_bytes(4096).build();
-    let server = McpServer::new(executor).unwrap().on_record(move |record| {
-        let _ = records.send(record.clone());
-    });
+    let server = McpServer::builder(executor)
+        .on_record(move |record| {
+            let _ = records.send(record.clone());
+        })
+        .build()
+        .unwrap();
     let client = client_of_server(server).await;
 
     let panicked = call(&client, "leaky.panic", json!({})).await;

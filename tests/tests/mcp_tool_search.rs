@@ -31,7 +31,7 @@ fn deferred(name: &str, description: &str, parameter: &str) -> DynamicTool {
             "properties": {parameter: {"type": "string", "description": format!("The {parameter}.")}},
             "required": [parameter]
         }))
-        .defer()
+        .defer(true)
         .handler(move |arguments, _| {
             let text = format!("{answer} ran with {}", Value::Object(arguments));
             async move { ToolOutput::text(text) }
@@ -54,7 +54,7 @@ fn catalog() -> ToolCatalog {
 }
 
 fn searching() -> McpServer {
-    McpServer::new(Executor::new(catalog())).unwrap().tool_search().unwrap()
+    McpServer::builder(Executor::new(catalog())).tool_search().build().unwrap()
 }
 
 /// Counts the `notifications/tools/list_changed` its session received.
@@ -179,7 +179,7 @@ async fn the_list_holds_the_loaded_tools_and_the_search_tool() {
 #[tokio::test]
 async fn a_session_finds_tools_that_join_its_list_after_the_others_in_the_order_found() {
     // Two tools a page: the list is read a page at a time, the found tools on the last pages.
-    let server = McpServer::new(Executor::new(catalog())).unwrap().page_size(2).tool_search().unwrap();
+    let server = McpServer::builder(Executor::new(catalog())).page_size(2).tool_search().build().unwrap();
     let (client, watcher) = session(&server).await;
 
     let found = search(&client, "weather forecast for a city", 1).await;
@@ -365,7 +365,7 @@ async fn a_2026_07_28_listen_stream_hears_of_a_replaced_catalog_but_not_of_a_sea
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stateless_request_gets_the_definitions_for_there_is_no_session_to_list_them_in() {
-    let running = searching().http().stateless().start().await.unwrap();
+    let running = searching().http().stateless(true).start().await.unwrap();
     let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(running.url());
     let client = ().serve(transport).await.unwrap();
     let found = search(&client, "book a flight", 1).await;
@@ -392,7 +392,8 @@ async fn a_stateless_request_gets_the_definitions_for_there_is_no_session_to_lis
 
 #[tokio::test]
 async fn beyond_the_cap_a_session_gets_definitions_instead_of_a_longer_list() {
-    let server = McpServer::new(Executor::new(catalog())).unwrap().max_discovered_per_session(1).tool_search().unwrap();
+    let server =
+        McpServer::builder(Executor::new(catalog())).max_discovered_per_session(1).tool_search().build().unwrap();
     let (client, watcher) = session(&server).await;
     let found = search(&client, "refund an order or weather forecast for a city", 2).await;
     assert_eq!(
@@ -424,7 +425,8 @@ async fn beyond_the_cap_a_session_gets_definitions_instead_of_a_longer_list() {
 
 #[tokio::test]
 async fn with_no_room_for_finds_every_session_gets_definitions() {
-    let server = McpServer::new(Executor::new(catalog())).unwrap().max_discovered_per_session(0).tool_search().unwrap();
+    let server =
+        McpServer::builder(Executor::new(catalog())).max_discovered_per_session(0).tool_search().build().unwrap();
     let (client, watcher) = session(&server).await;
     let found = search(&client, "weather forecast for a city", 1).await;
     assert_eq!(
@@ -442,9 +444,9 @@ async fn with_no_room_for_finds_every_session_gets_definitions() {
 
 #[tokio::test]
 async fn the_search_tool_can_be_renamed_and_a_name_the_catalog_holds_is_refused() {
-    let server = McpServer::new(Executor::new(catalog()))
-        .unwrap()
+    let server = McpServer::builder(Executor::new(catalog()))
         .tool_search_with(|search| search.name("find_tools").default_limit(1))
+        .build()
         .unwrap();
     let (client, _) = session(&server).await;
     assert_eq!(names(&client).await, ["find_tools", "notes.add", "notes.count"]);
@@ -452,9 +454,9 @@ async fn the_search_tool_can_be_renamed_and_a_name_the_catalog_holds_is_refused(
     assert_eq!(result["structuredContent"]["message"], "`orders.refund` is now in your tool list: call it by name.");
     client.cancel().await.unwrap();
 
-    let taken = McpServer::new(Executor::new(catalog()))
-        .unwrap()
+    let taken = McpServer::builder(Executor::new(catalog()))
         .tool_search_with(|search| search.name("notes.add"))
+        .build()
         .err()
         .unwrap();
     assert!(matches!(taken, McpServerError::ToolSearch(_)));
@@ -467,7 +469,7 @@ async fn the_search_tool_can_be_renamed_and_a_name_the_catalog_holds_is_refused(
 #[tokio::test]
 async fn a_catalog_that_defers_nothing_is_served_whole_and_without_a_search_tool() {
     let loaded = ToolCatalog::builder().add_declared::<add_note>().add_declared::<count_words>().build().unwrap();
-    let server = McpServer::new(Executor::new(loaded)).unwrap().tool_search().unwrap();
+    let server = McpServer::builder(Executor::new(loaded)).tool_search().build().unwrap();
     let (client, _) = session(&server).await;
     assert_eq!(names(&client).await, ["notes.add", "notes.count"]);
     client.cancel().await.unwrap();
@@ -551,7 +553,7 @@ async fn a_gateway_serves_an_imported_servers_tools_through_its_search() {
     let remote = McpServer::new(Executor::new(catalog())).unwrap().http().start().await.unwrap();
     let imported = McpImport::http(remote.url()).prefix("remote.").defer(true).connect().await.unwrap();
     let gateway = imported.add_to(ToolCatalog::builder().add_declared::<add_note>()).build().unwrap();
-    let server = McpServer::new(Executor::new(gateway)).unwrap().tool_search().unwrap();
+    let server = McpServer::builder(Executor::new(gateway)).tool_search().build().unwrap();
     let (client, watcher) = session(&server).await;
     assert_eq!(names(&client).await, ["notes.add", "search_tools"]);
 

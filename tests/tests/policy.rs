@@ -578,7 +578,7 @@ fn timeline_tool(name: &str, sequential: bool, log: Arc<Mutex<Vec<String>>>) -> 
     let builder = DynamicTool::builder(name)
         .description("Wait, noting start and end.")
         .input_schema(json!({"type": "object", "properties": {"ms": {"type": "integer"}}, "required": ["ms"]}));
-    let builder = if sequential { builder.sequential() } else { builder };
+    let builder = if sequential { builder.sequential(true) } else { builder };
     builder
         .handler(move |args: Map<String, Value>, ctx: ToolContext| {
             let log = Arc::clone(&log);

@@ -225,7 +225,7 @@ fn a_deferral_setting_naming_no_tool_is_a_catalog_problem() {
 fn a_dynamic_tool_can_be_deferred() {
     let tool = DynamicTool::builder("rare.report")
         .description("A report nobody needs often.")
-        .defer()
+        .defer(true)
         .handler(|_, _| async { ToolOutput::text("") })
         .build()
         .unwrap();

@@ -39,7 +39,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let executor = Executor::builder(ToolCatalog::global()?.clone())
         .value("name", option("--name").unwrap_or_else(|| "unnamed".to_owned()))
         .build();
-    let server = McpServer::new(executor)?.page_size(2);
+    let server = McpServer::builder(executor).page_size(2).build()?;
     match option("--http") {
         None => server.serve_stdio().await?,
         Some(address) => {

@@ -393,7 +393,7 @@ impl ToolsCli {
         let mut builder = server.http().bind(address);
         match token {
             Some(token) => builder = builder.bearer_token(token),
-            None => builder = builder.allow_unauthenticated_remote(),
+            None => builder = builder.allow_unauthenticated_remote(true),
         }
         let running = builder.start().await.map_err(std::io::Error::other)?;
         if json {

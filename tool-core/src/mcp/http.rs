@@ -111,11 +111,12 @@ impl McpHttpBuilder {
         self
     }
 
-    /// Refuses browser pages of loopback origins too (`http://localhost:*` and the like),
-    /// which are served by default: for a machine where local web pages are not trusted to
-    /// call the tools. Origins given to [`allow_origin`](Self::allow_origin) are still served.
-    pub fn refuse_loopback_origins(mut self) -> Self {
-        self.loopback_origins = false;
+    /// With `true`, refuses browser pages of loopback origins too (`http://localhost:*` and
+    /// the like), which are served by default: for a machine where local web pages are not
+    /// trusted to call the tools. Origins given to [`allow_origin`](Self::allow_origin) are
+    /// still served.
+    pub fn refuse_loopback_origins(mut self, refuse: bool) -> Self {
+        self.loopback_origins = !refuse;
         self
     }
 
@@ -133,11 +134,11 @@ impl McpHttpBuilder {
         self
     }
 
-    /// Lets the server listen beyond loopback without a bearer token: anyone who can reach the
-    /// address can call every tool. For a server behind a proxy or a network that
-    /// authenticates on its behalf.
-    pub fn allow_unauthenticated_remote(mut self) -> Self {
-        self.remote_without_token = true;
+    /// With `true`, lets the server listen beyond loopback without a bearer token: anyone who
+    /// can reach the address can call every tool. For a server behind a proxy or a network
+    /// that authenticates on its behalf. Off by default.
+    pub fn allow_unauthenticated_remote(mut self, allow: bool) -> Self {
+        self.remote_without_token = allow;
         self
     }
 
@@ -182,10 +183,10 @@ impl McpHttpBuilder {
         self
     }
 
-    /// Serves each request on its own, without MCP sessions (no server-to-client
-    /// notifications outside a request's own stream).
-    pub fn stateless(mut self) -> Self {
-        self.stateless = true;
+    /// With `true`, serves each request on its own, without MCP sessions (no server-to-client
+    /// notifications outside a request's own stream). Off by default.
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
         self
     }
 
@@ -207,16 +208,12 @@ impl McpHttpBuilder {
     /// catalog has stateful tools unless conversations are keyed by a header
     /// ([`McpHttpBuilder::conversation_header`]).
     pub async fn start(self) -> Result<McpHttpServer, McpServerError> {
-        let refuse =
-            |reason: &str| McpServerError::Bind { address: self.address.to_string(), reason: reason.to_owned() };
+        let address = self.address.to_string();
         if self.bearer.as_deref().is_some_and(str::is_empty) {
-            return Err(refuse("the bearer token is empty; give `bearer_token(..)` a secret"));
+            return Err(McpServerError::EmptyBearerToken { address });
         }
         if beyond_loopback(self.address) && self.bearer.is_none() && !self.remote_without_token {
-            return Err(refuse(
-                "a server reachable beyond this machine needs a bearer token: set `bearer_token(..)`, or call \
-                 `allow_unauthenticated_remote()` to let anyone who can reach it call every tool",
-            ));
+            return Err(McpServerError::RemoteWithoutToken { address });
         }
         if let Some(name) = &self.conversation_header
             && axum::http::HeaderName::from_bytes(name.as_bytes()).is_err()
@@ -229,8 +226,9 @@ impl McpHttpBuilder {
                 return Err(McpServerError::StatefulWithoutSessions { tools });
             }
         }
-        let listener = tokio::net::TcpListener::bind(self.address).await.map_err(|e| refuse(&e.to_string()))?;
-        let address = listener.local_addr().map_err(|e| refuse(&e.to_string()))?;
+        let bound = |source| McpServerError::Bind { address: address.clone(), source };
+        let listener = tokio::net::TcpListener::bind(self.address).await.map_err(bound)?;
+        let address = listener.local_addr().map_err(bound)?;
         let stop = CancellationToken::new();
         let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
         if !address.ip().is_loopback() && !address.ip().is_unspecified() {

@@ -10,8 +10,8 @@
 //! A call that needs a person's approval is asked of the user of the calling client through
 //! elicitation, when it takes forms and the host's executor has no approver of its own;
 //! otherwise it ends pending, its result saying so
-//! ([`McpServer::ask_approval_by_elicitation`]).
-//! With [`McpServer::tool_search`] (feature `search`), the catalog's deferred tools are left out
+//! ([`McpServerBuilder::ask_approval_by_elicitation`]).
+//! With [`McpServerBuilder::tool_search`] (feature `search`), the catalog's deferred tools are left out
 //! of `tools/list` and found with a search tool.
 //!
 //! Importing: a server's tools (a child process over stdio, a streamable HTTP URL) become
@@ -25,9 +25,13 @@ mod http;
 mod import;
 mod primitives;
 mod redact;
+#[cfg(not(feature = "search"))]
+#[path = "no_search.rs"]
+mod search; // without the feature: every tool listed, no search
 #[cfg(feature = "search")]
 mod search; // the deferred tools served through a search tool
 mod serve;
+mod server_error;
 
 pub use http::{McpHttpBuilder, McpHttpServer};
 pub use import::{McpImport, McpImportBuilder, McpImportError, SkippedTool};
@@ -35,4 +39,6 @@ pub use primitives::{
     McpPrimitives, Prompt, PromptError, PromptMessage, Resource, ResourceContent, ResourceError, ResourceRequest,
     ResourceTemplate, UriTemplateError,
 };
-pub use serve::{McpServer, McpServerError};
+pub use serve::{McpServer, McpServerBuilder, McpServerError};
+#[cfg(feature = "search")]
+pub use server_error::ToolSearchError;

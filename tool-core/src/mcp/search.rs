@@ -1,5 +1,6 @@
-//! Tool search in an MCP server: the catalog's deferred tools left out of `tools/list`, the
-//! search tool over them listed instead, and what a search gives the client.
+//! Tool search in an MCP server (feature `search`; without it, `no_search.rs` stands in and
+//! does nothing): the catalog's deferred tools left out of `tools/list`, the search tool over
+//! them listed instead, and what a search gives the client.
 //!
 //! A client of protocol 2025-11-25 or earlier has a session of its own: the tools its searches
 //! find join its `tools/list` after the others (`notifications/tools/list_changed` tells it).
@@ -7,49 +8,176 @@
 //! another request, so a search leaves the list alone and its result carries the found tools'
 //! whole definitions instead. Either way a deferred tool is called by its name.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use rmcp::model::{ProtocolVersion, Tool as McpTool};
+use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{json, Value};
 
+use crate::catalog::ToolCatalog;
 use crate::executor::{CallStatus, ExecutionRecord, Executor};
 use crate::model::ToolOutput;
 use crate::search::{Discovered, SearchToolBuilder};
 use crate::tool::Tool;
 
+use super::server_error::{McpServerError, ToolSearchError};
+
 /// What the host changes of the search tool (its name, description, limits).
-pub(super) type ConfigureSearch = Arc<dyn Fn(SearchToolBuilder) -> SearchToolBuilder + Send + Sync>;
+type ConfigureSearch = Arc<dyn Fn(SearchToolBuilder) -> SearchToolBuilder + Send + Sync>;
 
 /// The most deferred tools one session's `tools/list` gains by searching, unless told
 /// otherwise: beyond them, found tools come with their definitions, as for a client whose
 /// protocol has no per-session list.
-pub(super) const MAX_SESSION_DISCOVERED: usize = 200;
+const MAX_SESSION_DISCOVERED: usize = 200;
+
+/// A server's tool search as the host configured it: none until
+/// [`McpServerBuilder::tool_search`] asks for one.
+#[derive(Clone)]
+pub(super) struct ServerSearch {
+    configure: Option<ConfigureSearch>,
+    max_discovered: usize,
+}
+
+impl Default for ServerSearch {
+    fn default() -> Self {
+        ServerSearch { configure: None, max_discovered: MAX_SESSION_DISCOVERED }
+    }
+}
+
+/// What one session's searches found: in its `tools/list`, after the others.
+#[derive(Default)]
+pub(super) struct SessionSearch {
+    discovered: Mutex<Discovered>,
+}
+
+/// The tool search of one served catalog: the search tool's name, when the catalog defers
+/// tools, and each tool's place among the served tools.
+pub(super) struct ServedSearch {
+    tool: Option<String>,
+    places: HashMap<String, usize>,
+}
+
+impl ServerSearch {
+    /// Searches the deferred tools with the search tool `configure` makes.
+    pub(super) fn configure(
+        &mut self,
+        configure: impl Fn(SearchToolBuilder) -> SearchToolBuilder + Send + Sync + 'static,
+    ) {
+        self.configure = Some(Arc::new(configure));
+    }
+
+    /// At most `tools` found tools join a session's `tools/list`.
+    pub(super) fn max_discovered(&mut self, tools: usize) {
+        self.max_discovered = tools.min(crate::search::MAX_DISCOVERED);
+    }
+
+    /// What calls of `executor`'s catalog run on when served: `executor` over its catalog with
+    /// the search tool added (never deferred) when this server searches and the catalog
+    /// defers tools, else `executor` itself; and the search of what is served.
+    pub(super) fn prepare(&self, executor: &Executor) -> Result<(Executor, ServedSearch), McpServerError> {
+        let (executor, tool) = match &self.configure {
+            Some(configure) => add_search_tool(executor, configure).map_err(McpServerError::ToolSearch)?,
+            None => (executor.clone(), None),
+        };
+        let places = executor.catalog().names().enumerate().map(|(place, name)| (name.to_owned(), place)).collect();
+        Ok((executor, ServedSearch { tool, places }))
+    }
+}
+
+impl ServedSearch {
+    /// Whether every session's `tools/list` holds the tool `name`: all tools do, unless a
+    /// search tool finds the deferred ones.
+    pub(super) fn always_listed(&self, catalog: &ToolCatalog, name: &str) -> bool {
+        self.tool.is_none() || !catalog.is_deferred(name)
+    }
+
+    /// The tools a request's `tools/list` holds, by their place: `listed` (those of every
+    /// session), then those `session`'s searches found when the request's protocol lets a
+    /// session's list differ from others' (2025-11-25 and earlier; 2026-07-28 forbids it).
+    pub(super) fn listed<'a>(
+        &self,
+        listed: &'a [usize],
+        catalog: &ToolCatalog,
+        session: Option<&SessionSearch>,
+        context: &RequestContext<RoleServer>,
+    ) -> Cow<'a, [usize]> {
+        let Some(session) = self.discovering(session, context) else { return Cow::Borrowed(listed) };
+        let discovered = session.discovered.lock().unwrap_or_else(|e| e.into_inner());
+        if discovered.is_empty() {
+            return Cow::Borrowed(listed);
+        }
+        let mut listed = listed.to_vec();
+        // A found tool the host's catalog no longer defers is listed already.
+        let found = discovered.names().filter(|name| catalog.is_deferred(name));
+        listed.extend(found.filter_map(|name| self.places.get(name).copied()));
+        Cow::Owned(listed)
+    }
+
+    /// A search call's result settled: each found tool joins `session`'s list when it can
+    /// (the client told with `notifications/tools/list_changed`, before the result), or comes
+    /// with its definition from `tools`. Any other call is left alone.
+    pub(super) async fn settle(
+        &self,
+        server: &ServerSearch,
+        record: &mut ExecutionRecord,
+        tools: &[McpTool],
+        session: Option<&SessionSearch>,
+        context: &RequestContext<RoleServer>,
+    ) {
+        if self.tool.as_deref() != Some(record.request.tool_name.as_str()) {
+            return;
+        }
+        let listing = match self.discovering(session, context) {
+            Some(session) if server.max_discovered > 0 => {
+                Listing::Session { discovered: &session.discovered, max: server.max_discovered }
+            }
+            _ => Listing::Result,
+        };
+        let definition = |name: &str| self.places.get(name).and_then(|&place| serde_json::to_value(&tools[place]).ok());
+        if settle(record, listing, definition) {
+            // Before the result, so a client that lists on reading it sees the new tools.
+            let _ = context.peer.notify_tool_list_changed().await;
+        }
+    }
+
+    /// `session`, when this catalog has a search tool and the request's protocol lets a
+    /// session's `tools/list` grow.
+    fn discovering<'s>(
+        &self,
+        session: Option<&'s SessionSearch>,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<&'s SessionSearch> {
+        self.tool.as_ref()?;
+        if context.protocol_version()? >= ProtocolVersion::V_2026_07_28 {
+            return None;
+        }
+        session
+    }
+}
 
 /// `executor` over its catalog with the search tool added (never deferred), and the tool's
-/// name; `executor` itself, and no name, when the catalog defers nothing. The error says why
-/// the tool could not be added.
-pub(super) fn add_search_tool(
+/// name; `executor` itself, and no name, when the catalog defers nothing.
+fn add_search_tool(
     executor: &Executor,
     configure: &ConfigureSearch,
-) -> Result<(Executor, Option<String>), String> {
+) -> Result<(Executor, Option<String>), ToolSearchError> {
     let catalog = executor.catalog();
     if catalog.deferred().next().is_none() {
         return Ok((executor.clone(), None));
     }
-    let tool = configure(SearchToolBuilder::new(catalog.deferred()))
-        .build()
-        .map_err(|e| format!("the search tool is not valid: {e}"))?;
+    let tool = configure(SearchToolBuilder::new(catalog.deferred())).build().map_err(ToolSearchError::Invalid)?;
     let name = tool.definition().name.clone();
     if catalog.contains(&name) {
-        return Err(format!(
-            "the catalog already has a tool named `{name}`, the search tool's name: name the search tool otherwise (`.tool_search_with(|search| search.name(\"find_tools\"))`)"
-        ));
+        return Err(ToolSearchError::NameTaken { name });
     }
-    let catalog = catalog.to_builder().add_tool(tool).keep_loaded(name.clone()).build().map_err(|e| e.to_string())?;
+    let catalog = catalog.to_builder().add_tool(tool).keep_loaded(name.clone()).build()?;
     Ok((executor.with_catalog(catalog), Some(name)))
 }
 
 /// Where a search's found tools go.
-pub(super) enum Listing<'a> {
+enum Listing<'a> {
     /// Into this session's `tools/list`, up to `max` tools in all.
     Session { discovered: &'a Mutex<Discovered>, max: usize },
     /// Nowhere: the result carries their definitions.
@@ -60,11 +188,7 @@ pub(super) enum Listing<'a> {
 /// the result names it with its wire name and says where it is; a tool that cannot join comes
 /// with its MCP definition (`definition` gives it by our name). Returns whether the session's
 /// list grew.
-pub(super) fn settle(
-    record: &mut ExecutionRecord,
-    listing: Listing<'_>,
-    definition: impl Fn(&str) -> Option<Value>,
-) -> bool {
+fn settle(record: &mut ExecutionRecord, listing: Listing<'_>, definition: impl Fn(&str) -> Option<Value>) -> bool {
     if record.status != CallStatus::Success {
         return false;
     }

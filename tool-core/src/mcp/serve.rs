@@ -4,8 +4,6 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
-#[cfg(feature = "search")]
-use rmcp::model::ProtocolVersion;
 // MCP's logging (`logging/setLevel`, `notifications/message`) is deprecated from protocol
 // 2026-07-28 on (SEP-2577) but still part of it, and clients of earlier versions use it: served
 // until the protocol removes it.
@@ -30,10 +28,13 @@ use tokio::task::JoinHandle;
 use super::primitives::McpPrimitives;
 use crate::context::LogLevel;
 use crate::executor::{CallScope, ExecutionRecord, Executor};
+
+use super::search::{ServedSearch, ServerSearch, SessionSearch};
+pub use super::server_error::McpServerError;
 use crate::model::{ToolCallRequest, ToolError};
-use crate::providers::export::{export, ExportError};
+use crate::providers::export::export;
 use crate::providers::names::NameMap;
-use crate::providers::results::mcp_result;
+use crate::providers::results::{mcp_parts, mcp_warnings_meta, McpParts, Piece};
 use crate::providers::Dialect;
 use crate::stateful::Conversations;
 
@@ -97,12 +98,8 @@ pub struct McpServer {
     conversation_header: Option<Arc<str>>,
     /// The resources, templates and prompts offered beside the tools.
     primitives: McpPrimitives,
-    /// Serves the catalog's deferred tools through a search tool, built this way.
-    #[cfg(feature = "search")]
-    search: Option<super::search::ConfigureSearch>,
-    /// The most deferred tools a session's searches add to its `tools/list`.
-    #[cfg(feature = "search")]
-    max_discovered: usize,
+    /// The tool search over the catalog's deferred tools, when the host asked for one.
+    search: ServerSearch,
     /// Whether a call that needs approval is shown to the client's user through elicitation.
     approval_by_elicitation: bool,
 }
@@ -128,8 +125,7 @@ struct Session {
     /// sets one.
     log_level: Mutex<Option<LogLevel>>,
     /// The deferred tools this session's searches found, in its `tools/list` after the others.
-    #[cfg(feature = "search")]
-    discovered: Mutex<crate::search::Discovered>,
+    search: SessionSearch,
 }
 
 impl Session {
@@ -185,9 +181,6 @@ type RecordObserver = dyn Fn(&ExecutionRecord) + Send + Sync;
 
 /// What is served: the executor and its catalog's MCP export.
 struct Served {
-    /// The host's executor, as given.
-    #[cfg_attr(not(feature = "search"), allow(dead_code))]
-    host: Executor,
     /// What calls run on: the host's executor, over its catalog with the search tool added
     /// when the server searches the deferred tools.
     executor: Executor,
@@ -196,18 +189,15 @@ struct Served {
     /// The tools every `tools/list` holds, by their place in `tools`: all of them, or, with a
     /// search tool, those not deferred (the search tool among them).
     listed: Vec<usize>,
-    /// Each tool's place in `tools`, by our name.
-    #[cfg_attr(not(feature = "search"), allow(dead_code))]
-    places: HashMap<String, usize>,
-    /// The search tool's name, when there is one.
-    #[cfg_attr(not(feature = "search"), allow(dead_code))]
-    search_tool: Option<String>,
+    /// The tool search of this catalog.
+    search: ServedSearch,
     names: NameMap,
 }
 
 impl Served {
-    /// Serves `host`; `executor` is what calls run on (`host`, or `host` with `search_tool`).
-    fn new(host: Executor, executor: Executor, search_tool: Option<String>) -> Result<Served, McpServerError> {
+    /// Serves `host`, with the tool search `search` makes of it.
+    fn new(host: &Executor, search: &ServerSearch) -> Result<Served, McpServerError> {
+        let (executor, search) = search.prepare(host)?;
         let catalog = executor.catalog();
         let exported = export(Dialect::Mcp, catalog.definitions())?;
         let tools = exported
@@ -216,175 +206,34 @@ impl Served {
             .map(|tool| {
                 let name = tool["name"].as_str().unwrap_or_default().to_owned();
                 serde_json::from_value::<McpTool>(tool)
-                    .map_err(|e| McpServerError::InvalidTool { tool: name, reason: e.to_string() })
+                    .map_err(|source| McpServerError::InvalidTool { tool: name, source })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let listed = catalog
             .names()
             .enumerate()
-            .filter(|(_, name)| search_tool.is_none() || !catalog.is_deferred(name))
+            .filter(|(_, name)| search.always_listed(catalog, name))
             .map(|(place, _)| place)
             .collect();
-        let places = catalog.names().enumerate().map(|(place, name)| (name.to_owned(), place)).collect();
-        Ok(Served { host, executor, tools, listed, places, search_tool, names: exported.names })
-    }
-
-    /// The MCP definition of the tool we name `name`.
-    #[cfg(feature = "search")]
-    fn definition(&self, name: &str) -> Option<Value> {
-        self.places.get(name).and_then(|&place| serde_json::to_value(&self.tools[place]).ok())
+        Ok(Served { executor, tools, listed, search, names: exported.names })
     }
 }
 
-/// Why a catalog could not be served.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum McpServerError {
-    /// A tool cannot be expressed in the MCP dialect.
-    #[error(transparent)]
-    Export(#[from] ExportError),
-    /// An exported tool is not a valid MCP tool object.
-    #[error("the MCP export of `{tool}` is not a valid MCP tool: {reason}")]
-    InvalidTool {
-        /// The tool.
-        tool: String,
-        /// What rmcp said.
-        reason: String,
-    },
-    /// The conversation header named is not a valid HTTP header name.
-    #[error("`{name}` is not a valid HTTP header name for the conversation header: use letters, digits and `-`, such as `x-conversation-id`")]
-    InvalidConversationHeader {
-        /// The name given.
-        name: String,
-    },
-    /// The transport failed to start the session.
-    #[error("the MCP session could not start: {0}")]
-    Session(String),
-    /// A stateless HTTP server was asked to serve tools that keep state per conversation.
-    #[error("a stateless MCP server cannot serve {}: they keep state for each conversation, and a stateless server's requests belong to no session; serve with sessions (leave out `.stateless()`) or name conversations by a request header (`.conversation_header(\"x-conversation-id\")`)", quoted(tools))]
-    StatefulWithoutSessions {
-        /// The stateful tools.
-        tools: Vec<String>,
-    },
-    /// The search tool over the deferred tools could not be added to the catalog.
-    #[error("the tool search cannot be served: {0}")]
-    ToolSearch(String),
-    /// The HTTP listener could not be bound.
-    #[error("cannot listen on {address}: {reason}")]
-    Bind {
-        /// The address asked for.
-        address: String,
-        /// What the system said.
-        reason: String,
-    },
+/// Configures an [`McpServer`]; [`build`](Self::build) exports the catalog.
+pub struct McpServerBuilder {
+    executor: Executor,
+    page: usize,
+    observer: Option<Arc<RecordObserver>>,
+    primitives: McpPrimitives,
+    pub(super) search: ServerSearch,
+    approval_by_elicitation: bool,
 }
 
-/// The first few names, quoted, and how many more there are.
-fn quoted(names: &[String]) -> String {
-    const SHOWN: usize = 5;
-    let mut text = names.iter().take(SHOWN).map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ");
-    if names.len() > SHOWN {
-        text.push_str(&format!(" and {} more", names.len() - SHOWN));
-    }
-    text
-}
-
-impl McpServer {
-    /// Serves every tool of `executor`'s catalog, exported in the MCP dialect. To serve a
-    /// subset, build the executor over a catalog narrowed with
-    /// [`CatalogBuilder::retain_tagged`](crate::CatalogBuilder::retain_tagged) or
-    /// [`CatalogBuilder::retain`](crate::CatalogBuilder::retain).
-    pub fn new(executor: Executor) -> Result<McpServer, McpServerError> {
-        let served = Served::new(executor.clone(), executor, None)?;
-        Ok(McpServer {
-            served: Arc::new(RwLock::new(Arc::new(served))),
-            sessions: Arc::default(),
-            changes: Arc::new(watch::Sender::new(0)),
-            page: PAGE,
-            observer: None,
-            open: Arc::default(),
-            session: None,
-            conversation_header: None,
-            primitives: McpPrimitives::default(),
-            #[cfg(feature = "search")]
-            search: None,
-            #[cfg(feature = "search")]
-            max_discovered: super::search::MAX_SESSION_DISCOVERED,
-            approval_by_elicitation: true,
-        })
-    }
-
-    /// Serves the catalog's deferred tools ([`ToolCatalog::deferred`](crate::ToolCatalog::deferred))
-    /// through a search tool, `search_tools` ([`SearchToolBuilder`](crate::search::SearchToolBuilder)):
-    /// `tools/list` holds the other tools and the search tool.
-    ///
-    /// A client of protocol 2025-11-25 or earlier has a `tools/list` of its own: the tools its
-    /// searches find are added after the others, in the order found (the part before never
-    /// changes), and `notifications/tools/list_changed` tells it; the search's result says they
-    /// are there. From protocol 2026-07-28 on, `tools/list` may not vary per connection nor
-    /// change as a side effect of a request, so it stays as it is and the search's result
-    /// carries each found tool's whole MCP definition. Every client may call a deferred tool
-    /// by name, found or not: the server knows it.
-    ///
-    /// A catalog that defers nothing is served as without this. A catalog that already has a
-    /// tool of the search tool's name is refused with [`McpServerError::ToolSearch`].
-    ///
-    /// ```no_run
-    /// use tool_core::mcp::McpServer;
-    /// use tool_core::prelude::*;
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let catalog = ToolCatalog::global()?.to_builder().defer_all().build()?;
-    /// McpServer::new(Executor::new(catalog))?.tool_search()?.serve_stdio().await?;
-    /// # Ok(())
-    /// # }
-    /// ```
-    #[cfg(feature = "search")]
-    pub fn tool_search(self) -> Result<McpServer, McpServerError> {
-        self.tool_search_with(|search| search)
-    }
-
-    /// As [`tool_search`](Self::tool_search), with the search tool configured by `configure`
-    /// (its name, description, limits); it runs again for each catalog
-    /// [`replace`](Self::replace) serves.
-    #[cfg(feature = "search")]
-    pub fn tool_search_with(
-        mut self,
-        configure: impl Fn(crate::search::SearchToolBuilder) -> crate::search::SearchToolBuilder + Send + Sync + 'static,
-    ) -> Result<McpServer, McpServerError> {
-        self.search = Some(Arc::new(configure));
-        let served = self.prepare(self.current().host.clone())?;
-        *self.served.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(served);
-        Ok(self)
-    }
-
-    /// The most deferred tools one session's searches add to its `tools/list` (200 by
-    /// default, at most [`MAX_DISCOVERED`](crate::search::MAX_DISCOVERED)): the tools found
-    /// beyond come with their definitions in the search's result; with 0, every session is
-    /// served as a 2026-07-28 client is. A session forgets what it found when it ends.
-    #[cfg(feature = "search")]
-    pub fn max_discovered_per_session(mut self, tools: usize) -> McpServer {
-        self.max_discovered = tools.min(crate::search::MAX_DISCOVERED);
-        self
-    }
-
-    /// What serving `executor` takes: its export, with the search tool when this server
-    /// searches the deferred tools.
-    fn prepare(&self, executor: Executor) -> Result<Served, McpServerError> {
-        #[cfg(feature = "search")]
-        if let Some(configure) = &self.search {
-            let (searching, name) =
-                super::search::add_search_tool(&executor, configure).map_err(McpServerError::ToolSearch)?;
-            return Served::new(executor, searching, name);
-        }
-        Served::new(executor.clone(), executor, None)
-    }
-
+impl McpServerBuilder {
     /// Hands the record of every call to `observer` (after the call, before the client gets
     /// the result): the host's audit of what clients ran, with their arguments, warnings,
     /// failures and durations.
-    pub fn on_record(mut self, observer: impl Fn(&ExecutionRecord) + Send + Sync + 'static) -> McpServer {
+    pub fn on_record(mut self, observer: impl Fn(&ExecutionRecord) + Send + Sync + 'static) -> Self {
         self.observer = Some(Arc::new(observer));
         self
     }
@@ -402,29 +251,127 @@ impl McpServer {
     /// for the model and, for a tool without an output schema, the pending call in
     /// `structuredContent`; the host's [`on_record`](Self::on_record) observer gets its record
     /// with the [`PendingCall`](crate::policy::PendingCall) to store and resume.
-    pub fn ask_approval_by_elicitation(mut self, ask: bool) -> McpServer {
+    pub fn ask_approval_by_elicitation(mut self, ask: bool) -> Self {
         self.approval_by_elicitation = ask;
         self
     }
 
     /// Offers `primitives` (resources, resource templates, prompts) beside the tools. Keep a
     /// clone of them to announce a resource's update or change what is offered.
-    pub fn primitives(mut self, primitives: McpPrimitives) -> McpServer {
+    pub fn primitives(mut self, primitives: McpPrimitives) -> Self {
         self.primitives = primitives;
         self
     }
 
     /// How many tools (and resources, templates, prompts) one list page holds (at least one).
-    pub fn page_size(mut self, tools: usize) -> McpServer {
+    pub fn page_size(mut self, tools: usize) -> Self {
         self.page = tools.max(1);
         self
+    }
+
+    /// The server: the catalog exported in the MCP dialect (with the search tool, when asked
+    /// for), or why it cannot be served.
+    pub fn build(self) -> Result<McpServer, McpServerError> {
+        let served = Served::new(&self.executor, &self.search)?;
+        Ok(McpServer {
+            served: Arc::new(RwLock::new(Arc::new(served))),
+            sessions: Arc::default(),
+            changes: Arc::new(watch::Sender::new(0)),
+            page: self.page,
+            observer: self.observer,
+            open: Arc::default(),
+            session: None,
+            conversation_header: None,
+            primitives: self.primitives,
+            search: self.search,
+            approval_by_elicitation: self.approval_by_elicitation,
+        })
+    }
+}
+
+/// Tool search (feature `search`): the part of the builder that `search.rs` serves.
+#[cfg(feature = "search")]
+impl McpServerBuilder {
+    /// Serves the catalog's deferred tools ([`ToolCatalog::deferred`](crate::ToolCatalog::deferred))
+    /// through a search tool, `search_tools`
+    /// ([`SearchToolBuilder`](crate::search::SearchToolBuilder)): `tools/list` holds the other
+    /// tools and the search tool.
+    ///
+    /// A client of protocol 2025-11-25 or earlier has a `tools/list` of its own: the tools its
+    /// searches find are added after the others, in the order found (the part before never
+    /// changes), and `notifications/tools/list_changed` tells it; the search's result says they
+    /// are there. From protocol 2026-07-28 on, `tools/list` may not vary per connection nor
+    /// change as a side effect of a request, so it stays as it is and the search's result
+    /// carries each found tool's whole MCP definition. Every client may call a deferred tool
+    /// by name, found or not: the server knows it.
+    ///
+    /// A catalog that defers nothing is served as without this. A catalog that already has a
+    /// tool of the search tool's name is refused by [`build`](Self::build) with
+    /// [`McpServerError::ToolSearch`].
+    ///
+    /// ```no_run
+    /// use tool_core::mcp::McpServer;
+    /// use tool_core::prelude::*;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let catalog = ToolCatalog::global()?.to_builder().defer_all().build()?;
+    /// McpServer::builder(Executor::new(catalog)).tool_search().build()?.serve_stdio().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn tool_search(self) -> Self {
+        self.tool_search_with(|search| search)
+    }
+
+    /// As [`tool_search`](Self::tool_search), with the search tool configured by `configure`
+    /// (its name, description, limits); it runs again for each catalog
+    /// [`McpServer::replace`] serves.
+    pub fn tool_search_with(
+        mut self,
+        configure: impl Fn(crate::search::SearchToolBuilder) -> crate::search::SearchToolBuilder + Send + Sync + 'static,
+    ) -> Self {
+        self.search.configure(configure);
+        self
+    }
+
+    /// The most deferred tools one session's searches add to its `tools/list` (200 by
+    /// default, at most [`MAX_DISCOVERED`](crate::search::MAX_DISCOVERED)): the tools found
+    /// beyond come with their definitions in the search's result; with 0, every session is
+    /// served as a 2026-07-28 client is. A session forgets what it found when it ends.
+    pub fn max_discovered_per_session(mut self, tools: usize) -> Self {
+        self.search.max_discovered(tools);
+        self
+    }
+}
+
+impl McpServer {
+    /// Serves every tool of `executor`'s catalog, exported in the MCP dialect, with the
+    /// defaults: [`builder`](Self::builder) configures the rest.
+    pub fn new(executor: Executor) -> Result<McpServer, McpServerError> {
+        Self::builder(executor).build()
+    }
+
+    /// Configures a server of every tool of `executor`'s catalog. To serve a subset, build the
+    /// executor over a catalog narrowed with
+    /// [`CatalogBuilder::retain_tagged`](crate::CatalogBuilder::retain_tagged) or
+    /// [`CatalogBuilder::retain`](crate::CatalogBuilder::retain).
+    pub fn builder(executor: Executor) -> McpServerBuilder {
+        McpServerBuilder {
+            executor,
+            page: PAGE,
+            observer: None,
+            primitives: McpPrimitives::default(),
+            search: ServerSearch::default(),
+            approval_by_elicitation: true,
+        }
     }
 
     /// Serves `executor`'s tools from now on, in every session, and sends
     /// `notifications/tools/list_changed` to every connected client. Calls already running
     /// finish on the executor they started on.
     pub async fn replace(&self, executor: Executor) -> Result<(), McpServerError> {
-        let served = Arc::new(self.prepare(executor)?);
+        let served = Arc::new(Served::new(&executor, &self.search)?);
         *self.served.write().unwrap_or_else(|e| e.into_inner()) = served;
         self.changes.send_modify(|version| *version += 1);
         let sessions: Vec<Peer<RoleServer>> = {
@@ -448,8 +395,7 @@ impl McpServer {
             stores: Mutex::default(),
             open: Arc::downgrade(&self.open),
             log_level: Mutex::new(None),
-            #[cfg(feature = "search")]
-            discovered: Mutex::default(),
+            search: SessionSearch::default(),
         });
         self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(number, Arc::downgrade(&session));
         McpServer { session: Some(session), ..self.clone() }
@@ -518,7 +464,7 @@ impl McpServer {
         T: rmcp::transport::IntoTransport<RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        ServiceExt::serve(self.for_session(), transport).await.map_err(|e| McpServerError::Session(e.to_string()))
+        ServiceExt::serve(self.for_session(), transport).await.map_err(|e| McpServerError::Session(Box::new(e)))
     }
 
     /// Serves over this process's standard input and output, until the client leaves; the
@@ -530,7 +476,7 @@ impl McpServer {
         if let Some(session) = session {
             session.end().await;
         }
-        waited.map_err(|e| McpServerError::Session(e.to_string()))?;
+        waited.map_err(McpServerError::SessionEnded)?;
         Ok(())
     }
 }
@@ -627,38 +573,13 @@ impl McpServer {
     /// The tools this request's `tools/list` holds, by their place in `served.tools`: those of
     /// every session, then those this session's searches found.
     fn listed<'a>(&self, served: &'a Served, context: &RequestContext<RoleServer>) -> Cow<'a, [usize]> {
-        #[cfg(feature = "search")]
-        if let Some(discovered) = self.discoveries(served, context) {
-            let discovered = discovered.lock().unwrap_or_else(|e| e.into_inner());
-            if !discovered.is_empty() {
-                let catalog = served.executor.catalog();
-                let mut listed = served.listed.clone();
-                // A found tool the host's catalog no longer defers is listed already.
-                let found = discovered.names().filter(|name| catalog.is_deferred(name));
-                listed.extend(found.filter_map(|name| served.places.get(name).copied()));
-                return Cow::Owned(listed);
-            }
-        }
-        #[cfg(not(feature = "search"))]
-        let _ = context;
-        Cow::Borrowed(&served.listed)
+        served.search.listed(&served.listed, served.executor.catalog(), self.session_search(context), context)
     }
 
-    /// This session's discoveries, when the server searches deferred tools and the request's
-    /// protocol lets a session's `tools/list` differ from others' (2025-11-25 and earlier;
-    /// 2026-07-28 forbids it). None outside a session (stateless HTTP).
-    #[cfg(feature = "search")]
-    fn discoveries(
-        &self,
-        served: &Served,
-        context: &RequestContext<RoleServer>,
-    ) -> Option<&Mutex<crate::search::Discovered>> {
-        served.search_tool.as_ref()?;
-        if context.protocol_version()? >= ProtocolVersion::V_2026_07_28 {
-            return None;
-        }
+    /// What this request's session searched, when it belongs to one.
+    fn session_search(&self, context: &RequestContext<RoleServer>) -> Option<&SessionSearch> {
         self.session_of(context)?;
-        self.session.as_ref().map(|session| &session.discovered)
+        self.session.as_ref().map(|session| &session.search)
     }
 
     /// The failed result (and record) of a call to a stateful tool that has no conversation.
@@ -670,10 +591,40 @@ impl McpServer {
         if let Some(observer) = &self.observer {
             observer(&record);
         }
-        let result = serde_json::from_value::<CallToolResult>(mcp_result(&record, None))
-            .map_err(|e| ErrorData::internal_error(format!("the result is not a valid MCP result: {e}"), None))?;
-        Ok(result.into())
+        Ok(call_result(&record, None, None)?.into())
     }
+}
+
+/// The MCP result of a call, built from the record's parts: structured content wrapped exactly
+/// as the exported output schema is, `pending` as the structured content of a call that waits
+/// for approval (of a tool without an output schema, which it would not follow), the parse
+/// warnings in `_meta`.
+fn call_result(
+    record: &ExecutionRecord,
+    output_schema: Option<&Value>,
+    pending: Option<Value>,
+) -> Result<CallToolResult, ErrorData> {
+    let invalid =
+        |e: serde_json::Error| ErrorData::internal_error(format!("the result is not a valid MCP result: {e}"), None);
+    let McpParts { parts, structured, is_error } = mcp_parts(record, output_schema);
+    let content = parts
+        .into_iter()
+        .map(|part| match part {
+            Piece::Text(text) => Ok(rmcp::model::ContentBlock::text(text)),
+            // A block in MCP's form (an image, a resource), moved into rmcp's type.
+            Piece::Native(block) => serde_json::from_value(block),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(invalid)?;
+    let mut result = match is_error {
+        true => CallToolResult::error(content),
+        false => CallToolResult::success(content),
+    };
+    result.structured_content = structured.or(pending);
+    if let Some(Value::Object(meta)) = mcp_warnings_meta(record) {
+        result.meta = Some(rmcp::model::MetaObject(meta));
+    }
+    Ok(result)
 }
 
 impl ServerHandler for McpServer {
@@ -879,38 +830,20 @@ impl ServerHandler for McpServer {
             scope = super::approve::scope_approving_by_client(&context, &served.executor, received, scope);
         }
         let (scope, forwarding) = scope_for_client(&context, least, scope);
-        #[cfg_attr(not(feature = "search"), allow(unused_mut))]
         let mut record = served.executor.execute_in(call, scope).await;
         // A tool that handed its context to a task still running could hold the sender.
         let _ = tokio::time::timeout(PROGRESS_FLUSH, forwarding).await;
-        #[cfg(feature = "search")]
-        if served.search_tool.as_deref() == Some(record.request.tool_name.as_str()) {
-            use super::search::{settle, Listing};
-            let listing = match self.discoveries(&served, &context) {
-                Some(discovered) if self.max_discovered > 0 => {
-                    Listing::Session { discovered, max: self.max_discovered }
-                }
-                _ => Listing::Result,
-            };
-            if settle(&mut record, listing, |name| served.definition(name)) {
-                // Before the result, so a client that lists on reading it sees the new tools.
-                let _ = context.peer.notify_tool_list_changed().await;
-            }
-        }
+        let session = self.session_search(&context);
+        served.search.settle(&self.search, &mut record, &served.tools, session, &context).await;
         if let Some(observer) = &self.observer {
             observer(&record);
         }
         // Structured content is wrapped exactly as the exported output schema is.
         let catalog = served.executor.catalog();
         let output_schema = catalog.definition(&record.request.tool_name).and_then(|d| d.output_schema.as_ref());
-        let mut message = mcp_result(&record, output_schema);
         // A client checks `structuredContent` against the tool's output schema, which a
         // pending call's shape does not follow: only a tool without one carries it.
-        if let (None, Some(pending)) = (output_schema, super::approve::pending_content(&record, &called)) {
-            message["structuredContent"] = pending;
-        }
-        let result = serde_json::from_value::<CallToolResult>(message)
-            .map_err(|e| ErrorData::internal_error(format!("the result is not a valid MCP result: {e}"), None))?;
-        Ok(result.into())
+        let pending = output_schema.is_none().then(|| super::approve::pending_content(&record, &called)).flatten();
+        Ok(call_result(&record, output_schema, pending)?.into())
     }
 }

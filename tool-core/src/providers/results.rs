@@ -274,9 +274,20 @@ fn arguments_object(request: &ToolCallRequest, names: &NameMap) -> Map<String, V
 /// the schema, a value that is not an object is wrapped. The call's parse warnings, if any, are
 /// in `_meta` under [`MCP_WARNINGS_META`], so a client sees what was repaired.
 pub fn mcp_result(record: &ExecutionRecord, output_schema: Option<&Value>) -> Value {
-    let mut result = mcp_result_body(record, output_schema);
-    if !record.warnings().is_empty() {
-        result["_meta"] = json!({ MCP_WARNINGS_META: record.warnings() });
+    let McpParts { parts, structured, is_error } = mcp_parts(record, output_schema);
+    let content: Vec<Value> = parts
+        .into_iter()
+        .map(|part| match part {
+            Piece::Text(text) => json!({ "type": "text", "text": text }),
+            Piece::Native(block) => block,
+        })
+        .collect();
+    let mut result = match structured {
+        Some(structured) => json!({ "content": content, "structuredContent": structured, "isError": false }),
+        None => json!({ "content": content, "isError": is_error }),
+    };
+    if let Some(meta) = mcp_warnings_meta(record) {
+        result["_meta"] = meta;
     }
     result
 }
@@ -284,7 +295,25 @@ pub fn mcp_result(record: &ExecutionRecord, output_schema: Option<&Value>) -> Va
 /// The `_meta` key of an MCP result that lists the call's parse warnings.
 pub const MCP_WARNINGS_META: &str = "tool-core/parse_warnings";
 
-fn mcp_result_body(record: &ExecutionRecord, output_schema: Option<&Value>) -> Value {
+/// The `_meta` of an MCP result: the call's parse warnings, when it has any.
+pub(crate) fn mcp_warnings_meta(record: &ExecutionRecord) -> Option<Value> {
+    (!record.warnings().is_empty()).then(|| json!({ MCP_WARNINGS_META: record.warnings() }))
+}
+
+/// An MCP result's parts, for a server that builds its own result type from them.
+pub(crate) struct McpParts {
+    /// The content: text parts, and blocks in MCP's own form.
+    pub(crate) parts: Vec<Piece>,
+    /// The structured content, wrapped as the output schema says (none for an error).
+    pub(crate) structured: Option<Value>,
+    /// Whether the result is an error.
+    pub(crate) is_error: bool,
+}
+
+/// `record` as an MCP result's parts: structured content wrapped exactly as the exported output
+/// schema is (`{"result": ..}` for a value that is not an object), and the text the structured
+/// content's JSON when there is one.
+pub(crate) fn mcp_parts(record: &ExecutionRecord, output_schema: Option<&Value>) -> McpParts {
     let wrapped = |value: &Value| output_schema.map_or(!value.is_object(), mcp_wraps_output);
     let structured = match &record.content.structured {
         Some(_) if record.is_error() => None,
@@ -293,12 +322,8 @@ fn mcp_result_body(record: &ExecutionRecord, output_schema: Option<&Value>) -> V
         None => None,
     };
     let text = structured.as_ref().map_or_else(|| record.content.text.clone(), Value::to_string);
-    let content = render(Some(Provider::Mcp), &text, &record.content.blocks)
-        .parts(|text| json!({ "type": "text", "text": text }));
-    match structured {
-        Some(structured) => json!({ "content": content, "structuredContent": structured, "isError": false }),
-        None => json!({ "content": content, "isError": record.is_error() }),
-    }
+    let parts = render(Some(Provider::Mcp), &text, &record.content.blocks).pieces;
+    McpParts { is_error: structured.is_none() && record.is_error(), parts, structured }
 }
 
 /// A content block a provider's result could not carry: the model read a short text in its
@@ -339,7 +364,7 @@ pub fn replaced_blocks(provider: Provider, records: &[ExecutionRecord]) -> Vec<R
 }
 
 /// One part of a result as a dialect carries it.
-enum Piece {
+pub(crate) enum Piece {
     Text(String),
     Native(Value),
 }

@@ -177,15 +177,16 @@ impl DynamicToolBuilder {
         self
     }
 
-    /// No repairs of its arguments text: it must be exact JSON.
-    pub fn strict(mut self) -> Self {
-        self.strict = true;
+    /// With `true`, no repairs of its arguments text: it must be exact JSON. Off by default.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
         self
     }
 
-    /// Left out of what a request sends up front, to be found by a tool search.
-    pub fn defer(mut self) -> Self {
-        self.defer = true;
+    /// With `true`, left out of what a request sends up front, to be found by a tool search.
+    /// Off by default.
+    pub fn defer(mut self, defer: bool) -> Self {
+        self.defer = defer;
         self
     }
 
@@ -198,9 +199,9 @@ impl DynamicToolBuilder {
         self
     }
 
-    /// A call runs alone in its batch, in order.
-    pub fn sequential(mut self) -> Self {
-        self.sequential = true;
+    /// With `true`, a call runs alone in its batch, in order. Off by default.
+    pub fn sequential(mut self, sequential: bool) -> Self {
+        self.sequential = sequential;
         self
     }
 

@@ -951,7 +951,7 @@ fn import_tool(shared: &Arc<Shared>, tool: &McpTool) -> Result<DynamicTool, Stri
     };
     let mut builder = DynamicTool::builder(name).annotations(annotations);
     if shared.defer {
-        builder = builder.defer();
+        builder = builder.defer(true);
     }
     if let Some(output) = &tool.output_schema {
         builder = builder.output_schema(Value::Object(output.as_ref().clone()));

@@ -32,7 +32,7 @@ const MAX_SUBSCRIPTIONS: usize = 256;
 
 /// The MCP primitives a server offers beside its tools: resources, resource templates and
 /// prompts, with completion of their arguments. Hand them to the server with
-/// [`McpServer::primitives`](crate::mcp::McpServer::primitives) and keep a clone: clones share
+/// [`McpServerBuilder::primitives`](crate::mcp::McpServerBuilder::primitives) and keep a clone: clones share
 /// everything, so the host announces a resource's update
 /// ([`resource_updated`](McpPrimitives::resource_updated)) or changes the set (each change
 /// sends `list_changed` to every session) through its clone.
