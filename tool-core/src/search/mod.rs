@@ -26,7 +26,7 @@ pub use request::{
     SearchRequestError, MAX_ANTHROPIC_DEFERRED,
 };
 pub use response::{
-    answer_openai_search, anthropic_search_result, read_response, ProviderSearch, SearchExecution, SearchOutcome,
-    SearchResponse, SearchStream,
+    anthropic_tool_result, execute_openai_tool_search_output, read_response, ProviderSearch, SearchExecution,
+    SearchOutcome, SearchResponse, SearchStream,
 };
 pub use tool::{SearchToolBuilder, DEFAULT_SEARCH_LIMIT, MAX_QUERY_BYTES, SEARCH_TOOL_NAME};

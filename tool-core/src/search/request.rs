@@ -641,7 +641,7 @@ impl SearchRequest {
     /// true` (as OpenAI's example sends them), in the order given. Names of tools that are not
     /// deferred (already loaded) or not in the catalog are left out. `None` unless the request
     /// is in the Responses dialect with [`SearchMode::Ours`].
-    pub fn openai_search_output(&self, call_id: &str, found: &[String]) -> Option<Value> {
+    pub fn openai_tool_search_output(&self, call_id: &str, found: &[String]) -> Option<Value> {
         if !matches!(self.dialect, Dialect::OpenAiResponses { .. }) || self.mode != SearchMode::Ours {
             return None;
         }
