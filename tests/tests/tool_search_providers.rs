@@ -166,7 +166,7 @@ fn a_switch_of_provider_mid_conversation_sends_the_same_discovered_tools() {
     // Found while talking to OpenAI Chat; the conversation then goes on with Gemini, then MCP.
     let found = discovered(&["shipping_eta", "get_weather"]);
     let wire_names = |dialect: Dialect| -> Vec<String> {
-        let tools = request(dialect, SearchMode::Ours).tools(&found).tools;
+        let tools = request(dialect, SearchMode::Ours).tools(&found).tools.into_owned();
         tools.iter().map(|t| t.get("function").unwrap_or(t)["name"].as_str().unwrap().to_owned()).collect()
     };
     let same = ["clock_now", "search_tools", "shipping_eta", "get_weather"];
@@ -857,13 +857,13 @@ fn every_mode_passes_the_providers_rules_and_the_deferral_rules_are_checked() {
     use tool_core::providers::check::check_request;
     for dialect in [Dialect::Anthropic { strict: false }, Dialect::Anthropic { strict: true }] {
         for mode in [SearchMode::Ours, SearchMode::AnthropicRegex, SearchMode::AnthropicBm25] {
-            let tools = request(dialect, mode).tools(&Discovered::new()).tools;
+            let tools = request(dialect, mode).tools(&Discovered::new()).tools.into_owned();
             assert_eq!(check_request(dialect, &tools), vec![], "{mode} {}", dialect.label());
         }
     }
     for dialect in [Dialect::OpenAiResponses { strict: false }, Dialect::OpenAiResponses { strict: true }] {
         for mode in [SearchMode::Ours, SearchMode::OpenAiHosted] {
-            let tools = request(dialect, mode).tools(&Discovered::new()).tools;
+            let tools = request(dialect, mode).tools(&Discovered::new()).tools.into_owned();
             assert_eq!(check_request(dialect, &tools), vec![], "{mode} {}", dialect.label());
         }
     }

@@ -22,7 +22,7 @@ pub use highlight::{highlight, Highlight};
 pub use hybrid::{embedding_text, EmbedError, Embedder, HybridSearch, EMBED_BATCH};
 pub use index::{SearchHit, SearchOptions, TermMatch, ToolSearch};
 pub use request::{
-    check_deferral, definitions_with_search, Namespaces, SearchMode, SearchRequest, SearchRequestBuilder,
+    check_deferral, definitions_with_search, Namespaces, RequestTools, SearchMode, SearchRequest, SearchRequestBuilder,
     SearchRequestError, MAX_ANTHROPIC_DEFERRED,
 };
 pub use response::{
