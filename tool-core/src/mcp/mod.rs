@@ -30,7 +30,7 @@ mod search; // the deferred tools served through a search tool
 mod serve;
 
 pub use http::{McpHttpBuilder, McpHttpServer};
-pub use import::{McpImport, McpImportBuilder, McpImportError, SkippedTool};
+pub use import::{McpCause, McpImport, McpImportBuilder, McpImportError, SkipReason, SkippedTool};
 pub use primitives::{
     McpPrimitives, Prompt, PromptError, PromptMessage, Resource, ResourceContent, ResourceError, ResourceRequest,
     ResourceTemplate, UriTemplateError,
