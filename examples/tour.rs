@@ -116,7 +116,7 @@ fn export_for_providers() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// The names a request's `tools` carries (OpenAI Chat Completions' form).
-fn sent(exported: &tool_core::providers::export::Exported) -> Vec<&str> {
+fn sent<'a>(exported: &'a tool_core::search::RequestTools) -> Vec<&'a str> {
     exported.tools.iter().filter_map(|tool| tool["function"]["name"].as_str()).collect()
 }
 

@@ -1,12 +1,18 @@
 //! Tool search over large catalogs: building the index and answering a query, over BFCL's
 //! 2,961 real tools and over 10,000 (the same tools, renamed, until there are 10,000), with
-//! BFCL's real requests as queries. Prints the index's heap.
+//! BFCL's real requests as queries. Prints the index's heap. Then a request's `tools` for one
+//! turn (`SearchRequest::tools`) over the 2,961 tools, all deferred but a few.
 //!
 //!     cargo bench -p tool-benches --bench tool_search -- --warm-up-time 1 --measurement-time 3
 
+use std::collections::HashSet;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use serde_json::Value;
-use tool_core::search::ToolSearch;
+use tool_core::prelude::*;
+use tool_core::providers::export::{ExportOptions, NameCollisions};
+use tool_core::providers::Dialect;
+use tool_core::search::{Discovered, SearchMode, SearchRequest, SearchToolBuilder, ToolSearch};
 use tool_core::ToolDefinition;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/tests/data/tool_search");
@@ -50,5 +56,65 @@ fn search(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, search);
+/// The real tools as a catalog (each name once), every one deferred but the first `loaded`.
+fn deferred_catalog(loaded: usize) -> ToolCatalog {
+    let mut seen = HashSet::new();
+    let mut builder = ToolCatalog::builder();
+    let mut kept = Vec::new();
+    for tool in lines("tools.jsonl") {
+        let name = tool["name"].as_str().unwrap().to_owned();
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let built = DynamicTool::builder(name.clone())
+            .description(tool["description"].as_str().unwrap())
+            .input_schema(tool["parameters"].clone())
+            .handler(|_, _| async { ToolOutput::text("") })
+            .build();
+        if let Ok(built) = built {
+            builder = builder.add_tool(built);
+            kept.push(name);
+        }
+    }
+    builder = builder.defer_all();
+    for name in kept.iter().take(loaded) {
+        builder = builder.keep_loaded(name.clone());
+    }
+    builder.build().expect("the catalog of the real tools")
+}
+
+fn request_tools(c: &mut Criterion) {
+    let catalog = deferred_catalog(5);
+    let search = SearchToolBuilder::new(catalog.deferred()).build().unwrap();
+    let mut discovered = Discovered::new();
+    for definition in catalog.deferred().take(5) {
+        discovered.insert(definition.name.clone());
+    }
+    eprintln!("{} tools, {} deferred, {} discovered", catalog.len(), catalog.deferred().count(), 5);
+    let mut group = c.benchmark_group("search_request_tools");
+    for (label, dialect) in
+        [("chat_ours", Dialect::OpenAiChat { strict: false }), ("anthropic_ours", Dialect::Anthropic { strict: false })]
+    {
+        // BFCL has `math.factorial` and `math_factorial`, one name for OpenAI.
+        let options = ExportOptions::default().name_collisions(NameCollisions::NumberedSuffix);
+        let request = SearchRequest::builder(&catalog, search.definition(), dialect, SearchMode::Ours)
+            .export_options(options)
+            .build()
+            .unwrap();
+        group.bench_function(BenchmarkId::new(label, "none_found"), |b| {
+            b.iter(|| request.tools(&Discovered::new()).tools.len())
+        });
+        group.bench_function(BenchmarkId::new(label, "5_found"), |b| b.iter(|| request.tools(&discovered).tools.len()));
+        // What `tools` cost when it gave an owned `Exported` every turn.
+        group.bench_function(BenchmarkId::new(label, "none_found_owned"), |b| {
+            b.iter(|| request.tools(&Discovered::new()).into_exported().tools.len())
+        });
+        group.bench_function(BenchmarkId::new(label, "5_found_owned"), |b| {
+            b.iter(|| request.tools(&discovered).into_exported().tools.len())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, search, request_tools);
 criterion_main!(benches);

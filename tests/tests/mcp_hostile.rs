@@ -11,7 +11,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
-use tool_core::mcp::{McpImport, McpImportError, SkippedTool};
+use tool_core::mcp::{McpImport, McpImportError, SkipReason, SkippedTool};
 use tool_core::prelude::*;
 use tool_core::{CallFailure, DynamicTool};
 
@@ -136,10 +136,7 @@ async fn a_tool_over_the_size_limit_is_skipped_with_the_reason() {
     assert_eq!(names(&import), ["remote.echo", "remote.flood", "remote.generation_0", "remote.search", "remote.stats"]);
     assert_eq!(
         import.skipped(),
-        [SkippedTool {
-            name: "huge".to_owned(),
-            reason: "it takes more than 262144 bytes of JSON as listed (`McpImportBuilder::max_tool_bytes`)".to_owned()
-        }]
+        [SkippedTool { name: "huge".to_owned(), reason: SkipReason::TooLarge { max_bytes: 262144 } }]
     );
     // The host may allow more.
     let roomy = McpImport::http(server.url()).max_tool_bytes(2_000_000).connect().await.unwrap();
@@ -170,9 +167,7 @@ async fn a_page_with_a_50_mb_schema_is_refused_by_the_transport_limit() {
 fn collision(remote: &str, local: &str, source: &str) -> SkippedTool {
     SkippedTool {
         name: remote.to_owned(),
-        reason: format!(
-            "the catalog already has a tool named `{local}` (one of the host's tools, from {source}); an imported tool never replaces another: give the import another prefix (`McpImportBuilder::prefix`)"
-        ),
+        reason: SkipReason::NameTaken { name: local.to_owned(), imported: false, holder_source: source.to_owned() },
     }
 }
 
@@ -224,7 +219,7 @@ async fn a_remote_tool_named_like_a_host_tool_is_refused_whatever_the_order() {
     assert_eq!(both.len(), 5);
     assert_eq!(second.skipped().len(), 5);
     assert!(
-        second.skipped()[0].reason.contains("(another imported tool, from mcp:http://127.0.0.1:"),
+        second.skipped()[0].reason.to_string().contains("(another imported tool, from mcp:http://127.0.0.1:"),
         "{:?}",
         second.skipped()
     );
@@ -320,13 +315,7 @@ async fn a_name_listed_twice_is_imported_once() {
     let import = McpImport::http(server.url()).connect().await.unwrap();
     assert_eq!(names(&import), ["echo"]);
     assert_eq!(import.tools()[0].definition().description, "Echo the text.");
-    assert_eq!(
-        import.skipped(),
-        [SkippedTool {
-            name: "echo".to_owned(),
-            reason: "the server lists a tool of this name twice; the first is kept".to_owned()
-        }]
-    );
+    assert_eq!(import.skipped(), [SkippedTool { name: "echo".to_owned(), reason: SkipReason::ListedTwice }]);
     import.close().await;
     server.shutdown().await;
 }

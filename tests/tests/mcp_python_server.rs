@@ -39,7 +39,7 @@ async fn the_python_servers_tools_are_imported_with_their_schemas() {
     let skipped = imported.skipped();
     assert_eq!(skipped.len(), 1);
     assert_eq!(
-        (skipped[0].name.as_str(), skipped[0].reason.as_str()),
+        (skipped[0].name.as_str(), skipped[0].reason.to_string().as_str()),
         (
             "files/read",
             "the tool name `py.files/read` is invalid: use 1-64 of `A-Z a-z 0-9 _ . -`, starting with a letter or `_`"

@@ -63,7 +63,7 @@ use tool_core::providers::export::export;
 use tool_core::providers::names::NameMap;
 use tool_core::providers::{Dialect, Provider};
 use tool_core::search::{
-    anthropic_search_result, read_response, Discovered, Namespaces, SearchMode, SearchOutcome, SearchRequest,
+    anthropic_tool_result, read_response, Discovered, Namespaces, SearchMode, SearchOutcome, SearchRequest,
     SearchResponse, SearchStream, SearchToolBuilder,
 };
 use tool_tests::generated::generated_tools;
@@ -768,12 +768,12 @@ fn search_payload() -> (Value, NameMap) {
             "ours": ours_responses.tools(&found).tools,
         },
         "anthropic_results": [
-            anthropic_search_result(&found_two, &ours_anthropic),
-            anthropic_search_result(&found_none, &ours_anthropic),
+            anthropic_tool_result(&found_two, &ours_anthropic),
+            anthropic_tool_result(&found_none, &ours_anthropic),
         ],
         "openai_outputs": [
-            ours_responses.openai_search_output("call_abc123", &["shipping_eta".to_owned(), "get_weather".to_owned()]).unwrap(),
-            ours_responses.openai_search_output("call_abc124", &[]).unwrap(),
+            ours_responses.openai_tool_search_output("call_abc123", &["shipping_eta".to_owned(), "get_weather".to_owned()]).unwrap(),
+            ours_responses.openai_tool_search_output("call_abc124", &[]).unwrap(),
         ],
     });
     (payload, hosted_namespaces.names().clone())

@@ -13,8 +13,8 @@ use tool_core::providers::results::assistant_turn;
 use tool_core::providers::stream::sse_data;
 use tool_core::providers::{Dialect, Provider};
 use tool_core::search::{
-    answer_openai_search, anthropic_search_result, check_deferral, read_response, Discovered, Namespaces, SearchMode,
-    SearchOutcome, SearchRequest, SearchRequestError, SearchResponse, SearchStream, SearchToolBuilder,
+    anthropic_tool_result, check_deferral, execute_openai_tool_search_output, read_response, Discovered, Namespaces,
+    SearchMode, SearchOutcome, SearchRequest, SearchRequestError, SearchResponse, SearchStream, SearchToolBuilder,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ fn a_switch_of_provider_mid_conversation_sends_the_same_discovered_tools() {
     // Found while talking to OpenAI Chat; the conversation then goes on with Gemini, then MCP.
     let found = discovered(&["shipping_eta", "get_weather"]);
     let wire_names = |dialect: Dialect| -> Vec<String> {
-        let tools = request(dialect, SearchMode::Ours).tools(&found).tools;
+        let tools = request(dialect, SearchMode::Ours).tools(&found).tools.into_owned();
         tools.iter().map(|t| t.get("function").unwrap_or(t)["name"].as_str().unwrap().to_owned()).collect()
     };
     let same = ["clock_now", "search_tools", "shipping_eta", "get_weather"];
@@ -650,7 +650,7 @@ fn our_search_answers_anthropic_with_tool_reference_blocks_or_one_text_block() {
     };
     let record = run(r#"{"query": "open orders of a customer", "limit": 2}"#);
     assert_eq!(
-        anthropic_search_result(&record, &request),
+        anthropic_tool_result(&record, &request),
         json!({"type": "tool_result", "tool_use_id": "toolu_search", "content": [
             {"type": "tool_reference", "tool_name": "crm_list_open_orders"},
             {"type": "tool_reference", "tool_name": "crm_get_customer_profile"},
@@ -660,13 +660,13 @@ fn our_search_answers_anthropic_with_tool_reference_blocks_or_one_text_block() {
     assert_eq!(found.record("search_tools", &record), ["crm.list_open_orders", "crm.get_customer_profile"]);
     let record = run(r#"{"query": "zebra"}"#);
     assert_eq!(
-        anthropic_search_result(&record, &request),
+        anthropic_tool_result(&record, &request),
         json!({"type": "tool_result", "tool_use_id": "toolu_search", "content": [
             {"type": "text", "text": "No tool matched. Try other words for the action (a verb and what it acts on), or go on without one."},
         ]})
     );
     let record = run(r#"{"query": ""}"#);
-    let failed = anthropic_search_result(&record, &request);
+    let failed = anthropic_tool_result(&record, &request);
     assert_eq!(failed["is_error"], true);
     assert_eq!(failed["tool_use_id"], "toolu_search");
     // A search over more tools than the request sends: a reference to one it does not send
@@ -678,7 +678,7 @@ fn our_search_answers_anthropic_with_tool_reference_blocks_or_one_text_block() {
     let record = runtime.block_on(executor.execute(call));
     assert_eq!(Discovered::new().record("search_tools", &record), ["fax_send"]);
     assert_eq!(
-        anthropic_search_result(&record, &request),
+        anthropic_tool_result(&record, &request),
         json!({"type": "tool_result", "tool_use_id": "toolu_fax", "content": [{"type": "text", "text": "No tool matched."}]})
     );
 }
@@ -776,7 +776,9 @@ fn a_client_executed_openai_search_round_trips_through_our_search() {
     assert!(read.calls.calls.is_empty());
     let mut found = Discovered::new();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let item = runtime.block_on(answer_openai_search(&executor, &request, &read.searches[0], &mut found)).unwrap();
+    let item = runtime
+        .block_on(execute_openai_tool_search_output(&executor, &request, &read.searches[0], &mut found))
+        .unwrap();
     assert_eq!(
         item,
         json!({"type": "tool_search_output", "execution": "client", "call_id": "call_abc123", "status": "completed",
@@ -798,7 +800,10 @@ fn a_client_executed_openai_search_round_trips_through_our_search() {
         request.names(),
     )
     .unwrap();
-    assert_eq!(runtime.block_on(answer_openai_search(&executor, &request, &hosted.searches[0], &mut found)), None);
+    assert_eq!(
+        runtime.block_on(execute_openai_tool_search_output(&executor, &request, &hosted.searches[0], &mut found)),
+        None
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -852,13 +857,13 @@ fn every_mode_passes_the_providers_rules_and_the_deferral_rules_are_checked() {
     use tool_core::providers::check::check_request;
     for dialect in [Dialect::Anthropic { strict: false }, Dialect::Anthropic { strict: true }] {
         for mode in [SearchMode::Ours, SearchMode::AnthropicRegex, SearchMode::AnthropicBm25] {
-            let tools = request(dialect, mode).tools(&Discovered::new()).tools;
+            let tools = request(dialect, mode).tools(&Discovered::new()).tools.into_owned();
             assert_eq!(check_request(dialect, &tools), vec![], "{mode} {}", dialect.label());
         }
     }
     for dialect in [Dialect::OpenAiResponses { strict: false }, Dialect::OpenAiResponses { strict: true }] {
         for mode in [SearchMode::Ours, SearchMode::OpenAiHosted] {
-            let tools = request(dialect, mode).tools(&Discovered::new()).tools;
+            let tools = request(dialect, mode).tools(&Discovered::new()).tools.into_owned();
             assert_eq!(check_request(dialect, &tools), vec![], "{mode} {}", dialect.label());
         }
     }

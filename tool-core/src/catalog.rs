@@ -254,24 +254,35 @@ impl Entry {
 pub(crate) struct Yielding {
     /// Who added it, so it can take back its own tools and no others.
     owner: u64,
-    refused: Arc<dyn Fn(String) + Send + Sync>,
+    refused: Arc<dyn Fn(Refusal) + Send + Sync>,
 }
 
 impl Yielding {
     // Only imports add yielding tools.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub(crate) fn new(owner: u64, refused: impl Fn(String) + Send + Sync + 'static) -> Yielding {
+    pub(crate) fn new(owner: u64, refused: impl Fn(Refusal) + Send + Sync + 'static) -> Yielding {
         Yielding { owner, refused: Arc::new(refused) }
     }
 }
 
-/// Why a yielding tool was left out of a catalog.
-fn refusal(name: &str, holder: &Entry) -> String {
-    let whose = if holder.yielding.is_some() { "another imported tool" } else { "one of the host's tools" };
-    format!(
-        "the catalog already has a tool named `{name}` ({whose}, from {}); an imported tool never replaces another: give the import another prefix (`McpImportBuilder::prefix`)",
-        holder.tool.definition().source
-    )
+/// Why a yielding tool was left out of a catalog: the tool that holds its name.
+// Only imports add yielding tools.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub(crate) struct Refusal {
+    /// The name.
+    pub name: String,
+    /// Whether the holder is a yielding tool too (else it is one of the host's).
+    pub yielding: bool,
+    /// Where the holder comes from.
+    pub holder_source: String,
+}
+
+fn refusal(name: &str, holder: &Entry) -> Refusal {
+    Refusal {
+        name: name.to_owned(),
+        yielding: holder.yielding.is_some(),
+        holder_source: holder.tool.definition().source.to_string(),
+    }
 }
 
 impl CatalogBuilder {

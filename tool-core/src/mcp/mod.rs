@@ -34,7 +34,7 @@ mod serve;
 mod server_error;
 
 pub use http::{McpHttpBuilder, McpHttpServer};
-pub use import::{McpImport, McpImportBuilder, McpImportError, SkippedTool};
+pub use import::{McpCause, McpImport, McpImportBuilder, McpImportError, SkipReason, SkippedTool};
 pub use primitives::{
     McpPrimitives, Prompt, PromptError, PromptMessage, Resource, ResourceContent, ResourceError, ResourceRequest,
     ResourceTemplate, UriTemplateError,

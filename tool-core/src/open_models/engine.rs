@@ -11,12 +11,14 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::form::CallForm;
+use super::hermes::Hermes;
+use super::json::{JsonForm, JsonReader};
 use super::reader::{Cx, Opens, Reader, Step};
 use super::request::Requests;
-use super::tokens::{self, TextFilter};
+use super::tokens;
 use crate::catalog::ToolCatalog;
 use crate::model::{ParseWarning, ToolCallRequest, ToolDefinition};
-use crate::xml::{Utf8Tail, XmlEvent, XmlParser, XmlStream};
+use crate::xml::Utf8Tail;
 
 /// Reads the tool calls an open model wrote as text, typed by the declared parameters of the
 /// tools it knows. Cheap to clone.
@@ -97,7 +99,9 @@ impl OpenModelParser {
             Some(form) => vec![form],
             None => CallForm::ALL.to_vec(),
         };
-        let readers: Vec<(CallForm, FormReader)> = forms.into_iter().map(|form| (form, reader(form))).collect();
+        let requests = Requests { conversation: self.conversation.clone(), prefix: self.call_ids.clone(), next: 0 };
+        let readers: Vec<(CallForm, Box<dyn Reader>)> =
+            forms.into_iter().map(|form| (form, reader(form, &requests))).collect();
         let mut triggers = [false; 256];
         for (_, reader) in &readers {
             for &byte in reader.triggers() {
@@ -109,13 +113,11 @@ impl OpenModelParser {
         let line_starts = readers.iter().any(|(_, reader)| reader.opens_at_line_start());
         OpenModelStream {
             cx: Arc::clone(&self.cx),
-            requests: Requests { conversation: self.conversation.clone(), prefix: self.call_ids.clone(), next: 0 },
+            requests,
             locked: self.form,
             announced: false,
             readers,
             inside: false,
-            xml: None,
-            xml_text: TextFilter::default(),
             buf: String::new(),
             pos: 0,
             scanned: 0,
@@ -128,45 +130,17 @@ impl OpenModelParser {
     }
 }
 
-/// The reader of `form`.
-fn reader(form: CallForm) -> FormReader {
+/// The reader of `form`, for calls made as `requests` makes them.
+fn reader(form: CallForm, requests: &Requests) -> Box<dyn Reader> {
     match form {
-        CallForm::Hermes => FormReader::Xml,
-        CallForm::Kimi => FormReader::Own(Box::<super::kimi::Kimi>::default()),
-        CallForm::Glm => FormReader::Own(Box::<super::glm::Glm>::default()),
-        CallForm::DeepSeek => FormReader::Own(Box::<super::deepseek::DeepSeek>::default()),
-        CallForm::Mistral => FormReader::Own(Box::<super::mistral::Mistral>::default()),
-        CallForm::LlamaJson => FormReader::Own(Box::<super::llama_json::LlamaJson>::default()),
-        CallForm::Harmony => FormReader::Own(Box::<super::harmony::Harmony>::default()),
-        CallForm::Python => FormReader::Own(Box::<super::python::Python>::default()),
-    }
-}
-
-/// A form's reader: one of this module's, or the XML reader, which reads the rest of the
-/// answer once it shows one of its forms.
-#[derive(Debug)]
-enum FormReader {
-    Own(Box<dyn Reader>),
-    Xml,
-}
-
-impl FormReader {
-    fn triggers(&self) -> &'static [u8] {
-        match self {
-            FormReader::Own(reader) => reader.triggers(),
-            FormReader::Xml => b"<",
-        }
-    }
-
-    fn opens_at_line_start(&self) -> bool {
-        matches!(self, FormReader::Own(reader) if reader.opens_at_line_start())
-    }
-
-    fn opens(&self, cx: &Cx, buf: &str, at: usize, line_start: bool, finished: bool) -> Opens {
-        match self {
-            FormReader::Own(reader) => reader.opens(cx, buf, at, line_start, finished),
-            FormReader::Xml => super::hermes::opens(&buf[at..], finished),
-        }
+        CallForm::Hermes => Box::new(Hermes::new(requests.prefix.clone(), requests.conversation.clone())),
+        CallForm::Kimi => Box::<super::kimi::Kimi>::default(),
+        CallForm::Glm => Box::<super::glm::Glm>::default(),
+        CallForm::DeepSeek => Box::<super::deepseek::DeepSeek>::default(),
+        CallForm::Mistral => Box::new(JsonReader::new(JsonForm::Mistral)),
+        CallForm::LlamaJson => Box::new(JsonReader::new(JsonForm::Llama)),
+        CallForm::Harmony => Box::<super::harmony::Harmony>::default(),
+        CallForm::Python => Box::<super::python::Python>::default(),
     }
 }
 
@@ -230,13 +204,9 @@ pub struct OpenModelStream {
     /// Whether the `Form` event was given.
     announced: bool,
     /// The forms still possible, in the order they are tried.
-    readers: Vec<(CallForm, FormReader)>,
+    readers: Vec<(CallForm, Box<dyn Reader>)>,
     /// Whether reading is inside the locked form's calls.
     inside: bool,
-    /// The XML reader, once the answer showed one of its forms: it reads the rest.
-    xml: Option<XmlStream>,
-    /// The XML reader's words, without the special tokens.
-    xml_text: TextFilter,
     /// The text not yet given out (from the start of an open call, at least).
     buf: String,
     /// Where in `buf` reading goes on.
@@ -259,10 +229,6 @@ impl OpenModelStream {
     /// Reads a chunk; returns what it completed.
     pub fn feed(&mut self, chunk: &str) -> Vec<OpenModelEvent> {
         self.tail.flush(&mut self.buf);
-        if let Some(xml) = &mut self.xml {
-            let events = xml.feed(chunk);
-            return self.xml_events(events, false);
-        }
         self.buf.push_str(chunk);
         self.run(false);
         std::mem::take(&mut self.events)
@@ -272,10 +238,6 @@ impl OpenModelStream {
     /// expected in the next chunk). Invalid UTF-8 is read as U+FFFD, as
     /// [`String::from_utf8_lossy`] reads it.
     pub fn feed_bytes(&mut self, chunk: &[u8]) -> Vec<OpenModelEvent> {
-        if let Some(xml) = &mut self.xml {
-            let events = xml.feed_bytes(chunk);
-            return self.xml_events(events, false);
-        }
         self.tail.push(&mut self.buf, chunk);
         self.run(false);
         std::mem::take(&mut self.events)
@@ -285,19 +247,7 @@ impl OpenModelStream {
     /// what that completed.
     pub fn finish(mut self) -> Vec<OpenModelEvent> {
         self.tail.flush(&mut self.buf);
-        if let Some(xml) = self.xml.take() {
-            let events = xml.finish();
-            return self.xml_events(events, true);
-        }
         self.run(true);
-        // The end of the answer can settle what waited (a `{` that was no call) and show the
-        // XML reader's form behind it: that reader was handed the rest and must end it too, or
-        // the calls and warnings it gives at the end are lost.
-        if let Some(xml) = self.xml.take() {
-            let events = xml.finish();
-            let rest = self.xml_events(events, true);
-            self.events.extend(rest);
-        }
         self.events
     }
 
@@ -309,7 +259,7 @@ impl OpenModelStream {
     fn run(&mut self, finished: bool) {
         loop {
             let more = if self.inside { self.read_inside(finished) } else { self.scan_outside(finished) };
-            if !more || self.xml.is_some() {
+            if !more {
                 break;
             }
         }
@@ -319,7 +269,7 @@ impl OpenModelStream {
     /// Reads the locked form's calls; returns whether reading goes on outside them.
     fn read_inside(&mut self, finished: bool) -> bool {
         loop {
-            let Some((_, FormReader::Own(reader))) = self.readers.first_mut() else { return false };
+            let Some((_, reader)) = self.readers.first_mut() else { return false };
             match reader.step(&self.cx, &self.buf, self.pos, finished) {
                 // A reader never waits on a finished answer; should one, what is left is text.
                 Step::More if finished => {
@@ -329,12 +279,15 @@ impl OpenModelStream {
                 }
                 Step::More => return false,
                 Step::Text(end) => self.text(end),
+                // Not merged with the words before: the reader gives them out as it read them.
+                Step::Words(words) => self.events.push(OpenModelEvent::Text(words)),
                 Step::Skip(end) => self.pos = end,
                 Step::Call(end, raw) => {
                     let call = self.requests.make(&self.cx, *raw);
                     self.events.push(OpenModelEvent::Call(call));
                     self.pos = end;
                 }
+                Step::Request(call) => self.events.push(OpenModelEvent::Call(*call)),
                 Step::Warning(warning) => self.events.push(OpenModelEvent::Warning(warning)),
                 Step::Out(end) => {
                     self.pos = end;
@@ -418,65 +371,8 @@ impl OpenModelStream {
             self.announced = true;
             self.events.push(OpenModelEvent::Form(form));
         }
-        if matches!(self.readers[0].1, FormReader::Xml) {
-            self.hand_to_xml();
-        } else {
-            self.inside = true;
-        }
+        self.inside = true;
         Opens::Yes
-    }
-
-    /// Hands the rest of the answer to the XML reader, which reads the Hermes and Qwen forms.
-    fn hand_to_xml(&mut self) {
-        let parser = XmlParser::for_tools(self.cx.definitions()).call_id_prefix(self.requests.prefix.clone());
-        let parser = match &self.requests.conversation {
-            Some(conversation) => parser.in_conversation(conversation.clone()),
-            None => parser,
-        };
-        let mut xml = parser.stream();
-        let rest = self.buf.split_off(self.pos);
-        self.buf.clear();
-        self.pos = 0;
-        let mut events = xml.feed(&rest);
-        // A character a byte chunk cut after the opening is the XML reader's to finish.
-        let tail = self.tail.take();
-        if !tail.is_empty() {
-            events.extend(xml.feed_bytes(&tail));
-        }
-        self.xml = Some(xml);
-        let events = self.xml_events(events, false);
-        self.events.extend(events);
-    }
-
-    /// The XML reader's events as this stream's, its words without the special tokens.
-    fn xml_events(&mut self, events: Vec<XmlEvent>, finished: bool) -> Vec<OpenModelEvent> {
-        let mut out = Vec::with_capacity(events.len());
-        let words = |text: String, out: &mut Vec<OpenModelEvent>| {
-            if !text.is_empty() {
-                out.push(OpenModelEvent::Text(text));
-            }
-        };
-        for event in events {
-            match event {
-                XmlEvent::Text(text) => words(self.xml_text.push(&text), &mut out),
-                XmlEvent::Call(mut call) => {
-                    words(self.xml_text.flush(), &mut out);
-                    // The XML reader's own form is `<invoke>`: for it, Hermes's JSON and
-                    // Qwen3-Coder's `<function=..>` are variants; here they are the forms the
-                    // models were trained on, and say nothing about the call.
-                    call.parse_warnings.retain(|w| !matches!(w.rule(), "xml_json_tool_call" | "xml_qwen_form"));
-                    out.push(OpenModelEvent::Call(call));
-                }
-                XmlEvent::Warning(warning) => {
-                    words(self.xml_text.flush(), &mut out);
-                    out.push(OpenModelEvent::Warning(warning));
-                }
-            }
-        }
-        if finished {
-            words(self.xml_text.flush(), &mut out);
-        }
-        out
     }
 
     /// Gives out `buf[pos..end]` as the model's words.
@@ -491,9 +387,11 @@ impl OpenModelStream {
         }
     }
 
-    /// Drops the text already given out, when no call is open.
+    /// Drops the text already given out, when no call is open or the open one's reader keeps
+    /// no place in it.
     fn compact(&mut self) {
-        if self.inside || self.pos == 0 {
+        let kept = self.inside && self.readers.first().is_some_and(|(_, reader)| reader.keeps_places());
+        if kept || self.pos == 0 {
             return;
         }
         if self.pos == self.buf.len() {

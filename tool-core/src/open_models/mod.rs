@@ -22,12 +22,10 @@ mod engine; // the parser and its stream: text, calls and warnings in the answer
 mod detect; // which forms an answer holds
 mod glm; // GLM-4.5 to 4.7: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value>`
 mod harmony; // gpt-oss: `<|channel|>commentary to=functions.name <|constrain|>json<|message|>{..}<|call|>`
-mod hermes; // the forms the XML reader reads: Hermes, Qwen, Qwen3-Coder
+mod hermes; // the forms the XML reader reads (Hermes, Qwen, Qwen3-Coder), its reader
 mod kimi; // Kimi K2: `<|tool_calls_section_begin|>` .. `<|tool_call_end|>`
 mod json_extent; // where a JSON object the model wrote ends, scanned as it arrives
-mod json_call; // a call written as a JSON object: Llama's and Mistral's before v11
-mod llama_json; // Llama 3.1 to 4: `{"name": .., "parameters": {..}}`
-mod mistral; // Mistral: `[TOOL_CALLS]`, before and from v11
+mod json; // the forms whose calls are JSON objects, one reader: Llama 3.1 to 4, Mistral
 mod deepseek; // DeepSeek V3, R1, V3.1: `<｜tool▁call▁begin｜>` .. `<｜tool▁call▁end｜>`
 mod python; // Python calls: `[get_weather(city="Paris", days=3)]`
 mod prompt; // the system message of the prompt-only forms: instructions and tool list

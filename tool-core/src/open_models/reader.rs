@@ -7,7 +7,7 @@ use std::fmt::Debug;
 
 use serde_json::Value;
 
-use crate::model::{ArgumentError, ParseWarning, ToolDefinition};
+use crate::model::{ArgumentError, ParseWarning, ToolCallRequest, ToolDefinition};
 use crate::xml::Shape;
 
 /// The tools a parser knows, by name.
@@ -60,10 +60,15 @@ pub(super) enum Step {
     More,
     /// `buf[pos..end]` is the model's own words.
     Text(usize),
+    /// Words of the model's that the reader took from the text it read (a reader that keeps
+    /// no place in the text).
+    Words(String),
     /// `buf[pos..end]` is markup (special tokens, separators): neither words nor a call.
     Skip(usize),
     /// A call, ending at `end`.
     Call(usize, Box<RawCall>),
+    /// A call the reader made a request itself (the XML reader's).
+    Request(Box<ToolCallRequest>),
     /// Something about the answer's structure rather than one call; reading stays at `pos`.
     Warning(ParseWarning),
     /// The form's calls end at `end`: what follows is the text outside them.
@@ -79,6 +84,13 @@ pub(super) trait Reader: Debug + Send {
     /// call without brackets).
     fn opens_at_line_start(&self) -> bool {
         false
+    }
+
+    /// Whether the reader keeps places in the text while inside its calls, so that the text
+    /// must stay as it is until they end; a reader that takes each step's text whole keeps
+    /// none, and the text it read can be dropped.
+    fn keeps_places(&self) -> bool {
+        true
     }
 
     /// Whether an opening begins at `at`, where `buf[at]` is a trigger (or, when

@@ -21,14 +21,40 @@ pub trait Embedder: Send + Sync {
 }
 
 /// Why an embedder gave no vectors, or vectors that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct EmbedError(pub String);
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EmbedError {
+    /// The embedder failed: its own error (a model's, a request's), whose text this is.
+    #[error("{0}")]
+    Embedder(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// A batch of texts got another number of vectors.
+    #[error("the embedder gave {vectors} vectors for {texts} texts")]
+    VectorCount {
+        /// The vectors given.
+        vectors: usize,
+        /// The texts asked for.
+        texts: usize,
+    },
+    /// Vectors of two dimensions.
+    #[error("the embedder gave vectors of {first} and of {other} dimensions")]
+    Dimensions {
+        /// The dimension of the first vector.
+        first: usize,
+        /// Another vector's.
+        other: usize,
+    },
+    /// No vector, or not one of the index's dimension, for the query.
+    #[error("the embedder did not give one vector of {dimension} dimensions for the query")]
+    QueryVector {
+        /// The index's dimension.
+        dimension: usize,
+    },
+}
 
 impl EmbedError {
-    /// An error with this message.
-    pub fn new(message: impl Into<String>) -> EmbedError {
-        EmbedError(message.into())
+    /// The embedder's own error, kept as the source (a message alone is one too).
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> EmbedError {
+        EmbedError::Embedder(error.into())
     }
 }
 
@@ -71,21 +97,13 @@ impl HybridSearch {
         for batch in texts.chunks(EMBED_BATCH) {
             let got = embedder.embed(batch).await?;
             if got.len() != batch.len() {
-                return Err(EmbedError::new(format!(
-                    "the embedder gave {} vectors for {} texts",
-                    got.len(),
-                    batch.len()
-                )));
+                return Err(EmbedError::VectorCount { vectors: got.len(), texts: batch.len() });
             }
             vectors.extend(got);
         }
         let dimension = vectors.first().map_or(0, Vec::len);
         if let Some(other) = vectors.iter().find(|v| v.len() != dimension) {
-            return Err(EmbedError::new(format!(
-                "the embedder gave vectors of {} and of {} dimensions",
-                dimension,
-                other.len()
-            )));
+            return Err(EmbedError::Dimensions { first: dimension, other: other.len() });
         }
         vectors.iter_mut().for_each(|v| normalise(v));
         let names = definitions.iter().map(|d| d.name.clone()).collect();
@@ -114,10 +132,7 @@ impl HybridSearch {
         let text = [query.to_owned()];
         let mut asked = self.embedder.embed(&text).await?;
         let Some(mut vector) = asked.pop().filter(|v| asked.is_empty() && v.len() == self.dimension()) else {
-            return Err(EmbedError::new(format!(
-                "the embedder did not give one vector of {} dimensions for the query",
-                self.dimension()
-            )));
+            return Err(EmbedError::QueryVector { dimension: self.dimension() });
         };
         normalise(&mut vector);
         // The best similarity per name: definitions that share a name are one tool.

@@ -22,11 +22,11 @@ pub use highlight::{highlight, Highlight};
 pub use hybrid::{embedding_text, EmbedError, Embedder, HybridSearch, EMBED_BATCH};
 pub use index::{SearchHit, SearchOptions, TermMatch, ToolSearch};
 pub use request::{
-    check_deferral, definitions_with_search, Namespaces, SearchMode, SearchRequest, SearchRequestBuilder,
+    check_deferral, definitions_with_search, Namespaces, RequestTools, SearchMode, SearchRequest, SearchRequestBuilder,
     SearchRequestError, MAX_ANTHROPIC_DEFERRED,
 };
 pub use response::{
-    answer_openai_search, anthropic_search_result, read_response, ProviderSearch, SearchExecution, SearchOutcome,
-    SearchResponse, SearchStream,
+    anthropic_tool_result, execute_openai_tool_search_output, read_response, ProviderSearch, SearchExecution,
+    SearchOutcome, SearchResponse, SearchStream,
 };
 pub use tool::{SearchToolBuilder, DEFAULT_SEARCH_LIMIT, MAX_QUERY_BYTES, SEARCH_TOOL_NAME};

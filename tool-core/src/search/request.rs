@@ -6,15 +6,17 @@
 //! exported, sent or not, so that a tool's wire name never depends on what was discovered and
 //! every call maps back, a discovered one included.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::discovered::Discovered;
 use crate::catalog::ToolCatalog;
 use crate::model::ToolDefinition;
-use crate::providers::export::{export_with, ConversionReport, ExportError, ExportOptions, Exported};
+use crate::providers::export::{export_with, request_fragment, ConversionReport, ExportError, ExportOptions, Exported};
 use crate::providers::names::{NameMap, NameRule};
 use crate::providers::{Dialect, Provider};
 
@@ -594,18 +596,22 @@ impl SearchRequest {
     /// provider keeps what was found in the conversation (Anthropic, the Responses API), the
     /// array is the same every turn; in ours elsewhere, the discovered deferred tools follow
     /// the fixed part in the order found (names the catalog does not defer are skipped).
-    pub fn tools(&self, discovered: &Discovered) -> Exported {
-        let mut tools = self.fixed.clone();
-        let mut reports = self.fixed_reports.clone();
+    /// What is the same every turn is lent, not copied: only a turn that appends tools owns
+    /// its array.
+    pub fn tools(&self, discovered: &Discovered) -> RequestTools<'_> {
+        let mut tools = Cow::Borrowed(self.fixed.as_slice());
+        let mut reports = Cow::Borrowed(self.fixed_reports.as_slice());
         if self.appends {
             for name in discovered.names().filter(|name| self.deferred.contains(*name)) {
                 if let Some(tool) = self.wire.get(name) {
-                    tools.push(tool.clone());
-                    reports.extend(self.reports.get(name).cloned());
+                    tools.to_mut().push(tool.clone());
+                    if let Some(report) = self.reports.get(name) {
+                        reports.to_mut().push(report.clone());
+                    }
                 }
             }
         }
-        Exported { dialect: self.dialect, tools, names: self.names.clone(), reports }
+        RequestTools { dialect: self.dialect, tools, names: &self.names, reports }
     }
 
     /// The names to read the provider's calls back with (as in [`tools`](Self::tools)).
@@ -641,7 +647,7 @@ impl SearchRequest {
     /// true` (as OpenAI's example sends them), in the order given. Names of tools that are not
     /// deferred (already loaded) or not in the catalog are left out. `None` unless the request
     /// is in the Responses dialect with [`SearchMode::Ours`].
-    pub fn openai_search_output(&self, call_id: &str, found: &[String]) -> Option<Value> {
+    pub fn openai_tool_search_output(&self, call_id: &str, found: &[String]) -> Option<Value> {
         if !matches!(self.dialect, Dialect::OpenAiResponses { .. }) || self.mode != SearchMode::Ours {
             return None;
         }
@@ -658,6 +664,40 @@ impl SearchRequest {
             "status": "completed",
             "tools": tools,
         }))
+    }
+}
+
+/// A request's tools for one turn ([`SearchRequest::tools`]), lent by the request where they
+/// are the same every turn: the fields of [`Exported`], borrowed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct RequestTools<'a> {
+    /// The dialect the tools are in.
+    #[serde(skip)]
+    pub dialect: Dialect,
+    /// One entry per tool sent, in the dialect's shape.
+    pub tools: Cow<'a, [Value]>,
+    /// The names to read calls back with; hand it to the call parsers.
+    pub names: &'a NameMap,
+    /// The conversion reports of the tools sent.
+    pub reports: Cow<'a, [ConversionReport]>,
+}
+
+impl RequestTools<'_> {
+    /// The part of the provider request that carries the tools, as
+    /// [`Exported::request_fragment`].
+    pub fn request_fragment(&self) -> Value {
+        request_fragment(self.dialect, &self.tools)
+    }
+
+    /// The tools as an owned [`Exported`].
+    pub fn into_exported(self) -> Exported {
+        Exported {
+            dialect: self.dialect,
+            tools: self.tools.into_owned(),
+            names: self.names.clone(),
+            reports: self.reports.into_owned(),
+        }
     }
 }
 

@@ -32,7 +32,7 @@ pub enum SearchExecution {
     /// The provider ran it (Anthropic's search tools, OpenAI's hosted search).
     Server,
     /// The model waits for us to run it (the Responses API's `execution: "client"`):
-    /// [`answer_openai_search`].
+    /// [`execute_openai_tool_search_output`].
     Client,
 }
 
@@ -614,7 +614,7 @@ fn input_value(text: &str, start: &Value) -> Value {
 /// "Tool reference '…' not found in available tools"); when none is left, one text block (the
 /// result's message), since Anthropic refuses an empty `content`. A failed search is an
 /// ordinary error result ([`result_message`]).
-pub fn anthropic_search_result(record: &ExecutionRecord, request: &SearchRequest) -> Value {
+pub fn anthropic_tool_result(record: &ExecutionRecord, request: &SearchRequest) -> Value {
     let names = request.names();
     if record.status != CallStatus::Success {
         return result_message(Provider::Anthropic, record, names);
@@ -638,10 +638,10 @@ pub fn anthropic_search_result(record: &ExecutionRecord, request: &SearchRequest
 /// Answers a client-executed search of the Responses API ([`SearchExecution::Client`], still
 /// pending): runs our search tool through `executor` with the call's arguments, records what
 /// it found into `discovered`, and returns the `tool_search_output` input item to send after
-/// the response's output items ([`SearchRequest::openai_search_output`]). A failed search
+/// the response's output items ([`SearchRequest::openai_tool_search_output`]). A failed search
 /// (no `query`) answers with no tools. `None` for any other search, or when `request` is not
 /// the Responses API's with [`SearchMode::Ours`](super::SearchMode::Ours).
-pub async fn answer_openai_search(
+pub async fn execute_openai_tool_search_output(
     executor: &Executor,
     request: &SearchRequest,
     search: &ProviderSearch,
@@ -651,10 +651,10 @@ pub async fn answer_openai_search(
         return None;
     }
     let call_id = search.call_id.as_deref()?;
-    request.openai_search_output(call_id, &[])?;
+    request.openai_tool_search_output(call_id, &[])?;
     let call = ToolCallRequest::new(request.search_tool_name(), call_id, search.arguments.to_string());
     let record = executor.execute(call).await;
     discovered.record(request.search_tool_name(), &record);
     let found = if record.status == CallStatus::Success { found_names(&record.content) } else { Vec::new() };
-    request.openai_search_output(call_id, &found)
+    request.openai_tool_search_output(call_id, &found)
 }

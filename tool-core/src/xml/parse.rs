@@ -742,12 +742,6 @@ impl Utf8Tail {
         }
     }
 
-    /// The start of a cut character, for a reader that reads on in this one's place.
-    #[cfg(feature = "open-models")]
-    pub fn take(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.0)
-    }
-
     /// Bytes of a cut character that never got their end: U+FFFD.
     pub fn flush(&mut self, buf: &mut String) {
         if !self.0.is_empty() {

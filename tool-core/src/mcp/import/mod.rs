@@ -31,10 +31,10 @@ use crate::ask::{
     elicitation_handler, sampling_handler, ElicitationAnswer, ElicitationHandler, ElicitationRequest, SamplingHandler,
     SamplingRequest, SamplingResponse,
 };
-use crate::catalog::{CatalogBuilder, Yielding};
+use crate::catalog::{CatalogBuilder, Refusal, Yielding};
 use crate::context::{Progress, ProgressSink, ToolContext};
 use crate::model::{ToolAnnotations, ToolError};
-use crate::tool::{DynamicTool, Tool, ToolResult};
+use crate::tool::{DynamicTool, DynamicToolError, Tool, ToolResult};
 
 use super::redact::{redact_url, Redactor};
 
@@ -42,7 +42,7 @@ mod error;
 mod failure;
 mod result;
 
-pub use error::{McpImportError, SkippedTool};
+pub use error::{McpCause, McpImportError, SkipReason, SkippedTool};
 use failure::{lost, lost_call, reason};
 use result::read_result;
 
@@ -355,7 +355,9 @@ impl McpImport {
         for tool in listed.iter() {
             match import_tool(&self.shared, tool) {
                 Ok(imported) => tools.push(Arc::new(imported)),
-                Err(reason) => skipped.push(SkippedTool { name: tool.name.to_string(), reason }),
+                Err(error) => {
+                    skipped.push(SkippedTool { name: tool.name.to_string(), reason: SkipReason::Invalid(error) })
+                }
             }
         }
         (tools, skipped)
@@ -374,10 +376,15 @@ impl McpImport {
         for tool in self.tools() {
             let remote = tool.definition().name[prefix..].to_owned();
             let shared = Arc::downgrade(&self.shared);
-            let refused = move |reason: String| {
+            let refused = move |refusal: Refusal| {
                 let Some(shared) = shared.upgrade() else { return };
                 let mut collisions = shared.collisions.lock().unwrap_or_else(|e| e.into_inner());
                 if !collisions.iter().any(|c| c.name == remote) {
+                    let reason = SkipReason::NameTaken {
+                        name: refusal.name,
+                        imported: refusal.yielding,
+                        holder_source: refusal.holder_source,
+                    };
                     collisions.push(SkippedTool { name: remote.clone(), reason });
                 }
             };
@@ -723,6 +730,7 @@ impl Shared {
         }
         Err(McpImportError::Connect {
             server: self.endpoint.label(),
+            source: None,
             reason: format!(
                 "{} attempts in a row failed, the last with: {}; the next attempt is allowed in {} ms (`McpImportBuilder::reconnect_backoff`)",
                 failures.count,
@@ -736,13 +744,20 @@ impl Shared {
     async fn handshake(self: &Arc<Self>) -> Result<RunningService<RoleClient, ImportHandler>, McpImportError> {
         let handler = ImportHandler { shared: Arc::downgrade(self), answers: self.answers.clone() };
         let server = self.endpoint.label();
-        let connect_error = |reason: String| McpImportError::Connect { server: server.clone(), reason };
+        let connect_error = |reason: String, source: Option<McpCause>| McpImportError::Connect {
+            server: server.clone(),
+            reason,
+            source,
+        };
         let limit = self.limits.handshake_timeout;
         let timed_out = || {
-            connect_error(format!(
-                "no answer to `initialize` within {} ms (`McpImportBuilder::handshake_timeout`)",
-                limit.as_millis()
-            ))
+            connect_error(
+                format!(
+                    "no answer to `initialize` within {} ms (`McpImportBuilder::handshake_timeout`)",
+                    limit.as_millis()
+                ),
+                None,
+            )
         };
         match &self.endpoint {
             Endpoint::Child { program, args, envs, dir } => {
@@ -752,12 +767,12 @@ impl Shared {
                     command.current_dir(dir);
                 }
                 let transport = TokioChildProcess::new(command)
-                    .map_err(|e| McpImportError::Spawn { server: server.clone(), reason: e.to_string() })?;
+                    .map_err(|source| McpImportError::Spawn { server: server.clone(), source })?;
                 // Dropped on a time-out, the transport stops the child.
-                tokio::time::timeout(limit, handler.serve(transport))
-                    .await
-                    .map_err(|_| timed_out())?
-                    .map_err(|e| connect_error(reason(&e, &self.redactor)))
+                tokio::time::timeout(limit, handler.serve(transport)).await.map_err(|_| timed_out())?.map_err(|e| {
+                    let reason = reason(&e, &self.redactor);
+                    connect_error(reason.clone(), Some(McpCause::new(reason, e)))
+                })
             }
             Endpoint::Http { url, bearer } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -765,10 +780,10 @@ impl Shared {
                     config = config.auth_header(token.clone());
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
-                tokio::time::timeout(limit, handler.serve(transport))
-                    .await
-                    .map_err(|_| timed_out())?
-                    .map_err(|e| connect_error(reason(&e, &self.redactor)))
+                tokio::time::timeout(limit, handler.serve(transport)).await.map_err(|_| timed_out())?.map_err(|e| {
+                    let reason = reason(&e, &self.redactor);
+                    connect_error(reason.clone(), Some(McpCause::new(reason, e)))
+                })
             }
         }
     }
@@ -823,7 +838,7 @@ impl Drop for ProgressRoute {
 /// Lists every page of the server's tools, within the limits, and keeps those that fit.
 async fn list(shared: &Arc<Shared>, peer: &Peer<RoleClient>) -> Result<(), McpImportError> {
     let limits = shared.limits;
-    let list_error = |reason: String| McpImportError::List { server: shared.endpoint.label(), reason };
+    let list_error = |reason: String| McpImportError::List { server: shared.endpoint.label(), reason, source: None };
     let (tools, skipped) =
         tokio::time::timeout(limits.list_timeout, read_pages(shared, peer)).await.map_err(|_| {
             list_error(format!(
@@ -844,7 +859,7 @@ async fn read_pages(
     peer: &Peer<RoleClient>,
 ) -> Result<(Vec<McpTool>, Vec<SkippedTool>), McpImportError> {
     let limits = shared.limits;
-    let list_error = |reason: String| McpImportError::List { server: shared.endpoint.label(), reason };
+    let list_error = |reason: String| McpImportError::List { server: shared.endpoint.label(), reason, source: None };
     let mut tools = Vec::new();
     let mut skipped = Vec::new();
     let mut names = HashSet::new();
@@ -855,13 +870,15 @@ async fn read_pages(
     for _ in 0..limits.max_pages {
         let params = PaginatedRequestParams::default().with_cursor(cursor);
         let result = peer.list_tools(Some(params)).await.map_err(|error| {
-            list_error(match error {
+            let reason = match &error {
                 // rmcp closes the connection on a message over its limit rather than answer.
                 ServiceError::TransportClosed => format!(
                     "the connection closed during `tools/list` ({error}); a message larger than 16 MiB, the limit of rmcp's transports, closes it"
                 ),
-                other => reason(&other, &shared.redactor),
-            })
+                other => reason(other, &shared.redactor),
+            };
+            let source = Some(McpCause::new(reason.clone(), error));
+            McpImportError::List { server: shared.endpoint.label(), reason, source }
         })?;
         listed += result.tools.len();
         if listed > limits.max_tools {
@@ -875,16 +892,10 @@ async fn read_pages(
             if bytes > limits.max_tool_bytes {
                 skipped.push(SkippedTool {
                     name: tool.name.to_string(),
-                    reason: format!(
-                        "it takes more than {} bytes of JSON as listed (`McpImportBuilder::max_tool_bytes`)",
-                        limits.max_tool_bytes
-                    ),
+                    reason: SkipReason::TooLarge { max_bytes: limits.max_tool_bytes },
                 });
             } else if !names.insert(tool.name.clone()) {
-                skipped.push(SkippedTool {
-                    name: tool.name.to_string(),
-                    reason: "the server lists a tool of this name twice; the first is kept".to_owned(),
-                });
+                skipped.push(SkippedTool { name: tool.name.to_string(), reason: SkipReason::ListedTwice });
             } else {
                 bytes_kept += bytes;
                 if bytes_kept > limits.max_list_bytes {
@@ -931,7 +942,7 @@ fn json_size(value: &impl serde::Serialize, limit: usize) -> usize {
 }
 
 /// One remote tool as a [`DynamicTool`]: its schema read by the same rules as any other.
-fn import_tool(shared: &Arc<Shared>, tool: &McpTool) -> Result<DynamicTool, String> {
+fn import_tool(shared: &Arc<Shared>, tool: &McpTool) -> Result<DynamicTool, DynamicToolError> {
     let remote: Arc<str> = Arc::from(tool.name.as_ref());
     let name = format!("{}{}", shared.prefix, remote);
     let schema = Value::Object(tool.input_schema.as_ref().clone());
@@ -963,7 +974,6 @@ fn import_tool(shared: &Arc<Shared>, tool: &McpTool) -> Result<DynamicTool, Stri
         .source(format!("mcp:{}", shared.endpoint.label()), 0)
         .handler(move |arguments, ctx| Arc::clone(&shared).call(Arc::clone(&remote), arguments, ctx))
         .build()
-        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

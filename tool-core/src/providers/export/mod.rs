@@ -31,6 +31,8 @@ mod walk; // the walk over one tool's schema
 mod words; // what a dialect cannot say, in the words added to descriptions
 
 pub use examples::ExamplePlacement;
+#[cfg(feature = "search")]
+pub(crate) use report::request_fragment;
 pub use report::{ConversionNote, ConversionReport, ExportError, ExportProblem, Exported, NoteAction};
 pub(crate) use walk::mcp_wraps_output;
 

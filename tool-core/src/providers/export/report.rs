@@ -25,15 +25,20 @@ pub struct Exported {
     pub reports: Vec<ConversionReport>,
 }
 
+/// The part of a request that carries `tools`, in `dialect` (see [`Exported::request_fragment`]).
+pub(crate) fn request_fragment(dialect: Dialect, tools: &[Value]) -> Value {
+    match dialect {
+        Dialect::Gemini | Dialect::GeminiJsonSchema => json!({"tools": [{"functionDeclarations": tools}]}),
+        _ => json!({"tools": tools}),
+    }
+}
+
 impl Exported {
     /// The part of the provider request that carries the tools: `{"tools": [...]}`, or for
     /// Gemini `{"tools": [{"functionDeclarations": [...]}]}`. For MCP this is the `tools/list`
     /// result.
     pub fn request_fragment(&self) -> Value {
-        match self.dialect {
-            Dialect::Gemini | Dialect::GeminiJsonSchema => json!({"tools": [{"functionDeclarations": self.tools}]}),
-            _ => json!({"tools": self.tools}),
-        }
+        request_fragment(self.dialect, &self.tools)
     }
 
     /// The report for the tool named `tool` (our name), if it needed one.

@@ -2,9 +2,9 @@
 //! `{"name": .., "arguments": {..}, "id": ..}` (Mistral before v11): the name and id read, the
 //! arguments kept as the text the model wrote for extraction to read.
 
-use super::json_extent::{key_name, string_value, Extent, Member};
-use super::reader::RawCall;
 use crate::model::{pointer, truncate, ParseWarning};
+use crate::open_models::json_extent::{key_name, string_value, Extent, Member};
+use crate::open_models::reader::RawCall;
 
 /// The keys a call object may hold besides its name and arguments.
 const KNOWN: &[&str] = &["name", "parameters", "arguments", "id", "type"];
@@ -15,9 +15,26 @@ pub(super) fn call_key(key: &str) -> bool {
     KNOWN.contains(&key)
 }
 
-/// The call in the object `extent` scanned in `buf` up to `end`: the object's end, or, when
-/// `cut`, the answer's end. `form` prefixes the rules (`llama`, `mistral`).
-pub(super) fn read_object(buf: &str, extent: &Extent, end: usize, cut: bool, form: &str) -> RawCall {
+/// The rule ids of the warnings about a call object ([`read_object`]).
+#[derive(Debug)]
+pub(super) struct ObjectRules {
+    /// The name is no string.
+    pub name_not_string: &'static str,
+    /// Keys or the name in single quotes.
+    pub single_quotes: &'static str,
+    /// The arguments as a JSON string.
+    pub arguments_string: &'static str,
+    /// A key a call does not have, beside the arguments.
+    pub unknown_key: &'static str,
+    /// No `parameters` or `arguments` beside the name.
+    pub no_arguments_key: &'static str,
+}
+
+/// The call in the object `extent` scanned in `buf` up to `end`, the object's end, or, when
+/// `None`, to the answer's end, which cut it. Its warnings have the form's `rules`.
+pub(super) fn read_object(buf: &str, extent: &Extent, end: Option<usize>, rules: &ObjectRules) -> RawCall {
+    let cut = end.is_none();
+    let end = end.unwrap_or(buf.len());
     let mut call = RawCall::default();
     let members = extent.members();
     let mut single_quotes = None;
@@ -41,7 +58,7 @@ pub(super) fn read_object(buf: &str, extent: &Extent, end: usize, cut: bool, for
                     None => {
                         call.warnings.push(ParseWarning::new(
                             "",
-                            format!("{form}_name_not_string"),
+                            rules.name_not_string,
                             "the tool's name as a string",
                             &truncate(value),
                             "read the text as the name",
@@ -59,7 +76,7 @@ pub(super) fn read_object(buf: &str, extent: &Extent, end: usize, cut: bool, for
     if let Some(text) = single_quotes {
         call.warnings.push(ParseWarning::new(
             "",
-            format!("{form}_single_quotes"),
+            rules.single_quotes,
             "JSON strings in double quotes",
             &truncate(&text),
             "read the single-quoted strings",
@@ -72,7 +89,7 @@ pub(super) fn read_object(buf: &str, extent: &Extent, end: usize, cut: bool, for
                 Some(inner) => {
                     call.warnings.push(ParseWarning::new(
                         "",
-                        format!("{form}_arguments_string"),
+                        rules.arguments_string,
                         "the arguments as a JSON object",
                         &truncate(value),
                         "read the JSON text inside the string",
@@ -85,7 +102,7 @@ pub(super) fn read_object(buf: &str, extent: &Extent, end: usize, cut: bool, for
                 let key = key_name(&buf[other.key.clone()]);
                 call.warnings.push(ParseWarning::new(
                     &pointer::child("", &key),
-                    format!("{form}_unknown_key"),
+                    rules.unknown_key,
                     "`name`, `parameters` or `arguments`, `id`, `type`",
                     &truncate(buf[other.value.clone()].trim()),
                     "ignored the key",
@@ -106,7 +123,7 @@ pub(super) fn read_object(buf: &str, extent: &Extent, end: usize, cut: bool, for
             };
             call.warnings.push(ParseWarning::new(
                 "",
-                format!("{form}_no_arguments_key"),
+                rules.no_arguments_key,
                 "`parameters` or `arguments` beside `name`",
                 &truncate(buf[extent.start()..end].trim()),
                 action,

@@ -11,131 +11,86 @@
 //! keys a call does not have. Numbers written as strings (`"n": "10"`) are left to extraction,
 //! which converts them by the declared type with its own warning.
 
-use super::json_call::{call_key, list_item, read_object, ListItem};
-use super::json_extent::{key_name, string_value, Extent};
-use super::reader::{starts, Cx, Opens, Reader, Step};
+use super::call::{call_key, ObjectRules};
+use super::state::{JsonReader, State};
 use crate::model::{truncate, ParseWarning};
+use crate::open_models::json_extent::{key_name, string_value, Extent};
+use crate::open_models::reader::{starts, Cx, Opens, Reader, Step};
 
 /// How far into an object the reader looks for the call's shape before deciding it is prose.
 pub(super) const WINDOW: usize = 512;
 
-#[derive(Debug, Default)]
-pub(super) struct LlamaJson {
-    state: State,
-    /// The calls are inside a markdown code fence, whose closing line ends them.
-    fenced: bool,
-}
+/// The rule ids of the warnings about a Llama call object.
+pub(super) const OBJECT_RULES: ObjectRules = ObjectRules {
+    name_not_string: "llama_name_not_string",
+    single_quotes: "llama_single_quotes",
+    arguments_string: "llama_arguments_string",
+    unknown_key: "llama_unknown_key",
+    no_arguments_key: "llama_no_arguments_key",
+};
+/// The calls in a markdown code fence.
+const CODE_FENCE: &str = "llama_code_fence";
+/// The calls given as a JSON list.
+const JSON_LIST: &str = "llama_json_list";
+/// Calls separated by `,` rather than `;`.
+const COMMA_SEPARATOR: &str = "llama_comma_separator";
 
-#[derive(Debug, Default)]
-enum State {
-    /// At the `{` or `[` the engine found.
-    #[default]
-    Opening,
-    /// At the `[` of a list of calls, its warning given.
-    ListOpen,
-    /// In a list of calls, before an object, a `,` or the list's end.
-    List,
-    /// In a call object.
-    Object { extent: Extent, in_list: bool },
-    /// After a call object outside a list: a separator and another call, or the end.
-    After,
-    /// At a code fence's opening line, its warning given: the calls begin at `to`.
-    Fence { to: usize },
-    /// The calls ended at `at`: the fence around them closes after it, or not.
-    Closing { at: usize },
-}
-
-impl Reader for LlamaJson {
-    fn triggers(&self) -> &'static [u8] {
-        b"{[`"
-    }
-
-    fn opens(&self, cx: &Cx, buf: &str, at: usize, _: bool, finished: bool) -> Opens {
-        match buf.as_bytes()[at] {
-            b'`' => match fence_opening(buf, at, finished) {
-                Ok(to) => self.opens(cx, buf, to, false, finished),
-                Err(opens) => opens,
-            },
-            b'{' => object_opens(cx, buf, at, finished),
-            b'[' => {
-                let bytes = buf.as_bytes();
-                let limit = (at + WINDOW).min(bytes.len());
-                match (at + 1..limit).find(|&i| !bytes[i].is_ascii_whitespace()) {
-                    Some(i) if bytes[i] == b'{' => object_opens(cx, buf, i, finished),
-                    Some(_) => Opens::No,
-                    None if limit == bytes.len() && !finished => Opens::More,
-                    None => Opens::No,
-                }
+/// Whether Llama's calls open at `at` (a `{`, a `[` or a code fence).
+pub(super) fn opens(cx: &Cx, buf: &str, at: usize, finished: bool) -> Opens {
+    match buf.as_bytes()[at] {
+        b'`' => match fence_opening(buf, at, finished) {
+            Ok(to) => opens(cx, buf, to, finished),
+            Err(opens) => opens,
+        },
+        b'{' => object_opens(cx, buf, at, finished),
+        b'[' => {
+            let bytes = buf.as_bytes();
+            let limit = (at + WINDOW).min(bytes.len());
+            match (at + 1..limit).find(|&i| !bytes[i].is_ascii_whitespace()) {
+                Some(i) if bytes[i] == b'{' => object_opens(cx, buf, i, finished),
+                Some(_) => Opens::No,
+                None if limit == bytes.len() && !finished => Opens::More,
+                None => Opens::No,
             }
-            _ => Opens::No,
         }
-    }
-
-    fn step(&mut self, cx: &Cx, buf: &str, pos: usize, finished: bool) -> Step {
-        match std::mem::take(&mut self.state) {
-            State::Opening if buf[pos..].starts_with('`') => {
-                let Ok(to) = fence_opening(buf, pos, finished) else {
-                    // `opens` found the fence's opening line whole in this same text.
-                    return Step::Out(pos);
-                };
-                self.fenced = true;
-                self.state = State::Fence { to };
-                Step::Warning(ParseWarning::new(
-                    "",
-                    "llama_code_fence",
-                    "the calls' JSON alone",
-                    &truncate(buf[pos..to].trim_end()),
-                    "removed the markdown code fence around the calls",
-                ))
-            }
-            State::Fence { to } => Step::Skip(to),
-            State::Closing { at } => self.out(buf, at, finished),
-            State::Opening if buf[pos..].starts_with('[') => {
-                self.state = State::ListOpen;
-                Step::Warning(ParseWarning::new(
-                    "",
-                    "llama_json_list",
-                    "one call object, or calls separated by `;`",
-                    "a JSON list of calls",
-                    "read each call in the list",
-                ))
-            }
-            State::Opening => {
-                self.state = State::Object { extent: Extent::new(pos, true), in_list: false };
-                self.step(cx, buf, pos, finished)
-            }
-            State::ListOpen => {
-                self.state = State::List;
-                Step::Skip(pos + 1)
-            }
-            State::List => self.in_list(buf, pos, finished),
-            State::Object { mut extent, in_list } => {
-                let next = if in_list { State::List } else { State::After };
-                match extent.scan(buf, usize::MAX) {
-                    Some(end) => {
-                        self.state = next;
-                        Step::Call(end, Box::new(read_object(buf, &extent, end, false, "llama")))
-                    }
-                    None if !finished => {
-                        self.state = State::Object { extent, in_list };
-                        Step::More
-                    }
-                    None => {
-                        self.state = next;
-                        let mut call = read_object(buf, &extent, buf.len(), true, "llama");
-                        call.cut = Some("the rest of the call object and its closing `}`");
-                        Step::Call(buf.len(), Box::new(call))
-                    }
-                }
-            }
-            State::After => self.after(cx, buf, pos, finished),
-        }
+        _ => Opens::No,
     }
 }
 
-impl LlamaJson {
-    /// The calls end at `at`; inside a fence, after its closing line.
-    fn out(&mut self, buf: &str, at: usize, finished: bool) -> Step {
+impl JsonReader {
+    /// At the `{`, `[` or code fence the engine found.
+    pub(super) fn llama_opening(&mut self, cx: &Cx, buf: &str, pos: usize, finished: bool) -> Step {
+        if buf[pos..].starts_with('`') {
+            let Ok(to) = fence_opening(buf, pos, finished) else {
+                // `opens` found the fence's opening line whole in this same text.
+                return Step::Out(pos);
+            };
+            self.fenced = true;
+            self.state = State::Fence { to };
+            return Step::Warning(ParseWarning::new(
+                "",
+                CODE_FENCE,
+                "the calls' JSON alone",
+                &truncate(buf[pos..to].trim_end()),
+                "removed the markdown code fence around the calls",
+            ));
+        }
+        if buf[pos..].starts_with('[') {
+            self.state = State::ListOpen;
+            return Step::Warning(ParseWarning::new(
+                "",
+                JSON_LIST,
+                "one call object, or calls separated by `;`",
+                "a JSON list of calls",
+                "read each call in the list",
+            ));
+        }
+        self.state = State::Object { extent: Extent::new(pos, true), in_list: false };
+        Reader::step(self, cx, buf, pos, finished)
+    }
+
+    /// The calls end at `at`; inside a fence, after its closing line (Llama's alone).
+    pub(super) fn out(&mut self, buf: &str, at: usize, finished: bool) -> Step {
         if !self.fenced {
             return Step::Out(at);
         }
@@ -162,28 +117,8 @@ impl LlamaJson {
         Step::Out(at)
     }
 
-    fn in_list(&mut self, buf: &str, pos: usize, finished: bool) -> Step {
-        match list_item(buf, pos, finished) {
-            ListItem::Blank(end) | ListItem::Comma(end) => {
-                self.state = State::List;
-                Step::Skip(end)
-            }
-            ListItem::More => {
-                self.state = State::List;
-                Step::More
-            }
-            ListItem::Object => {
-                self.state = State::Object { extent: Extent::new(pos, true), in_list: true };
-                Step::Skip(pos)
-            }
-            ListItem::Close(end) => self.out(buf, end, finished),
-            // The list left open, or words in it: the calls end here.
-            ListItem::Other => self.out(buf, pos, finished),
-        }
-    }
-
     /// After a call: `;` (or `,`) and another call, or the end of the calls.
-    fn after(&mut self, cx: &Cx, buf: &str, pos: usize, finished: bool) -> Step {
+    pub(super) fn llama_after(&mut self, cx: &Cx, buf: &str, pos: usize, finished: bool) -> Step {
         let bytes = buf.as_bytes();
         // Blanks before a separator are looked over up to a bound, so that a long run of them
         // is not scanned again at each chunk.
@@ -221,7 +156,7 @@ impl LlamaJson {
                 if comma {
                     return Step::Warning(ParseWarning::new(
                         "",
-                        "llama_comma_separator",
+                        COMMA_SEPARATOR,
                         "`;` between calls",
                         ",",
                         "read the next call",
