@@ -115,20 +115,20 @@ fn export_for_providers() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// The names a request's `tools` carries (OpenAI Chat Completions' form).
-fn sent<'a>(exported: &'a tool_core::search::RequestTools) -> Vec<&'a str> {
-    exported.tools.iter().filter_map(|tool| tool["function"]["name"].as_str()).collect()
-}
-
 async fn search_when_needed() -> Result<(), Box<dyn std::error::Error>> {
     use tool_core::providers::Dialect;
-    use tool_core::search::{Discovered, SearchMode, SearchRequest, SearchToolBuilder};
+    use tool_core::search::{Discovered, RequestTools, SearchRequest, SearchToolBuilder};
+
+    // The names a request's `tools` carries (OpenAI Chat Completions' form).
+    fn sent<'a>(tools: &'a RequestTools) -> Vec<&'a str> {
+        tools.tools.iter().filter_map(|tool| tool["function"]["name"].as_str()).collect()
+    }
 
     // `weather.forecast` is `#[tool(defer)]`: requests leave it out until `search_tools` finds it.
     let catalog = ToolCatalog::global()?;
     let search = SearchToolBuilder::new(catalog.deferred()).build()?;
     let dialect = Dialect::OpenAiChat { strict: true };
-    let request = SearchRequest::builder(catalog, search.definition(), dialect, SearchMode::Ours).build()?;
+    let request = SearchRequest::builder(catalog, search.definition(), dialect).build()?;
     let mut discovered = Discovered::new(); // kept with the conversation
     assert_eq!(sent(&request.tools(&discovered)), ["notes_search", "search_tools"]);
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 use tool_core::prelude::*;
 use tool_core::providers::export::{ExportOptions, NameCollisions};
 use tool_core::providers::Dialect;
-use tool_core::search::{Discovered, SearchMode, SearchRequest, SearchToolBuilder, ToolSearch};
+use tool_core::search::{Discovered, SearchRequest, SearchToolBuilder, ToolSearch};
 use tool_core::ToolDefinition;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/tests/data/tool_search");
@@ -97,10 +97,8 @@ fn request_tools(c: &mut Criterion) {
     {
         // BFCL has `math.factorial` and `math_factorial`, one name for OpenAI.
         let options = ExportOptions::default().name_collisions(NameCollisions::NumberedSuffix);
-        let request = SearchRequest::builder(&catalog, search.definition(), dialect, SearchMode::Ours)
-            .export_options(options)
-            .build()
-            .unwrap();
+        let request =
+            SearchRequest::builder(&catalog, search.definition(), dialect).export_options(options).build().unwrap();
         group.bench_function(BenchmarkId::new(label, "none_found"), |b| {
             b.iter(|| request.tools(&Discovered::new()).tools.len())
         });

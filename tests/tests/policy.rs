@@ -8,7 +8,7 @@ use std::time::Duration;
 use tool_tests::approval_tools::{pay, transfer};
 
 use serde_json::{json, Map, Value};
-use tool_core::policy::guard::{input_async, output_async};
+use tool_core::policy::{input_async, output_async};
 use tool_core::policy::{
     ApprovalReason, ApprovalRule, Backoff, Decision, GuardScope, GuardedCall, InputVerdict, Outcome, OutputVerdict,
     PendingCall, PolicyDecision, RateLimit, RetryBudget, Stage,

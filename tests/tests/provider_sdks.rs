@@ -731,7 +731,8 @@ fn search_payload() -> (Value, NameMap) {
     let catalog = search_catalog();
     let search = SearchToolBuilder::new(catalog.deferred()).build().unwrap();
     let build = |dialect, mode, namespaces: Option<Namespaces>, cached: bool| {
-        let mut builder = SearchRequest::builder(&catalog, search.definition(), dialect, mode).cache_breakpoint(cached);
+        let mut builder =
+            SearchRequest::builder(&catalog, search.definition(), dialect).mode(mode).cache_breakpoint(cached);
         if let Some(namespaces) = namespaces {
             builder = builder.namespaces(namespaces);
         }

@@ -322,7 +322,7 @@ async fn hybrid_search_finds_what_words_miss_and_keeps_the_reasons() {
     let weather = definition("weather.forecast", "The forecast for a city.", schema.clone());
     let flights = definition("flights.book", "Books a flight.", schema);
     let embedder = Arc::new(Trigrams::default());
-    let hybrid = HybridSearch::build([&weather, &flights], SearchOptions::default(), embedder.clone()).await.unwrap();
+    let hybrid = HybridSearch::embed([&weather, &flights], SearchOptions::default(), embedder.clone()).await.unwrap();
     assert!(hybrid.lexical().search("wether forcast", 5).is_empty(), "misspelt: no word matches");
     let hits = hybrid.search("wether forcast", 1).await.unwrap();
     assert_eq!(hits[0].name, "weather.forecast");
@@ -349,11 +349,11 @@ async fn an_embedder_that_gives_unusable_vectors_is_an_error() {
     let schema = json!({"type": "object", "properties": {}, "required": []});
     let a = definition("a_tool", "One.", schema.clone());
     let b = definition("b_tool", "Two.", schema);
-    let error = HybridSearch::build([&a, &b], SearchOptions::default(), Arc::new(Broken(4))).await.unwrap_err();
+    let error = HybridSearch::embed([&a, &b], SearchOptions::default(), Arc::new(Broken(4))).await.unwrap_err();
     assert_eq!(error.to_string(), "the embedder gave vectors of 4 and of 5 dimensions");
-    let one = HybridSearch::build([&a], SearchOptions::default(), Arc::new(Broken(4))).await.unwrap();
+    let one = HybridSearch::embed([&a], SearchOptions::default(), Arc::new(Broken(4))).await.unwrap();
     assert_eq!(one.search("one", 1).await.unwrap()[0].name, "a_tool");
-    let other = HybridSearch::build([&a], SearchOptions::default(), Arc::new(Broken(3))).await.unwrap();
+    let other = HybridSearch::embed([&a], SearchOptions::default(), Arc::new(Broken(3))).await.unwrap();
     drop(other);
 }
 

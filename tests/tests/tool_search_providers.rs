@@ -75,7 +75,7 @@ fn schema(parameter: &str) -> Value {
 fn request(dialect: Dialect, mode: SearchMode) -> SearchRequest {
     let catalog = catalog();
     let search = search_tool(&catalog);
-    SearchRequest::builder(&catalog, search.definition(), dialect, mode).build().unwrap()
+    SearchRequest::builder(&catalog, search.definition(), dialect).mode(mode).build().unwrap()
 }
 
 fn discovered(names: &[&str]) -> Discovered {
@@ -244,15 +244,11 @@ fn anthropic_strict_keeps_strict_beside_defer_loading() {
 fn the_anthropic_cache_breakpoint_goes_on_the_last_tool_that_is_not_deferred() {
     let catalog = catalog();
     let search = search_tool(&catalog);
-    let request = SearchRequest::builder(
-        &catalog,
-        search.definition(),
-        Dialect::Anthropic { strict: false },
-        SearchMode::AnthropicRegex,
-    )
-    .cache_breakpoint(true)
-    .build()
-    .unwrap();
+    let request = SearchRequest::builder(&catalog, search.definition(), Dialect::Anthropic { strict: false })
+        .mode(SearchMode::AnthropicRegex)
+        .cache_breakpoint(true)
+        .build()
+        .unwrap();
     let tools = request.tools(&Discovered::new()).tools;
     assert_eq!(
         tools[1],
@@ -292,10 +288,9 @@ fn anthropic_takes_at_most_ten_thousand_deferred_tools() {
     }
     let catalog = builder.defer_all().build().unwrap();
     let search = search_tool(&catalog);
-    let error =
-        SearchRequest::builder(&catalog, search.definition(), Dialect::Anthropic { strict: false }, SearchMode::Ours)
-            .build()
-            .unwrap_err();
+    let error = SearchRequest::builder(&catalog, search.definition(), Dialect::Anthropic { strict: false })
+        .build()
+        .unwrap_err();
     assert_eq!(error.to_string(), "10001 deferred tools: Anthropic takes at most 10000 in one request");
 }
 
@@ -325,15 +320,11 @@ fn openai_hosted_search_sends_tool_search_and_every_deferred_function_with_defer
 fn openai_hosted_search_groups_deferred_functions_into_namespaces_by_prefix_and_maps_calls_back() {
     let catalog = catalog();
     let search = search_tool(&catalog);
-    let request = SearchRequest::builder(
-        &catalog,
-        search.definition(),
-        Dialect::OpenAiResponses { strict: true },
-        SearchMode::OpenAiHosted,
-    )
-    .namespaces(Namespaces::by_prefix().describe("crm", "CRM tools for customer lookup and order management."))
-    .build()
-    .unwrap();
+    let request = SearchRequest::builder(&catalog, search.definition(), Dialect::OpenAiResponses { strict: true })
+        .mode(SearchMode::OpenAiHosted)
+        .namespaces(Namespaces::by_prefix().describe("crm", "CRM tools for customer lookup and order management."))
+        .build()
+        .unwrap();
     let strict = |name: &str, description: &str, parameter: &str| {
         json!({"type": "function", "name": name, "description": description, "strict": true,
                "parameters": {"type": "object", "properties": {parameter: {"type": "string"}},
@@ -364,15 +355,11 @@ fn openai_hosted_search_groups_deferred_functions_into_namespaces_by_prefix_and_
 fn openai_namespaces_by_tag_describe_themselves_when_the_host_does_not() {
     let catalog = catalog();
     let search = search_tool(&catalog);
-    let request = SearchRequest::builder(
-        &catalog,
-        search.definition(),
-        Dialect::OpenAiResponses { strict: false },
-        SearchMode::OpenAiHosted,
-    )
-    .namespaces(Namespaces::by_tag())
-    .build()
-    .unwrap();
+    let request = SearchRequest::builder(&catalog, search.definition(), Dialect::OpenAiResponses { strict: false })
+        .mode(SearchMode::OpenAiHosted)
+        .namespaces(Namespaces::by_tag())
+        .build()
+        .unwrap();
     assert_eq!(
         request.tools(&Discovered::new()).tools[2..],
         [
@@ -408,7 +395,7 @@ fn a_native_search_asked_of_another_dialect_is_refused_with_the_way_out() {
     let catalog = catalog();
     let search = search_tool(&catalog);
     let refused = |dialect, mode| {
-        SearchRequest::builder(&catalog, search.definition(), dialect, mode).build().unwrap_err().to_string()
+        SearchRequest::builder(&catalog, search.definition(), dialect).mode(mode).build().unwrap_err().to_string()
     };
     assert_eq!(
         refused(Dialect::OpenAiChat { strict: false }, SearchMode::AnthropicRegex),
@@ -425,15 +412,10 @@ fn a_native_search_asked_of_another_dialect_is_refused_with_the_way_out() {
         "Anthropic's BM25 tool search runs on Anthropic's side, and Gemini `parameters` has no such tool: use \
          `SearchMode::Ours`, our search tool, which every dialect takes"
     );
-    let namespaced = SearchRequest::builder(
-        &catalog,
-        search.definition(),
-        Dialect::OpenAiResponses { strict: false },
-        SearchMode::Ours,
-    )
-    .namespaces(Namespaces::by_prefix())
-    .build()
-    .unwrap_err();
+    let namespaced = SearchRequest::builder(&catalog, search.definition(), Dialect::OpenAiResponses { strict: false })
+        .namespaces(Namespaces::by_prefix())
+        .build()
+        .unwrap_err();
     assert_eq!(
         namespaced.to_string(),
         "`namespaces` applies only to OpenAI's hosted tool search, not to our search tool in the OpenAI Responses API"
@@ -442,20 +424,16 @@ fn a_native_search_asked_of_another_dialect_is_refused_with_the_way_out() {
         .add_tool(tool("tool_search_tool_regex", "A tool of ours by that name.", "q", &[]))
         .build()
         .unwrap();
-    let error = SearchRequest::builder(
-        &taken,
-        search.definition(),
-        Dialect::Anthropic { strict: false },
-        SearchMode::AnthropicRegex,
-    )
-    .build()
-    .unwrap_err();
+    let error = SearchRequest::builder(&taken, search.definition(), Dialect::Anthropic { strict: false })
+        .mode(SearchMode::AnthropicRegex)
+        .build()
+        .unwrap_err();
     assert_eq!(
         error.to_string(),
         "`tool_search_tool_regex` would name both the tool `tool_search_tool_regex` and the server tool of Anthropic's \
          regex tool search: rename one"
     );
-    let cached = SearchRequest::builder(&catalog, search.definition(), Dialect::Gemini, SearchMode::Ours)
+    let cached = SearchRequest::builder(&catalog, search.definition(), Dialect::Gemini)
         .cache_breakpoint(true)
         .build()
         .unwrap_err();
@@ -476,15 +454,11 @@ fn a_namespace_that_would_hold_two_functions_under_one_name_or_is_too_long_is_re
         .build()
         .unwrap();
     let search = search_tool(&catalog);
-    let error = SearchRequest::builder(
-        &catalog,
-        search.definition(),
-        Dialect::OpenAiResponses { strict: false },
-        SearchMode::OpenAiHosted,
-    )
-    .namespaces(Namespaces::by_tag())
-    .build()
-    .unwrap_err();
+    let error = SearchRequest::builder(&catalog, search.definition(), Dialect::OpenAiResponses { strict: false })
+        .mode(SearchMode::OpenAiHosted)
+        .namespaces(Namespaces::by_tag())
+        .build()
+        .unwrap_err();
     assert_eq!(error.to_string(), "`list` would name both `crm.list` in the namespace `crm` and `list`: rename one");
     let long = "t".repeat(65);
     let catalog = ToolCatalog::builder()
@@ -494,15 +468,11 @@ fn a_namespace_that_would_hold_two_functions_under_one_name_or_is_too_long_is_re
         .build()
         .unwrap();
     let search = search_tool(&catalog);
-    let error = SearchRequest::builder(
-        &catalog,
-        search.definition(),
-        Dialect::OpenAiResponses { strict: false },
-        SearchMode::OpenAiHosted,
-    )
-    .namespaces(Namespaces::by_tag())
-    .build()
-    .unwrap_err();
+    let error = SearchRequest::builder(&catalog, search.definition(), Dialect::OpenAiResponses { strict: false })
+        .mode(SearchMode::OpenAiHosted)
+        .namespaces(Namespaces::by_tag())
+        .build()
+        .unwrap_err();
     assert_eq!(
         error.to_string(),
         format!("the namespace `{long}` is longer than the 64 characters OpenAI takes in a name: use a shorter tag")
@@ -689,17 +659,13 @@ fn our_search_answers_anthropic_with_tool_reference_blocks_or_one_text_block() {
 fn hosted_names() -> NameMap {
     let catalog = catalog();
     let search = search_tool(&catalog);
-    SearchRequest::builder(
-        &catalog,
-        search.definition(),
-        Dialect::OpenAiResponses { strict: false },
-        SearchMode::OpenAiHosted,
-    )
-    .namespaces(Namespaces::by_prefix())
-    .build()
-    .unwrap()
-    .names()
-    .clone()
+    SearchRequest::builder(&catalog, search.definition(), Dialect::OpenAiResponses { strict: false })
+        .mode(SearchMode::OpenAiHosted)
+        .namespaces(Namespaces::by_prefix())
+        .build()
+        .unwrap()
+        .names()
+        .clone()
 }
 
 fn hosted_search() -> Value {
@@ -754,14 +720,9 @@ fn openais_streamed_hosted_search_reads_as_the_whole_response_does() {
 fn a_client_executed_openai_search_round_trips_through_our_search() {
     let catalog = catalog();
     let search = search_tool(&catalog);
-    let request = SearchRequest::builder(
-        &catalog,
-        search.definition(),
-        Dialect::OpenAiResponses { strict: false },
-        SearchMode::Ours,
-    )
-    .build()
-    .unwrap();
+    let request = SearchRequest::builder(&catalog, search.definition(), Dialect::OpenAiResponses { strict: false })
+        .build()
+        .unwrap();
     let executor = Executor::new(catalog.to_builder().add_tool(search).build().unwrap());
     // The model's call, in our search tool's arguments (the documented one used `goal`).
     let mut response = fixture_json("openai_responses_tool_search_client.json");

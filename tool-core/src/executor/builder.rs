@@ -133,7 +133,7 @@ impl ExecutorBuilder {
     /// the blocks before it left is dropped whole, and a structured result or metadata over
     /// the limit is dropped, each said likewise (`[1 block dropped (image/png, 2 MB): over
     /// 1048576 bytes]`). The record says what was cut
-    /// ([`ExecutionRecord::output_cut`]). Default: [`DEFAULT_MAX_OUTPUT_BYTES`] (1 MiB); at
+    /// ([`ExecutionRecord::output_cut`](crate::ExecutionRecord::output_cut)). Default: [`DEFAULT_MAX_OUTPUT_BYTES`] (1 MiB); at
     /// least 1,024.
     pub fn max_output_bytes(mut self, bytes: usize) -> Self {
         self.reply.max_output_bytes = bytes.max(1024);
@@ -171,7 +171,7 @@ impl ExecutorBuilder {
     }
 
     /// Answers the [`ToolContext::sample`](crate::ToolContext::sample) requests of calls whose scope gives no handler
-    /// (see [`CallScope::on_sample`]): over MCP, those of clients without the `sampling`
+    /// (see [`CallScope::on_sample`](crate::CallScope::on_sample)): over MCP, those of clients without the `sampling`
     /// capability.
     pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
     where
@@ -183,7 +183,7 @@ impl ExecutorBuilder {
     }
 
     /// Answers the [`ToolContext::elicit`](crate::ToolContext::elicit) requests of calls whose scope gives no handler (see
-    /// [`CallScope::on_elicit`]): over MCP, those of clients without the `elicitation`
+    /// [`CallScope::on_elicit`](crate::CallScope::on_elicit)): over MCP, those of clients without the `elicitation`
     /// capability.
     pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
     where
@@ -203,7 +203,7 @@ impl ExecutorBuilder {
     }
 
     /// Calls that need approval are shown to `handler`, which answers at once (a terminal
-    /// prompt); a call's scope may give its own ([`CallScope::on_approval`]). Without one, a
+    /// prompt); a call's scope may give its own ([`CallScope::on_approval`](crate::CallScope::on_approval)). Without one, a
     /// call that needs approval ends pending, with a [`PendingCall`] to store, show and
     /// [`resume`](Executor::resume).
     pub fn on_approval<F, Fut>(mut self, handler: F) -> Self
@@ -252,7 +252,7 @@ impl ExecutorBuilder {
     /// Calls extraction refuses (arguments not accepted, no tool of that name) go to `hook`
     /// first: a call it returns instead (fixed arguments, a retired tool's new name) is read
     /// again, once, and the record keeps the model's call in
-    /// [`original`](ExecutionRecord::original).
+    /// [`original`](crate::ExecutionRecord::original).
     pub fn repair<F, Fut>(mut self, hook: F) -> Self
     where
         F: Fn(RepairRequest) -> Fut + Send + Sync + 'static,

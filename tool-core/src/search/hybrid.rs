@@ -83,9 +83,10 @@ impl std::fmt::Debug for HybridSearch {
 }
 
 impl HybridSearch {
-    /// Indexes `definitions` both ways: the lexical index with `options`, and each tool's text
-    /// (name, description, parameter names) embedded in batches of [`EMBED_BATCH`].
-    pub async fn build<'a>(
+    /// Embeds `definitions` and indexes them both ways: the lexical index with `options`, and each
+    /// tool's text (name, description, parameter names) embedded in batches of [`EMBED_BATCH`]
+    /// (an async constructor, since it waits for the embedder: named for that work, not `build`).
+    pub async fn embed<'a>(
         definitions: impl IntoIterator<Item = &'a ToolDefinition>,
         options: SearchOptions,
         embedder: Arc<dyn Embedder>,

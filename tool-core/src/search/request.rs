@@ -216,6 +216,13 @@ pub struct SearchRequestBuilder<'a> {
 }
 
 impl<'a> SearchRequestBuilder<'a> {
+    /// How the deferred tools are found: [`SearchMode::Ours`] (the default), or a provider's
+    /// own search.
+    pub fn mode(mut self, mode: SearchMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
     /// How names the dialect refuses are handled ([`ExportOptions`]; the default refuses a
     /// collision).
     pub fn export_options(mut self, options: ExportOptions) -> Self {
@@ -538,7 +545,7 @@ pub fn check_deferral(tools: &[Value]) -> Result<(), SearchRequestError> {
 ///     .unwrap();
 /// let search = SearchToolBuilder::new(catalog.deferred()).build().unwrap();
 /// let request =
-///     SearchRequest::builder(&catalog, search.definition(), Dialect::OpenAiChat { strict: false }, SearchMode::Ours)
+///     SearchRequest::builder(&catalog, search.definition(), Dialect::OpenAiChat { strict: false })
 ///         .build()
 ///         .unwrap();
 /// let mut discovered = Discovered::new();
@@ -572,18 +579,17 @@ impl SearchRequest {
     /// ([`ToolCatalog::loaded`], [`ToolCatalog::deferred`]) with `search_tool` (the
     /// definition of [`SearchToolBuilder`](super::SearchToolBuilder)'s tool; left out of the
     /// catalog's lists if the catalog has it too, and never deferred), in `dialect`, found by
-    /// `mode`.
+    /// our search tool unless [`mode`](SearchRequestBuilder::mode) says otherwise.
     pub fn builder<'a>(
         catalog: &'a ToolCatalog,
         search_tool: &'a ToolDefinition,
         dialect: Dialect,
-        mode: SearchMode,
     ) -> SearchRequestBuilder<'a> {
         SearchRequestBuilder {
             catalog,
             search_tool,
             dialect,
-            mode,
+            mode: SearchMode::Ours,
             options: ExportOptions::default(),
             namespaces: Namespaces::default(),
             cache_breakpoint: false,
