@@ -380,3 +380,17 @@ fn schemars_forms_become_mcps_flat_forms() {
         "`Tagged` cannot be asked as a form: the field `tags` is a list whose items are not choices (each is a text); a form's fields are texts, numbers, integers, booleans, a choice of texts (an enum of unit variants) or several choices of texts (a list of such an enum)"
     );
 }
+
+#[tokio::test]
+async fn a_batchs_calls_are_answered_by_its_scope_else_by_the_executor() {
+    let executor = executor().on_sample(|_| async { Ok(SamplingResponse::text("Green.", "default-model")) }).build();
+    let batch = vec![call("colour.name"), ToolCallRequest::new("colour.name", "call_2", "{}")];
+    let records = executor.execute_batch(batch.clone()).await;
+    let texts: Vec<&str> = records.iter().map(|r| r.model_text()).collect();
+    assert_eq!(texts, ["default-model said Green.", "default-model said Green."]);
+
+    let scope = CallScope::new().on_sample(|_| async { Ok(SamplingResponse::text("Grey.", "scoped")) });
+    let records = executor.execute_batch_in(batch, scope).await;
+    let texts: Vec<&str> = records.iter().map(|r| r.model_text()).collect();
+    assert_eq!(texts, ["scoped said Grey.", "scoped said Grey."]);
+}

@@ -553,3 +553,59 @@ async fn a_tools_log_goes_to_the_scopes_sink_and_without_one_the_tool_is_told() 
          `CallScope::on_log`"
     );
 }
+
+#[tokio::test]
+async fn a_batch_in_a_cancelled_scope_runs_none_of_its_calls() {
+    let token = CancellationToken::new();
+    token.cancel();
+    let batch = vec![call("nap", r#"{"millis": 5000}"#), call("add", r#"{"a": 1, "b": 2}"#)];
+    let records = executor().execute_batch_in(batch, CallScope::new().cancel_on(&token)).await;
+    let statuses: Vec<CallStatus> = records.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [CallStatus::Cancelled, CallStatus::Cancelled]);
+    assert_eq!(records[0].failure, Some(CallFailure::Cancelled));
+    assert_eq!(records[1].content.text, "The call was cancelled before the tool finished.");
+}
+
+#[tokio::test]
+async fn a_batchs_calls_log_to_its_scopes_sink() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = std::sync::Arc::clone(&seen);
+    let scope = CallScope::new().on_log(move |message: LogMessage| kept.lock().unwrap().push(message.data));
+    let batch = vec![call("log_once", "{}"), call("log_once", "{}")];
+    let records = executor().execute_batch_in(batch, scope).await;
+    let texts: Vec<&str> = records.iter().map(|r| r.model_text()).collect();
+    assert_eq!(texts, ["logged", "logged"]);
+    assert_eq!(*seen.lock().unwrap(), [json!("started"), json!("started")]);
+}
+
+#[test]
+fn a_front_ends_refusal_is_a_failed_record_whose_text_is_the_errors_message() {
+    let error = ToolError::new("No conversation.").with_code("missing_conversation");
+    let record = executor().refuse(call("add", r#"{"a": 1}"#), error);
+    assert_eq!(record.status, CallStatus::Failed);
+    assert_eq!(record.content.text, "No conversation.");
+    assert_eq!(record.request.raw_arguments, r#"{"a": 1}"#);
+    let Some(CallFailure::ToolError { error }) = &record.failure else { panic!("a tool error: {record:?}") };
+    assert_eq!(error.code(), Some("missing_conversation"));
+}
+
+#[test]
+fn a_records_status_follows_from_its_failure() {
+    let failures = [
+        (CallFailure::InvalidArguments, CallStatus::Failed),
+        (CallFailure::UnknownTool { suggestions: Vec::new() }, CallStatus::Failed),
+        (CallFailure::TimedOut { after_ms: 5 }, CallStatus::TimedOut),
+        (CallFailure::Cancelled, CallStatus::Cancelled),
+        (CallFailure::Denied { reason: "no".into() }, CallStatus::Denied),
+        (CallFailure::TurnStopped { guardrail: "g".into(), call_id: "c".into() }, CallStatus::Stopped),
+        (CallFailure::Rejected { guardrail: "g".into() }, CallStatus::Failed),
+        (
+            CallFailure::RateLimited { limit: "1 call per minute per tool".into(), retry_after_ms: 5 },
+            CallStatus::Failed,
+        ),
+        (CallFailure::BudgetSpent { tries: 3, scope: tool_core::BudgetScope::Tool }, CallStatus::Failed),
+    ];
+    for (failure, status) in failures {
+        assert_eq!(failure.status(), status, "{failure:?}");
+    }
+}
