@@ -154,9 +154,9 @@ impl RestCall {
     fn failed(&self, what: &str, code: &str, error: reqwest::Error) -> ToolError {
         if let (true, Some(limit)) = (error.is_timeout(), self.timeout) {
             return ToolError::new(format!(
-                "The request of `{}` timed out: no complete answer within {} ms.",
+                "The request of `{}` timed out: no complete answer within {}.",
                 self.name,
-                limit.as_millis()
+                crate::model::duration_words(limit)
             ))
             .with_code("http_timeout");
         }
