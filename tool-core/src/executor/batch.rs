@@ -42,55 +42,30 @@ pub(super) async fn run_batch(
         (Box::new(run), span)
     };
     // First every call's checks, each in its own task when the checks may wait.
-    let checked: Vec<Slot> = if checks_wait(executor, &requests) {
-        check_apart(executor, requests, begin).await
-    } else {
-        let mut slots = Vec::with_capacity(requests.len());
-        for request in requests {
-            let (mut run, span) = begin(request);
-            advance(&mut run, executor, Step::Run).instrument(span.clone()).await;
-            slots.push(Slot::Checked(run, span));
-        }
-        slots
+    let checked = match checks_wait(executor, &requests) {
+        true => check_apart(executor, requests, begin).await,
+        false => check_in_turn(executor, requests, begin).await,
     };
-    let stop = checked.iter().find_map(|slot| match slot {
-        Slot::Checked(run, _) => match run.ended().map(|record| &record.failure) {
-            Some(Some(CallFailure::TurnStopped { guardrail, call_id })) => Some((guardrail.clone(), call_id.clone())),
-            _ => None,
-        },
-        _ => None,
-    });
+    let stop = turn_stop(&checked);
     let mut slots: Vec<Slot> = Vec::with_capacity(checked.len());
     let mut task_index = HashMap::new();
     let permits = Arc::new(Semaphore::new(executor.concurrency));
     let mut tasks = JoinSet::new();
     for (i, slot) in checked.into_iter().enumerate() {
-        let (mut run, span) = match slot {
+        let (run, span) = match slot {
             Slot::Checked(run, span) => (run, span),
             done => {
                 slots.push(done);
                 continue;
             }
         };
-        if run.ended().is_some() {
-            advance(&mut run, executor, Step::Done).instrument(span.clone()).await;
-            let Some(record) = run.into_record() else { unreachable!("a settled call has its record") };
-            span.in_scope(|| log_record(&record));
-            slots.push(Slot::Done(Box::new(record)));
-            continue;
-        }
-        let Held::Bound(prepared) = &run.held else { unreachable!("a checked call that did not end is bound") };
-        let request = Arc::clone(&prepared.request);
-        if let Some((guardrail, call_id)) = &stop {
-            let message = format!(
-                "The turn was stopped by the guardrail `{guardrail}` at the call `{call_id}`; this call did not run."
-            );
-            let failure = CallFailure::TurnStopped { guardrail: guardrail.clone(), call_id: call_id.clone() };
-            let record = failed(request, run.started, failure, message);
-            span.in_scope(|| log_record(&record));
-            slots.push(Slot::Done(Box::new(record)));
-            continue;
-        }
+        let (mut run, span, request) = match not_run(executor, run, span, stop.as_ref()).await {
+            Ok(done) => {
+                slots.push(done);
+                continue;
+            }
+            Err(going) => going,
+        };
         let sequential = run.tool.as_ref().is_some_and(|tool| tool.definition().sequential);
         if sequential {
             // Alone: the calls before it end first, and it ends before the next starts.
@@ -123,6 +98,58 @@ pub(super) async fn run_batch(
             Slot::Checked(..) => unreachable!("every checked call was started or ended"),
         })
         .collect()
+}
+
+/// The slot of a checked call that does not run: its settled record when it ended, or the
+/// record of a call the turn's stop kept from running; else the call goes on, with its span and
+/// its bound request.
+async fn not_run(
+    executor: &Executor,
+    mut run: Box<CallRun>,
+    span: tracing::Span,
+    stop: Option<&(String, String)>,
+) -> Result<Slot, (Box<CallRun>, tracing::Span, Arc<ToolCallRequest>)> {
+    if run.ended().is_some() {
+        advance(&mut run, executor, Step::Done).instrument(span.clone()).await;
+        let Some(record) = run.into_record() else { unreachable!("a settled call has its record") };
+        span.in_scope(|| log_record(&record));
+        return Ok(Slot::Done(Box::new(record)));
+    }
+    let Held::Bound(prepared) = &run.held else { unreachable!("a checked call that did not end is bound") };
+    let request = Arc::clone(&prepared.request);
+    let Some((guardrail, call_id)) = stop else { return Err((run, span, request)) };
+    let message =
+        format!("The turn was stopped by the guardrail `{guardrail}` at the call `{call_id}`; this call did not run.");
+    let failure = CallFailure::TurnStopped { guardrail: guardrail.clone(), call_id: call_id.clone() };
+    let record = failed(request, run.started, failure, message);
+    span.in_scope(|| log_record(&record));
+    Ok(Slot::Done(Box::new(record)))
+}
+
+/// The checks of a batch's calls, one after the other, in request order.
+async fn check_in_turn(
+    executor: &Executor,
+    requests: Vec<ToolCallRequest>,
+    begin: impl Fn(ToolCallRequest) -> (Box<CallRun>, tracing::Span),
+) -> Vec<Slot> {
+    let mut slots = Vec::with_capacity(requests.len());
+    for request in requests {
+        let (mut run, span) = begin(request);
+        advance(&mut run, executor, Step::Run).instrument(span.clone()).await;
+        slots.push(Slot::Checked(run, span));
+    }
+    slots
+}
+
+/// The guardrail that stopped the turn, and the call it stopped at, when one did.
+fn turn_stop(checked: &[Slot]) -> Option<(String, String)> {
+    checked.iter().find_map(|slot| match slot {
+        Slot::Checked(run, _) => match run.ended().map(|record| &record.failure) {
+            Some(Some(CallFailure::TurnStopped { guardrail, call_id })) => Some((guardrail.clone(), call_id.clone())),
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 /// Whether a batch's checks may wait (guardrails, a repair hook or an approver that may be

@@ -3,16 +3,19 @@
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use crate::model::ErrorKind;
+use tokio_util::sync::CancellationToken;
+
+use crate::model::{ErrorKind, ToolCallRequest, ToolError};
 use crate::policy::backoff::jitter_random;
 use crate::policy::{ApprovalReason, Outcome, Stage};
+use crate::tool::Tool;
 
 use super::super::call::{CallRun, Flow, Go, Held};
 use super::super::rules::idempotent;
-use super::super::run::{failed, run as run_tool};
-use super::super::{CallFailure, Executor};
+use super::super::run::{failed, run as run_tool, Prepared};
+use super::super::{CallFailure, ExecutionRecord, Executor};
 use super::approval::{ask, pending_call, Answer};
 use super::bind::bind_now;
 
@@ -26,57 +29,28 @@ pub(crate) async fn run(executor: &Executor, call: &mut CallRun) -> Flow {
         let ran =
             run_tool(prepared, environment, call.watched.clone(), call.scope.clone(), call.started, executor.reply);
         let record = Box::pin(ran).await;
-        let error = match &record.failure {
-            Some(CallFailure::ToolError { error }) => error,
-            _ => break record,
+        let (Some(CallFailure::ToolError { error }), Some(tool)) = (&record.failure, call.tool.clone()) else {
+            break record;
         };
-        let Some(tool) = call.tool.clone() else { break record };
-        let definition = tool.definition();
         if error.kind() == ErrorKind::ApprovalRequired && !approved {
-            let reasons = vec![ApprovalReason::Asked { message: error.message().to_owned() }];
-            let pending = pending_call(call.received.clone(), &request, reasons);
-            match ask(call, pending).await? {
-                Answer::Edited(edited) => return call.restart(edited),
-                Answer::AsIs => {
-                    let again = call.received.clone().unwrap_or_else(|| (*request).clone());
-                    let mut next = match bind_now(executor, Some(&tool), again, call.started) {
-                        Ok(next) => next,
-                        Err(record) => return ControlFlow::Break(*record),
-                    };
-                    next.approved = true;
-                    next.counts_from = Instant::now();
-                    prepared = next;
-                    continue;
-                }
+            match approved_again(executor, call, &tool, &request, error).await {
+                ControlFlow::Continue(next) => prepared = next,
+                ControlFlow::Break(flow) => return flow,
             }
+            continue;
         }
-        let backoff = &executor.policy.rules.backoff;
-        let retryable = error.kind() == ErrorKind::Transient && idempotent(definition) && call.received.is_some();
-        if !retryable || retries >= backoff.max_retries {
+        let Some(wait) = retry_wait(executor, call, tool.definition(), error, retries, counts_from) else {
             break record;
-        }
+        };
         retries += 1;
-        let wait = backoff.wait(retries, jitter_random());
-        let limit = definition.timeout.or(executor.timeout);
-        if limit.is_some_and(|limit| counts_from.elapsed() + wait >= limit) {
-            // The wait would outlast the call's time: the failure stands.
-            break record;
-        }
-        let words = crate::model::duration_words(wait);
-        let message = format!("try {} failed: {}; ran again after {words}", retries, error.message());
+        let message = format!(
+            "try {retries} failed: {}; ran again after {}",
+            error.message(),
+            crate::model::duration_words(wait)
+        );
         call.decide(Stage::Backoff, "backoff", Outcome::Retried, Some(message));
-        let slept = tokio::time::sleep(wait);
-        if let Some(watched) = &call.watched {
-            tokio::select! {
-                biased;
-                () = watched.cancelled() => {
-                    let message = "The call was cancelled while it waited to run again.".to_owned();
-                    return ControlFlow::Break(failed(request, call.started, CallFailure::Cancelled, message));
-                }
-                () = slept => {}
-            }
-        } else {
-            slept.await;
+        if let Some(cancelled) = sleep_watched(call.watched.as_ref(), wait, request, call.started).await {
+            return ControlFlow::Break(cancelled);
         }
         let Some(again) = call.received.clone() else { break record };
         match bind_now(executor, Some(&tool), again, call.started) {
@@ -90,4 +64,77 @@ pub(crate) async fn run(executor: &Executor, call: &mut CallRun) -> Flow {
     };
     call.held = Held::Ran(Box::new(record));
     ControlFlow::Continue(Go::Next)
+}
+
+/// A tool that asked for approval while it ran: the person asked, and the call bound again to
+/// run approved; or where the answer sends the call instead (ended, or edited and checked
+/// again from the start).
+async fn approved_again(
+    executor: &Executor,
+    call: &mut CallRun,
+    tool: &Arc<dyn Tool>,
+    request: &ToolCallRequest,
+    error: &ToolError,
+) -> ControlFlow<Flow, Prepared> {
+    let reasons = vec![ApprovalReason::Asked { message: error.message().to_owned() }];
+    let pending = pending_call(call.received.clone(), request, reasons);
+    match ask(call, pending).await {
+        ControlFlow::Break(record) => ControlFlow::Break(ControlFlow::Break(record)),
+        ControlFlow::Continue(Answer::Edited(edited)) => ControlFlow::Break(call.restart(edited)),
+        ControlFlow::Continue(Answer::AsIs) => {
+            let again = call.received.clone().unwrap_or_else(|| request.clone());
+            match bind_now(executor, Some(tool), again, call.started) {
+                Ok(mut next) => {
+                    next.approved = true;
+                    next.counts_from = Instant::now();
+                    ControlFlow::Continue(next)
+                }
+                Err(record) => ControlFlow::Break(ControlFlow::Break(*record)),
+            }
+        }
+    }
+}
+
+/// How long to wait before running a failed call again; none when it is not run again: not a
+/// transient failure of an idempotent tool kept as it arrived, no tries left, or a wait that
+/// would outlast the call's time.
+fn retry_wait(
+    executor: &Executor,
+    call: &CallRun,
+    definition: &crate::model::ToolDefinition,
+    error: &ToolError,
+    retries: u32,
+    counts_from: Instant,
+) -> Option<Duration> {
+    let backoff = &executor.policy.rules.backoff;
+    let retryable = error.kind() == ErrorKind::Transient && idempotent(definition) && call.received.is_some();
+    if !retryable || retries >= backoff.max_retries {
+        return None;
+    }
+    let wait = backoff.wait(retries + 1, jitter_random());
+    let limit = definition.timeout.or(executor.timeout);
+    // A wait that would outlast the call's time leaves the failure standing.
+    limit.is_none_or(|limit| counts_from.elapsed() + wait < limit).then_some(wait)
+}
+
+/// Waits `wait`; the record of the call cancelled meanwhile, if it was.
+async fn sleep_watched(
+    watched: Option<&CancellationToken>,
+    wait: Duration,
+    request: Arc<ToolCallRequest>,
+    started: Instant,
+) -> Option<ExecutionRecord> {
+    let slept = tokio::time::sleep(wait);
+    let Some(watched) = watched else {
+        slept.await;
+        return None;
+    };
+    tokio::select! {
+        biased;
+        () = watched.cancelled() => {
+            let message = "The call was cancelled while it waited to run again.".to_owned();
+            Some(failed(request, started, CallFailure::Cancelled, message))
+        }
+        () = slept => None,
+    }
 }
