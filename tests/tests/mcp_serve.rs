@@ -289,3 +289,29 @@ async fn a_tools_log_reaches_the_client_at_the_level_it_set_before_the_result() 
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_2026_07_28_client_reads_a_complete_result_and_an_older_one_the_result_it_knows() {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+
+    let catalog = ToolCatalog::builder().add_declared::<count_words>().build().unwrap();
+    let server = McpServer::new(Executor::new(catalog)).unwrap();
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let serving = server.clone();
+    tokio::spawn(async move {
+        let running = serving.serve(ours).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let newer = ().serve_with_lifecycle(theirs, lifecycle).await.unwrap();
+    assert_eq!(newer.peer_info().unwrap().protocol_version, ProtocolVersion::V_2026_07_28);
+    let result = call(&newer, "notes.count", json!({"text": "one two three"})).await;
+    assert_eq!(result["resultType"], "complete", "{result}");
+    assert_eq!(result["isError"], false, "{result}");
+
+    let older = client_of_server(server).await;
+    let result = call(&older, "notes.count", json!({"text": "one two three"})).await;
+    assert_eq!(result.get("resultType"), None, "{result}");
+    assert_eq!(result["isError"], false, "{result}");
+}
