@@ -33,6 +33,7 @@ mod provider_wire_forms;
 mod public_api;
 mod readme;
 mod real_world_arguments;
+mod rule_ids;
 mod stateful;
 mod stateful_end_all;
 mod strict;

@@ -83,6 +83,7 @@ pub use executor::{
     DEFAULT_MAX_OUTPUT_BYTES,
 };
 pub use extract::policy::ExtractionPolicy;
+pub use model::rules;
 pub use model::{
     is_valid_tool_name, Approval, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition,
     ToolParameter, ValueKind,

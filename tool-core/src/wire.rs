@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::model::pointer;
+use crate::model::rules;
 use crate::model::{received_text, ParseWarning, ToolCallRequest};
 
 /// Which of our tool names go out under another name, and back; and per tool, how its
@@ -286,7 +287,7 @@ impl ArgumentMap {
                     Ok(decoded) => *value = decoded,
                     Err(_) => warnings.push(ParseWarning::new(
                         pointer,
-                        "json_text_undecoded",
+                        rules::JSON_TEXT_UNDECODED,
                         "JSON text",
                         &received_text(&Value::String(text.clone())),
                         "kept as a string: the value went out as JSON text, and this text is not JSON",

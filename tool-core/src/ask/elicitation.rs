@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::form::Form;
 use crate::extract::{missing_required, read_by_tree, ExtractionPolicy};
+use crate::model::rules;
 use crate::model::{pointer, received_text, ArgumentError, ArgumentErrors, ParseWarning, ToolError};
 
 /// What a tool asks the user ([`ToolContext::elicit`]): a message, and the form to fill in.
@@ -161,7 +162,7 @@ fn read_answer<T: DeserializeOwned>(
             .map(|p| p.expected())
             .unwrap_or_else(|| "a value the form declares".to_owned());
         let received = missing.is_none().then(|| object_at(object, &place).map(received_text)).flatten();
-        let rule = if missing.is_some() { "missing_required" } else { "invalid_value" };
+        let rule = if missing.is_some() { rules::MISSING_REQUIRED } else { rules::INVALID_VALUE };
         if !errors.iter().any(|e| e.pointer == place) {
             errors.push(ArgumentError { pointer: place, rule: rule.into(), expected, received, detail });
         }
@@ -201,7 +202,7 @@ fn refused(form: &str, errors: &ArgumentErrors) -> ToolError {
     for e in &errors.errors {
         let place = if e.pointer.is_empty() { "the answer".to_owned() } else { format!("`{}`", e.field()) };
         match (&e.received, e.rule.as_str()) {
-            (None, "missing_required") => {
+            (None, rules::MISSING_REQUIRED) => {
                 text.push_str(&format!("\n- {place}: required, expected {}; it was missing.", e.expected))
             }
             (None, _) => text.push_str(&format!("\n- {place}: expected {}.", e.expected)),

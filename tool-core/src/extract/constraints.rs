@@ -8,6 +8,7 @@
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
+use crate::model::rules;
 use crate::model::{received_text, ArgumentError, ParseWarning};
 use crate::schema::shape::{integer_format_bounds, is_numeric_format, token_text};
 
@@ -57,7 +58,7 @@ impl Constraints {
                 ValidationErrorKind::Format { format } if format == "uri" || format == "iri" => {
                     let expected = "an absolute URI";
                     let action = "kept the text as it is";
-                    warnings.push(ParseWarning::new(&pointer, "uri_not_absolute", expected, &received, action));
+                    warnings.push(ParseWarning::new(&pointer, rules::URI_NOT_ABSOLUTE, expected, &received, action));
                     continue;
                 }
                 _ => {}
@@ -65,7 +66,7 @@ impl Constraints {
             errors.push(ArgumentError {
                 pointer,
                 rule: if matches!(kind, ValidationErrorKind::Type { .. }) {
-                    "invalid_type".to_owned()
+                    rules::INVALID_TYPE.to_owned()
                 } else {
                     rule_of(kind.keyword())
                 },

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use crate::model::pointer;
+use crate::model::rules;
 use crate::model::{truncate, ParseWarning};
 
 /// A warning for each key that appears twice in one object of `text` (at any depth): the
@@ -18,8 +19,11 @@ pub(crate) fn duplicate_key_warnings(text: &str) -> Vec<ParseWarning> {
 
 /// The warning for a key met twice in one object at `pointer`: the last value is kept.
 pub(crate) fn duplicate_warning(pointer: String, key: &str, top_level: bool) -> ParseWarning {
-    let (rule, expected) =
-        if top_level { ("duplicate_parameter", "each parameter once") } else { ("duplicate_key", "each key once") };
+    let (rule, expected) = if top_level {
+        (rules::DUPLICATE_PARAMETER, "each parameter once")
+    } else {
+        (rules::DUPLICATE_KEY, "each key once")
+    };
     ParseWarning::new(&pointer, rule, expected, &format!("`{}` more than once", truncate(key)), "kept the last value")
 }
 

@@ -51,10 +51,11 @@ use serde_json::{Map, Value};
 use crate::extract::repair::{repair_arguments, Repaired};
 use crate::extract::scan::{ObjectScan, Stop};
 use crate::extract::single_pass::Pass;
+use crate::model::rules;
 use crate::model::{truncate, ArgumentErrors, Extraction, ParseWarning};
 use crate::model::{ToolDefinition, ToolParameter};
 use compiled::CompiledSchema;
-use keys::{folded_name, Key, KeySeed, UNKNOWN_PARAMETER};
+use keys::{folded_name, Key, KeySeed};
 
 /// The single pass over a deserializer's map: the arguments object read as a derived struct
 /// reads its fields. `Ok(None)` when a required parameter is missing.
@@ -169,7 +170,7 @@ fn single_pass_noted(
     // The unknown parameters were noted as they came; the tree reports them after the
     // conversions (an unknown field inside a parameter, where it is met).
     if unknown > 0 {
-        warnings.sort_by_key(|w| w.rule() == UNKNOWN_PARAMETER && w.pointer().rfind('/') == Some(0));
+        warnings.sort_by_key(|w| w.rule() == rules::UNKNOWN_PARAMETER && w.pointer().rfind('/') == Some(0));
     }
     let converted_nothing = warnings.len() == unknown;
     if !compiled.constraints.constrained {
@@ -206,7 +207,7 @@ pub fn untyped(raw: &str) -> Extraction<'_, Map<String, Value>> {
 /// [`untyped`] under the limits of `policy`.
 pub(crate) fn untyped_with(raw: &str, policy: ExtractionPolicy) -> Extraction<'_, Map<String, Value>> {
     let action = "read the arguments without a definition: repairs only, no conversions";
-    let missing = ParseWarning::new("", "tool_definition_missing", "a declared tool", &truncate(raw), action);
+    let missing = ParseWarning::new("", rules::TOOL_DEFINITION_MISSING, "a declared tool", &truncate(raw), action);
     let repaired = policy.check(raw).and_then(|()| repair_arguments(raw));
     match repaired {
         Ok(Repaired { value: object, warnings }) => Extraction {

@@ -6,6 +6,7 @@ use serde::de::{self, DeserializeOwned, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::single_pass::{ParamSeed, Pass};
+use crate::model::rules;
 use crate::model::{pointer, received_text, ArgumentError, ToolParameter};
 
 /// A type that can be a tool parameter: deserializable from owned JSON, described by a JSON
@@ -26,7 +27,7 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {}
 fn missing(parameter: &ToolParameter) -> ArgumentError {
     ArgumentError {
         pointer: pointer::child("", &parameter.name),
-        rule: "missing_required".into(),
+        rule: rules::MISSING_REQUIRED.into(),
         expected: parameter.expected(),
         received: None,
         detail: format!("missing field `{}`", parameter.name),
@@ -68,7 +69,7 @@ pub fn read_element<T: ToolParam>(
                 if let Some(field) = missing_field(&detail) {
                     errors.push(ArgumentError {
                         pointer: format!("{pointer}{inner}/{}", pointer::escape(field)),
-                        rule: "missing_required".into(),
+                        rule: rules::MISSING_REQUIRED.into(),
                         expected: parameter.expected(),
                         received: None,
                         detail,
@@ -79,7 +80,7 @@ pub fn read_element<T: ToolParam>(
                 // A list of the wrong length: serde's own words say what length (`a tuple of
                 // size 2`), which the parameter's kind (`an array`) does not.
                 let expected = match detail.split_once(", expected ") {
-                    Some((_, wanted)) if rule == "invalid_length" => wanted.to_owned(),
+                    Some((_, wanted)) if rule == rules::INVALID_LENGTH => wanted.to_owned(),
                     _ => parameter.expected(),
                 };
                 errors.push(ArgumentError {
@@ -123,13 +124,13 @@ fn missing_field(detail: &str) -> Option<&str> {
 /// Maps serde's error wording onto our rule ids.
 fn serde_rule(detail: &str) -> &'static str {
     if detail.starts_with("invalid type") {
-        "invalid_type"
+        rules::INVALID_TYPE
     } else if detail.starts_with("unknown variant") {
-        "not_allowed"
+        rules::NOT_ALLOWED
     } else if detail.starts_with("invalid length") {
-        "invalid_length"
+        rules::INVALID_LENGTH
     } else {
-        "invalid_value"
+        rules::INVALID_VALUE
     }
 }
 

@@ -2,6 +2,7 @@
 //! most: the limits on the arguments' size and on the keys of one object.
 
 use crate::model::pointer;
+use crate::model::rules;
 use crate::model::{truncate, ArgumentError, ArgumentErrors, Extraction, Findings};
 
 /// How forgiving extraction is, and how much it reads at most.
@@ -89,7 +90,7 @@ impl ExtractionPolicy {
             let (len, max) = (raw.len(), self.max_argument_bytes);
             return Err(ArgumentError {
                 pointer: String::new(),
-                rule: TOO_LARGE.into(),
+                rule: rules::ARGUMENTS_TOO_LARGE.into(),
                 expected: format!("arguments of at most {max} bytes"),
                 received: Some(truncate(raw)),
                 detail: format!(
@@ -103,7 +104,7 @@ impl ExtractionPolicy {
             None => Ok(()),
             Some(at) => Err(ArgumentError {
                 pointer: at,
-                rule: TOO_MANY_KEYS.into(),
+                rule: rules::TOO_MANY_KEYS.into(),
                 expected: format!("an object of at most {max} keys"),
                 received: Some(format!("an object of more than {max} keys")),
                 detail: format!(
@@ -127,12 +128,6 @@ impl Default for ExtractionPolicy {
         Self::LENIENT
     }
 }
-
-/// The rule of arguments longer than [`ExtractionPolicy::max_argument_bytes`].
-const TOO_LARGE: &str = "arguments_too_large";
-
-/// The rule of an object with more keys than [`ExtractionPolicy::max_keys_per_object`].
-const TOO_MANY_KEYS: &str = "too_many_keys";
 
 /// Containers deeper than this are not looked into: both parsers refuse them anyway.
 const SCAN_DEPTH: usize = 256;
@@ -271,15 +266,21 @@ mod tests {
         let policy = ExtractionPolicy::LENIENT.with_max_keys_per_object(3);
         let refused = |raw: &str| policy.check(raw).err().map(|e| (e.pointer, e.rule));
         assert_eq!(refused(&keys(3)), None);
-        assert_eq!(refused(&keys(4)), Some((String::new(), TOO_MANY_KEYS.to_owned())));
+        assert_eq!(refused(&keys(4)), Some((String::new(), rules::TOO_MANY_KEYS.to_owned())));
         let nested = format!("{{'a': [1, {{}}, {{b: {}}}]}}", keys(4));
-        assert_eq!(refused(&nested), Some(("/a/2/b".to_owned(), TOO_MANY_KEYS.to_owned())));
+        assert_eq!(refused(&nested), Some(("/a/2/b".to_owned(), rules::TOO_MANY_KEYS.to_owned())));
         // Colons and braces inside strings and comments are not members.
         let quoted = format!("{{\"a/b\": \"x: {{y: 1, z: 2}}\", // c: d\n \"e\": {}}}", keys(4));
-        assert_eq!(refused(&quoted), Some(("/e".to_owned(), TOO_MANY_KEYS.to_owned())));
+        assert_eq!(refused(&quoted), Some(("/e".to_owned(), rules::TOO_MANY_KEYS.to_owned())));
         let encoded = serde_json::to_string(&format!("{{\"o\": {}}}", keys(4))).unwrap();
-        assert_eq!(refused(&format!("{{\"p\": {encoded}}}")), Some(("/p/o".to_owned(), TOO_MANY_KEYS.to_owned())));
-        assert_eq!(refused(&serde_json::to_string(&keys(4)).unwrap()), Some((String::new(), TOO_MANY_KEYS.to_owned())));
+        assert_eq!(
+            refused(&format!("{{\"p\": {encoded}}}")),
+            Some(("/p/o".to_owned(), rules::TOO_MANY_KEYS.to_owned()))
+        );
+        assert_eq!(
+            refused(&serde_json::to_string(&keys(4)).unwrap()),
+            Some((String::new(), rules::TOO_MANY_KEYS.to_owned()))
+        );
         // Values with colons in strings do not count twice.
         assert_eq!(refused(r#"{"a": "1:2:3:4:5", "b": "6:7:8:9", "c": 1}"#), None);
     }

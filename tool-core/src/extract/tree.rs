@@ -11,7 +11,8 @@ use super::compiled::CompiledSchema;
 use super::convert;
 use super::keys::unknown_parameter;
 use super::policy::ExtractionPolicy;
-use super::repair::{repair_arguments, Repaired, NUMBER_OUT_OF_RANGE};
+use super::repair::{repair_arguments, Repaired};
+use crate::model::rules;
 use crate::model::{pointer, truncate, ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning};
 use crate::model::{ToolDefinition, ToolParameter};
 
@@ -84,7 +85,8 @@ fn settle_by_tree(
                     // A number out of range for the Rust type (`300` or `"1e30"` for a `u8`): say
                     // the range.
                     let numeric = error.received.as_deref().and_then(numeric_value);
-                    if error.expected.starts_with("an integer") && (error.rule == "invalid_value" || numeric.is_some())
+                    if error.expected.starts_with("an integer")
+                        && (error.rule == rules::INVALID_VALUE || numeric.is_some())
                     {
                         if let Some(range) = range_at(&definition.input_schema, &error.pointer) {
                             error.expected = error.expected.replacen("an integer", &format!("an integer {range}"), 1);
@@ -266,7 +268,7 @@ fn parse_object(
     let parameters = &definition.parameters;
     let Repaired { value: mut object, warnings: repairs } = repair_arguments(raw)?;
     // A number out of range is one field's problem: the typed read refuses it there.
-    if let (true, Some(repair)) = (strict, repairs.iter().find(|r| r.rule() != NUMBER_OUT_OF_RANGE)) {
+    if let (true, Some(repair)) = (strict, repairs.iter().find(|r| r.rule() != rules::NUMBER_OUT_OF_RANGE)) {
         return Err(ArgumentError {
             pointer: String::new(),
             rule: repair.rule().to_owned(),

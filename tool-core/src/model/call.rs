@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::pointer;
+use super::rules;
 
 /// How long a received value may be in messages before it is cut.
 pub(crate) const RECEIVED_MAX_CHARS: usize = 120;
@@ -253,13 +254,13 @@ impl ArgumentErrors {
             let place = if e.pointer.is_empty() { "arguments".to_owned() } else { format!("`{}`", e.field()) };
             // Where the whole text could not be read, the reader's words say where and why
             // (`the text ends inside a string at line 1 column 30`); the text alone does not.
-            let why = if e.pointer.is_empty() && !e.detail.is_empty() && e.rule != "not_an_object" {
+            let why = if e.pointer.is_empty() && !e.detail.is_empty() && e.rule != rules::NOT_AN_OBJECT {
                 format!(" ({})", e.detail)
             } else {
                 String::new()
             };
             match (&e.received, e.rule.as_str()) {
-                (None, "missing_required") => {
+                (None, rules::MISSING_REQUIRED) => {
                     text.push_str(&format!("\n- {place}: required, expected {}; it was missing.", e.expected))
                 }
                 (None, _) => text.push_str(&format!("\n- {place}: expected {}{why}.", e.expected)),

@@ -1,6 +1,6 @@
 //! Layer 1, the model: plain data every other layer shares. What a tool is (its definition and
 //! parameters), a call as the model sent it and what extraction made of it (warnings,
-//! errors), what a tool hands back (text, structured JSON, content blocks), and the JSON pointers that say where in the arguments.
+//! errors, and the ids of their rules), what a tool hands back (text, structured JSON, content blocks), and the JSON pointers that say where in the arguments.
 //!
 //! Nothing here depends on another module of the crate.
 
@@ -9,6 +9,7 @@ mod content;
 mod definition;
 mod output;
 pub(crate) mod pointer;
+pub mod rules;
 mod words;
 
 pub(crate) use call::{received_text, truncate, Cut, RECEIVED_MAX_CHARS};

@@ -11,6 +11,7 @@
 
 use super::reader::{first_token, starts, starts_any, Cx, Opens, RawCall, Reader, Step};
 use super::tokens;
+use crate::model::rules;
 use crate::model::{truncate, ParseWarning};
 
 const CALLS_BEGIN: &str = "<｜tool▁calls▁begin｜>";
@@ -57,7 +58,7 @@ impl Reader for DeepSeek {
                 self.state = State::Call { start: pos, in_section: false, scanned: pos };
                 Step::Warning(ParseWarning::new(
                     "",
-                    "deepseek_no_section",
+                    rules::DEEPSEEK_NO_SECTION,
                     "`<｜tool▁calls▁begin｜>` before the call",
                     CALL_BEGIN,
                     "read the call without its section",
@@ -137,7 +138,7 @@ impl DeepSeek {
         }
         call.warnings.push(ParseWarning::new(
             "",
-            "deepseek_unclosed_call",
+            rules::DEEPSEEK_UNCLOSED_CALL,
             "`<｜tool▁call▁end｜>`",
             token,
             "ended the call before it",
@@ -156,7 +157,7 @@ fn read_call(body: &str) -> RawCall {
             let at = body.find(['{', '`']).unwrap_or(body.len());
             call.warnings.push(ParseWarning::new(
                 "",
-                "deepseek_no_sep",
+                rules::DEEPSEEK_NO_SEP,
                 "`<｜tool▁sep｜>` after the call's type or name",
                 &truncate(body.trim()),
                 "read the name up to the arguments",
@@ -181,7 +182,7 @@ fn read_call(body: &str) -> RawCall {
             if v3 && !arguments.is_empty() {
                 call.warnings.push(ParseWarning::new(
                     "",
-                    "deepseek_no_fence",
+                    rules::DEEPSEEK_NO_FENCE,
                     "the arguments in a ```json fence",
                     &truncate(arguments),
                     "read the arguments as they are",

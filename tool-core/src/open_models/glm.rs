@@ -12,6 +12,7 @@
 use memchr::memmem;
 
 use super::reader::{first_token, starts, Body, Cx, Opens, RawCall, Reader, Step};
+use crate::model::rules;
 use crate::model::{pointer, truncate, ParseWarning};
 
 const OPEN: &str = "<tool_call>";
@@ -78,7 +79,7 @@ impl Reader for Glm {
         }
         call.warnings.push(ParseWarning::new(
             "",
-            "glm_unclosed_call",
+            rules::GLM_UNCLOSED_CALL,
             "`</tool_call>`",
             OPEN,
             "ended the call before it",
@@ -105,7 +106,7 @@ fn read_call(body: &str) -> RawCall {
             let end = memmem::find(rest.as_bytes(), KEY.as_bytes()).unwrap_or(rest.len());
             call.warnings.push(ParseWarning::new(
                 "",
-                "glm_stray_text",
+                rules::GLM_STRAY_TEXT,
                 "`<arg_key>..</arg_key><arg_value>..</arg_value>` pairs",
                 &truncate(&rest[..end]),
                 "ignored the text",
@@ -119,7 +120,7 @@ fn read_call(body: &str) -> RawCall {
         if after.closed.is_none() {
             call.warnings.push(ParseWarning::new(
                 &at,
-                "glm_unclosed_key",
+                rules::GLM_UNCLOSED_KEY,
                 "`</arg_key>`",
                 after.instead,
                 "ended the key",
@@ -129,7 +130,7 @@ fn read_call(body: &str) -> RawCall {
         let Some(after_value) = rest_after_key.strip_prefix(VALUE) else {
             call.warnings.push(ParseWarning::new(
                 &at,
-                "glm_missing_value",
+                rules::GLM_MISSING_VALUE,
                 "`<arg_value>` after the key",
                 &truncate(rest_after_key),
                 "left the key out of the arguments",
@@ -141,7 +142,7 @@ fn read_call(body: &str) -> RawCall {
         if after.closed.is_none() {
             call.warnings.push(ParseWarning::new(
                 &at,
-                "glm_unclosed_value",
+                rules::GLM_UNCLOSED_VALUE,
                 "`</arg_value>`",
                 after.instead,
                 "ended the value before it",

@@ -22,6 +22,7 @@
 //! the call is refused as cut.
 
 use super::reader::{starts, starts_any, Cx, Opens, RawCall, Reader, Step};
+use crate::model::rules;
 use crate::model::{truncate, ParseWarning};
 
 const START: &str = "<|start|>";
@@ -121,7 +122,7 @@ impl Harmony {
                 };
                 return Step::Warning(ParseWarning::new(
                     "",
-                    "harmony_no_message",
+                    rules::HARMONY_NO_MESSAGE,
                     "`<|message|>` after the message's header",
                     instead,
                     "dropped the header's opening token and read what follows as text",
@@ -134,7 +135,7 @@ impl Harmony {
             self.state = State::Message { kind: Kind::Other, body, scanned: body };
             return Step::Warning(ParseWarning::new(
                 "",
-                "harmony_other_role",
+                rules::HARMONY_OTHER_ROLE,
                 "a message of the `assistant`",
                 &format!("a message of `{}`", truncate(role)),
                 "left the message out",
@@ -190,7 +191,7 @@ impl Harmony {
                     if serde_json::from_str::<serde::de::IgnoredAny>(&call.raw).is_ok() {
                         call.warnings.push(ParseWarning::new(
                             "",
-                            "harmony_no_call_token",
+                            rules::HARMONY_NO_CALL_TOKEN,
                             "`<|call|>` after the arguments",
                             "the end of the answer",
                             "read the call: its arguments are whole",
@@ -211,7 +212,7 @@ impl Harmony {
         let after = if token == START || token == CHANNEL { at } else { at + token.len() };
         let unclosed = ParseWarning::new(
             "",
-            "harmony_unclosed_message",
+            rules::HARMONY_UNCLOSED_MESSAGE,
             "`<|end|>` or `<|call|>` at the message's end",
             token,
             "ended the message before it",
@@ -228,7 +229,7 @@ impl Harmony {
         } else if token != CALL {
             call.warnings.push(ParseWarning::new(
                 "",
-                "harmony_call_end",
+                rules::HARMONY_CALL_END,
                 "`<|call|>` at the call's end",
                 token,
                 "read the call",
@@ -311,7 +312,7 @@ impl<'a> Header<'a> {
         if function.is_none() {
             call.warnings.push(ParseWarning::new(
                 "",
-                "harmony_bare_recipient",
+                rules::HARMONY_BARE_RECIPIENT,
                 "`to=functions.{name}`",
                 &format!("to={}", truncate(recipient)),
                 &format!("called the tool `{}`", truncate(recipient)),
@@ -322,7 +323,7 @@ impl<'a> Header<'a> {
                 self.channel.map_or_else(|| "no channel".to_owned(), |c| format!("the `{}` channel", truncate(c)));
             call.warnings.push(ParseWarning::new(
                 "",
-                "harmony_call_channel",
+                rules::HARMONY_CALL_CHANNEL,
                 "the call on the `commentary` channel",
                 &received,
                 "read the call",
@@ -331,7 +332,7 @@ impl<'a> Header<'a> {
         if let Some((content_type, false)) = self.content_type {
             call.warnings.push(ParseWarning::new(
                 "",
-                "harmony_content_type",
+                rules::HARMONY_CONTENT_TYPE,
                 "`<|constrain|>json` before `<|message|>`",
                 &truncate(content_type),
                 "read the arguments as JSON",

@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 
 use super::reader::{starts, starts_any, Cx, Opens, Reader, Step};
 use super::tokens::TextFilter;
+use crate::model::rules;
 use crate::xml::{XmlEvent, XmlParser, XmlStream};
 
 /// Whether one of the XML reader's forms opens at the start of `text`. `<tool_call>` alone is
@@ -73,7 +74,8 @@ impl Hermes {
                     // The XML reader's own form is `<invoke>`: for it, Hermes's JSON and
                     // Qwen3-Coder's `<function=..>` are variants; here they are the forms the
                     // models were trained on, and say nothing about the call.
-                    call.parse_warnings.retain(|w| !matches!(w.rule(), "xml_json_tool_call" | "xml_qwen_form"));
+                    call.parse_warnings
+                        .retain(|w| !matches!(w.rule(), rules::XML_JSON_TOOL_CALL | rules::XML_QWEN_FORM));
                     self.pending.push_back(Step::Request(Box::new(call)));
                 }
                 XmlEvent::Warning(warning) => {

@@ -10,6 +10,7 @@
 //! section, an id without `functions.`, a call or section left open.
 
 use super::reader::{first_token, starts, starts_any, Cx, Opens, RawCall, Reader, Step};
+use crate::model::rules;
 use crate::model::{truncate, ParseWarning};
 
 const SECTION_BEGIN: &str = "<|tool_calls_section_begin|>";
@@ -58,7 +59,7 @@ impl Reader for Kimi {
                     if token == SECTION_BEGIN_SINGULAR {
                         return Step::Warning(ParseWarning::new(
                             "",
-                            "kimi_section_token",
+                            rules::KIMI_SECTION_TOKEN,
                             "`<|tool_calls_section_begin|>`",
                             SECTION_BEGIN_SINGULAR,
                             "read the section",
@@ -69,7 +70,7 @@ impl Reader for Kimi {
                 self.state = State::Call { start: pos, in_section: false, scanned: pos };
                 Step::Warning(ParseWarning::new(
                     "",
-                    "kimi_no_section",
+                    rules::KIMI_NO_SECTION,
                     "`<|tool_calls_section_begin|>` before the call",
                     CALL_BEGIN,
                     "read the call without its section",
@@ -157,7 +158,7 @@ impl Kimi {
         } else {
             call.warnings.push(ParseWarning::new(
                 "",
-                "kimi_unclosed_call",
+                rules::KIMI_UNCLOSED_CALL,
                 "`<|tool_call_end|>`",
                 token,
                 "ended the call before it",
@@ -187,7 +188,7 @@ fn read_call(body: &str) -> RawCall {
         None => {
             call.warnings.push(ParseWarning::new(
                 "",
-                "kimi_no_arguments_token",
+                rules::KIMI_NO_ARGUMENTS_TOKEN,
                 "`<|tool_call_argument_begin|>` after the call's id",
                 &truncate(body),
                 "read the call without arguments",
@@ -198,7 +199,7 @@ fn read_call(body: &str) -> RawCall {
     let name = id.strip_prefix("functions.").unwrap_or_else(|| {
         call.warnings.push(ParseWarning::new(
             "",
-            "kimi_id_form",
+            rules::KIMI_ID_FORM,
             "`functions.{name}:{index}`",
             &truncate(id),
             "read the name from the id",

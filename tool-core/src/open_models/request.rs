@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::reader::{Body, Cx, RawCall};
+use crate::model::rules;
 use crate::model::{pointer, truncate, ArgumentError, ArgumentErrors, ParseWarning, ToolCallRequest};
 use crate::xml::{typed, Reading};
 
@@ -29,7 +30,7 @@ impl Requests {
         if let Some(expected) = cut {
             errors.push(ArgumentError {
                 pointer: String::new(),
-                rule: "truncated_call".to_owned(),
+                rule: rules::TRUNCATED_CALL.to_owned(),
                 expected: format!("the whole call, with {expected}"),
                 received: Some("the end of the answer".to_owned()),
                 detail: "the answer ended inside the call, so its values may be cut short; it was not run".to_owned(),
@@ -83,12 +84,18 @@ pub(super) fn insert_argument(
     let at = pointer::child("", &name);
     if *earlier == value {
         let received = format!("`{}` twice, with the same value", truncate(&name));
-        warnings.push(ParseWarning::new(&at, "duplicate_argument", "each argument once", &received, "kept the value"));
+        warnings.push(ParseWarning::new(
+            &at,
+            rules::DUPLICATE_ARGUMENT,
+            "each argument once",
+            &received,
+            "kept the value",
+        ));
     } else {
         let received = format!("`{}` and `{}`", truncate(&earlier.to_string()), truncate(&value.to_string()));
         errors.push(ArgumentError {
             pointer: at,
-            rule: "conflicting_argument".to_owned(),
+            rule: rules::CONFLICTING_ARGUMENT.to_owned(),
             expected: "each argument once".to_owned(),
             received: Some(received),
             detail: format!("`{name}` was given twice with different values; give it once"),

@@ -22,6 +22,7 @@ use serde_json::{Map, Value};
 use super::scan::{Form, Kind, Opening, Quoting, Scanner, Step, Token};
 use super::values::{decode, typed, Reading, Shape};
 use crate::catalog::ToolCatalog;
+use crate::model::rules;
 use crate::model::{pointer, truncate, ArgumentError, ArgumentErrors, ParseWarning, ToolCallRequest, ToolDefinition};
 
 /// Reads the XML protocol's tool calls out of a model's answer, typed by the declared
@@ -297,7 +298,12 @@ impl XmlStream {
                     }
                     _ => self.close_block(block),
                 }
-                self.events.push(structure("xml_unclosed_block", expected, THE_END, "read the calls the block holds"));
+                self.events.push(structure(
+                    rules::XML_UNCLOSED_BLOCK,
+                    expected,
+                    THE_END,
+                    "read the calls the block holds",
+                ));
                 false
             }
             State::Invoke(invoke) => {
@@ -315,7 +321,7 @@ impl XmlStream {
             // A block closed that never opened (its opening tag left out, as a call before it
             // was): markup, not the model's words.
             Kind::BlockClose(_) => self.events.push(structure(
-                "xml_unexpected_tag",
+                rules::XML_UNEXPECTED_TAG,
                 "a block's closing tag after its opening tag",
                 &self.buf[token.start..token.end],
                 "ignored the tag",
@@ -334,7 +340,7 @@ impl XmlStream {
             }
             Kind::BlockClose(_) => return self.close_block(block),
             Kind::BlockOpen(_) => self.events.push(structure(
-                "xml_nested_block",
+                rules::XML_NESTED_BLOCK,
                 "one block at a time",
                 &self.buf[token.start..token.end],
                 "ignored the inner opening tag",
@@ -342,7 +348,7 @@ impl XmlStream {
             _ => {
                 let tag = &self.buf[token.start..token.end];
                 let expected = "`<invoke name=\"..\">` or the block's closing tag";
-                self.events.push(structure("xml_unexpected_tag", expected, tag, "kept the tag as text"));
+                self.events.push(structure(rules::XML_UNEXPECTED_TAG, expected, tag, "kept the tag as text"));
                 block.text.push_str(tag);
             }
         }
@@ -384,7 +390,7 @@ impl XmlStream {
         let mut call = self.request(name, raw);
         call.parse_warnings.push(ParseWarning::new(
             "",
-            "xml_json_tool_call",
+            rules::XML_JSON_TOOL_CALL,
             "`<function=..>` inside `<tool_call>`",
             &truncate(text),
             "read the JSON call",
@@ -408,7 +414,7 @@ impl XmlStream {
         let mut call = self.request(name, raw.to_owned());
         call.parse_error = Some(ArgumentErrors::single(ArgumentError {
             pointer: String::new(),
-            rule: "truncated_call".to_owned(),
+            rule: rules::TRUNCATED_CALL.to_owned(),
             expected: "the whole call, closed by `</tool_call>`".to_owned(),
             received: Some(THE_END.to_owned()),
             detail: "the answer ended inside the call, so its values may be cut short; it was not run".to_owned(),
@@ -422,7 +428,7 @@ impl XmlStream {
         if block.is_none() {
             warnings.push(ParseWarning::new(
                 "",
-                "xml_no_wrapper",
+                rules::XML_NO_WRAPPER,
                 "`<invoke>` inside a `<function_calls>` block",
                 &tag,
                 "read the call without its block",
@@ -431,7 +437,7 @@ impl XmlStream {
         if form == Form::Qwen {
             warnings.push(ParseWarning::new(
                 "",
-                "xml_qwen_form",
+                rules::XML_QWEN_FORM,
                 "`<invoke name=\"..\">` and `<parameter name=\"..\">`",
                 &tag,
                 "read Qwen's `<function=..>` form",
@@ -441,7 +447,7 @@ impl XmlStream {
         if opening.name.is_none() {
             warnings.push(ParseWarning::new(
                 "",
-                "xml_missing_name",
+                rules::XML_MISSING_NAME,
                 "`<invoke name=\"..\">`",
                 &tag,
                 "the call names no tool",
@@ -538,7 +544,7 @@ impl XmlStream {
                         self.take_pending(&mut invoke);
                         invoke.warnings.push(ParseWarning::new(
                             "",
-                            "xml_unexpected_tag",
+                            rules::XML_UNEXPECTED_TAG,
                             "`<parameter name=\"..\">` or `</invoke>`",
                             "</parameter>",
                             "ignored the tag",
@@ -589,7 +595,7 @@ impl XmlStream {
             if !text.is_empty() {
                 invoke.warnings.push(ParseWarning::new(
                     "",
-                    "xml_text_in_invoke",
+                    rules::XML_TEXT_IN_INVOKE,
                     "only parameters inside `<invoke>`",
                     &truncate(text),
                     "left the text out of the arguments",
@@ -623,7 +629,7 @@ impl XmlStream {
         if let Some(instead) = cut.filter(|_| !cut_by_the_end) {
             warnings.push(ParseWarning::new(
                 "",
-                "xml_unclosed_invoke",
+                rules::XML_UNCLOSED_INVOKE,
                 "`</invoke>`",
                 instead,
                 "ended the call before it",
@@ -636,7 +642,7 @@ impl XmlStream {
         if cut_by_the_end {
             call.parse_error = Some(ArgumentErrors::single(ArgumentError {
                 pointer: String::new(),
-                rule: "truncated_call".to_owned(),
+                rule: rules::TRUNCATED_CALL.to_owned(),
                 expected: "the whole call, closed by `</invoke>`".to_owned(),
                 received: Some(THE_END.to_owned()),
                 detail: "the answer ended inside the call, so its values may be cut short; it was not run".to_owned(),
@@ -663,7 +669,7 @@ impl XmlStream {
             let Some(name) = &param.name else {
                 warnings.push(ParseWarning::new(
                     "",
-                    "xml_missing_name",
+                    rules::XML_MISSING_NAME,
                     "`<parameter name=\"..\">`",
                     &truncate(&text),
                     "left the value out of the arguments",
@@ -674,7 +680,7 @@ impl XmlStream {
             if unclosed_cdata {
                 warnings.push(ParseWarning::new(
                     &at,
-                    "xml_unclosed_cdata",
+                    rules::XML_UNCLOSED_CDATA,
                     "`]]>` after `<![CDATA[`",
                     "`<![CDATA[` without `]]>`",
                     "read the section as text",
@@ -702,7 +708,7 @@ impl XmlStream {
                 "kept the last value"
             };
             let received = format!("`{}` more than once", truncate(name));
-            warnings.push(ParseWarning::new(&at, "duplicate_parameter", "each parameter once", &received, action));
+            warnings.push(ParseWarning::new(&at, rules::DUPLICATE_PARAMETER, "each parameter once", &received, action));
         }
         arguments
     }
@@ -796,7 +802,7 @@ fn push_quoting_warning(warnings: &mut Vec<ParseWarning>, at: &str, quoting: Quo
         Quoting::Single => "read the name in single quotes",
         Quoting::Unquoted => "read the unquoted name",
     };
-    warnings.push(ParseWarning::new(at, "xml_attribute_quotes", "`name=\"..\"`, in double quotes", tag, action));
+    warnings.push(ParseWarning::new(at, rules::XML_ATTRIBUTE_QUOTES, "`name=\"..\"`, in double quotes", tag, action));
 }
 
 /// The warning for a value that did not end at its `</parameter>`.
@@ -804,7 +810,7 @@ fn unclosed_parameter(param: &mut Param, instead: &str) -> ParseWarning {
     param.closed = false;
     let name = param.name.as_deref();
     let at = name.map(|name| pointer::child("", name)).unwrap_or_default();
-    ParseWarning::new(&at, "xml_unclosed_parameter", "`</parameter>`", instead, "ended the value before it")
+    ParseWarning::new(&at, rules::XML_UNCLOSED_PARAMETER, "`</parameter>`", instead, "ended the value before it")
 }
 
 /// The warning for a closing tag written inside a value.
@@ -812,7 +818,7 @@ fn close_tag_in_value(name: Option<&str>, tag: &str) -> ParseWarning {
     let at = name.map(|name| pointer::child("", name)).unwrap_or_default();
     ParseWarning::new(
         &at,
-        "xml_close_tag_in_value",
+        rules::XML_CLOSE_TAG_IN_VALUE,
         "one `</parameter>`, after the value",
         tag,
         "kept the tag and the text after it in the value",

@@ -7,9 +7,6 @@ use super::scalar::Token;
 use super::text::{trim, write_texts};
 use crate::schema::plan::{Kind, NodeId, Plan};
 
-/// The rule of JSON text inside a string, decoded.
-pub(crate) const DECODED_RULE: &str = "json_string_decoded";
-
 /// Whether the single pass reads JSON `text` met at node `id` as the value it holds: a list's
 /// text for a list, an object's for an object, as the tree decodes them. It returns what the
 /// node expects, for the warning.

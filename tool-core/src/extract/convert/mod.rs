@@ -20,6 +20,6 @@ mod tests;
 mod text;
 mod walk;
 
-pub(crate) use json_text::{decodes, write_decoded, DECODED_RULE};
+pub(crate) use json_text::{decodes, write_decoded};
 pub(crate) use scalar::{scalar_change, Composite, Scalar, Token};
 pub(crate) use walk::{coerce_arguments, convert_node, refusal, settled};

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use serde_json::{Number, Value};
 
 use super::text::{cut_after, push_json_string, push_number, push_serialized, texts_capacity, trim, write_texts};
+use crate::model::rules;
 use crate::schema::plan::{Children, Kind, NodeId, Plan, Tag, Tokens};
 
 /// Appends a value as JSON text, cut when long, as `received_text` cuts it.
@@ -174,7 +175,7 @@ pub(crate) fn scalar_change<'p>(
             None => node.kind == Kind::String,
         };
         if !holds_text && is_null_word(text) {
-            return Ok(Some(Change::new(Scalar::Null, "null_literal", "a value or null", "read as absent:")));
+            return Ok(Some(Change::new(Scalar::Null, rules::NULL_LITERAL, "a value or null", "read as absent:")));
         }
     }
     if let Some(tokens) = &node.tokens {
@@ -195,16 +196,16 @@ fn boolean(token: &Token<'_>) -> Option<Change<'static>> {
         Token::Text(text) => {
             let word = trim(text);
             if word.eq_ignore_ascii_case("true") {
-                (true, "string_to_boolean")
+                (true, rules::STRING_TO_BOOLEAN)
             } else if word.eq_ignore_ascii_case("false") {
-                (false, "string_to_boolean")
+                (false, rules::STRING_TO_BOOLEAN)
             } else {
                 return None;
             }
         }
         Token::Number(n) => match n.as_f64() {
-            Some(0.0) => (false, "number_to_boolean"),
-            Some(1.0) => (true, "number_to_boolean"),
+            Some(0.0) => (false, rules::NUMBER_TO_BOOLEAN),
+            Some(1.0) => (true, rules::NUMBER_TO_BOOLEAN),
             _ => return None,
         },
         Token::Bool(_) => return None,
@@ -223,19 +224,24 @@ fn integer(token: &Token<'_>) -> Option<Change<'static>> {
                 Err(_) => unsigned.parse::<u64>().ok().map(Number::from),
             };
             if let Some(exact) = exact {
-                return Some(Change::new(Scalar::Number(exact), "string_to_integer", "an integer", "converted to"));
+                return Some(Change::new(
+                    Scalar::Number(exact),
+                    rules::STRING_TO_INTEGER,
+                    "an integer",
+                    "converted to",
+                ));
             }
-            (parse_number_text(text)?, "string_to_integer")
+            (parse_number_text(text)?, rules::STRING_TO_INTEGER)
         }
         Token::Number(n) if n.is_i64() || n.is_u64() => return None,
-        Token::Number(n) => (n.as_f64()?, "float_to_integer"),
+        Token::Number(n) => (n.as_f64()?, rules::FLOAT_TO_INTEGER),
         Token::Bool(_) => return None,
     };
     if let Some(exact) = integer_value(number) {
         return Some(Change::new(Scalar::Number(exact), rule, "an integer", "converted to"));
     }
     let truncated = integer_value(number.trunc())?;
-    let rule = if matches!(token, Token::Text(_)) { rule } else { "float_truncated" };
+    let rule = if matches!(token, Token::Text(_)) { rule } else { rules::FLOAT_TRUNCATED };
     Some(Change::new(Scalar::Number(truncated), rule, "an integer", "truncated to"))
 }
 
@@ -243,7 +249,7 @@ fn number(token: &Token<'_>) -> Option<Change<'static>> {
     let Token::Text(text) = token else { return None };
     let f = parse_number_text(text)?;
     let converted = integer_value(f).or_else(|| Number::from_f64(f))?;
-    Some(Change::new(Scalar::Number(converted), "string_to_number", "a number", "converted to"))
+    Some(Change::new(Scalar::Number(converted), rules::STRING_TO_NUMBER, "a number", "converted to"))
 }
 
 fn string(token: &Token<'_>) -> Option<Change<'static>> {
@@ -252,7 +258,7 @@ fn string(token: &Token<'_>) -> Option<Change<'static>> {
         Token::Number(n) => n.to_string(),
         Token::Text(_) => return None,
     };
-    Some(Change::new(Scalar::Text(text), "literal_to_string", "a string", "kept as the text"))
+    Some(Change::new(Scalar::Text(text), rules::LITERAL_TO_STRING, "a string", "kept as the text"))
 }
 
 /// An enum token: the same token as text (a number sent as a string or the reverse), or the
@@ -278,7 +284,7 @@ pub(super) fn token_change<'p>(tokens: &'p Tokens, token: &Token<'_>, case_sensi
     };
     let exact: Vec<usize> = (0..tokens.texts.len()).filter(|&i| tokens.texts[i] == as_text).collect();
     let (found, rule) = if exact.len() == 1 {
-        (exact[0], "enum_token_retyped")
+        (exact[0], rules::ENUM_TOKEN_RETYPED)
     } else if case_sensitive {
         return None;
     } else {
@@ -288,7 +294,7 @@ pub(super) fn token_change<'p>(tokens: &'p Tokens, token: &Token<'_>, case_sensi
         if matches.len() != 1 {
             return None;
         }
-        (matches[0], "enum_case_normalized")
+        (matches[0], rules::ENUM_CASE_NORMALIZED)
     };
     let expected = Cow::Owned(tokens.expected.clone());
     Some(Change { new: Scalar::Token(&tokens.values[found]), rule, expected, verb: "read as" })

@@ -7,11 +7,12 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::json_text::{decode_text, write_decoded, DECODED_RULE};
+use super::json_text::{decode_text, write_decoded};
 use super::scalar::{push_json, scalar_change, token_change, Change, Composite, Token};
 use super::text::{texts_capacity, write_texts};
-use crate::extract::keys::{folded_name, unknown_key, NAME_NORMALIZED};
+use crate::extract::keys::{folded_name, unknown_key};
 use crate::model::pointer;
+use crate::model::rules;
 use crate::model::ToolParameter;
 use crate::model::{ArgumentError, ParseWarning};
 use crate::schema::plan::{Children, Kind, NodeId, Plan, Tag, Tokens, Variants};
@@ -195,7 +196,7 @@ impl<'a> Coercer<'a> {
         self.enter(&key);
         let mut whole = Value::Object(std::mem::take(object));
         let unwrapped = Value::Object(inner_object);
-        self.apply(&mut whole, unwrapped, "wrapper_unwrapped", WRAPPER_KEYS_HINT, &verb);
+        self.apply(&mut whole, unwrapped, rules::WRAPPER_UNWRAPPED, WRAPPER_KEYS_HINT, &verb);
         self.leave();
         if let Value::Object(map) = whole {
             *object = map;
@@ -230,19 +231,20 @@ impl<'a> Coercer<'a> {
         for (key, name) in &renames {
             self.enter(key);
             let expected = format!("the declared name `{name}`");
-            let renamed = self.record(NAME_NORMALIZED, expected.into(), key.len() + name.len() + 16, |out| {
-                let received = |out: &mut String| {
-                    out.push('`');
-                    out.push_str(key);
-                    out.push('`');
-                };
-                let action = |out: &mut String| {
-                    out.push_str("read as `");
-                    out.push_str(name);
-                    out.push('`');
-                };
-                write_texts(out, received, action)
-            });
+            let renamed =
+                self.record(rules::PARAMETER_NAME_NORMALIZED, expected.into(), key.len() + name.len() + 16, |out| {
+                    let received = |out: &mut String| {
+                        out.push('`');
+                        out.push_str(key);
+                        out.push('`');
+                    };
+                    let action = |out: &mut String| {
+                        out.push_str("read as `");
+                        out.push_str(name);
+                        out.push('`');
+                    };
+                    write_texts(out, received, action)
+                });
             self.leave();
             if renamed {
                 applied.insert(key.as_str(), *name);
@@ -350,7 +352,7 @@ impl<'a> Coercer<'a> {
         let Value::String(text) = value else { return false };
         let expected = if decoded.is_array() { "an array" } else { "an object" };
         let capacity = Token::Text(text).texts_capacity();
-        if !self.record(DECODED_RULE, Cow::Borrowed(expected), capacity, |out| write_decoded(text, out)) {
+        if !self.record(rules::JSON_STRING_DECODED, Cow::Borrowed(expected), capacity, |out| write_decoded(text, out)) {
             return false;
         }
         *value = decoded;
@@ -359,7 +361,7 @@ impl<'a> Coercer<'a> {
 
     fn wrap(&mut self, value: &mut Value) -> bool {
         let wrapped = Value::Array(vec![value.clone()]);
-        self.apply(value, wrapped, "scalar_wrapped", "an array", "wrapped in a one-element list:")
+        self.apply(value, wrapped, rules::SCALAR_WRAPPED, "an array", "wrapped in a one-element list:")
     }
 
     /// Whether the value is an object, once JSON text inside a string is decoded.
@@ -492,7 +494,7 @@ impl Coercer<'_> {
             let texts = |out: &mut String| write_texts(out, |out| out.push_str("null"), |out| out.push_str(action));
             let expected = Cow::Borrowed("a value, or the field left out");
             let strict = std::mem::replace(&mut self.strict, strict_of(&key));
-            if self.record("null_as_absent", expected, 4 + action.len(), texts) {
+            if self.record(rules::NULL_AS_ABSENT, expected, 4 + action.len(), texts) {
                 map.remove(&key);
             }
             self.strict = strict;

@@ -9,5 +9,4 @@ mod seed;
 
 pub use names::closest_key;
 pub(crate) use names::{folded_name, parameter_named, unknown_key, unknown_parameter, Key};
-pub(crate) use names::{NAME_NORMALIZED, UNKNOWN_PARAMETER};
 pub(crate) use seed::KeySeed;

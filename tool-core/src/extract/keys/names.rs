@@ -2,6 +2,7 @@
 //! case and separators (`max_bytes` for `maxBytes`), or by likeness, for the "did you mean" of
 //! the warning about a key no parameter or field declares.
 
+use crate::model::rules;
 use crate::model::{pointer, truncate, ParseWarning, ToolParameter};
 use crate::suggest::Names;
 
@@ -53,9 +54,6 @@ fn word<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
     word
 }
 
-/// The rule of a key read as the declared parameter it names but for case and separators.
-pub(crate) const NAME_NORMALIZED: &str = "parameter_name_normalized";
-
 /// A parameter name without case and separators: `max_bytes`, `MaxBytes` and `max-bytes` all
 /// fold to `maxbytes`.
 fn fold_name(name: &str) -> impl Iterator<Item = char> + '_ {
@@ -89,9 +87,6 @@ pub fn closest_key<'a>(key: &str, declared: &[&'a str]) -> Option<&'a str> {
     })
 }
 
-/// The rule of a key that no parameter or field declares.
-pub(crate) const UNKNOWN_PARAMETER: &str = "unknown_parameter";
-
 /// The warning for the key `key` at `pointer` that none of `declared` names, naming the closest
 /// one; `what` says what the declared names are (`parameters` at the top level, `fields` below).
 pub(crate) fn unknown_key(pointer: &str, key: &str, declared: &[&str], what: &str) -> ParseWarning {
@@ -104,7 +99,7 @@ pub(crate) fn unknown_key(pointer: &str, key: &str, declared: &[&str], what: &st
     } else {
         format!("one of the declared {what}: {}", declared.join(", "))
     };
-    ParseWarning::new(pointer, UNKNOWN_PARAMETER, expected, &truncate(key), &action)
+    ParseWarning::new(pointer, rules::UNKNOWN_PARAMETER, expected, &truncate(key), &action)
 }
 
 /// The warning for a key no parameter declares, naming the closest declared one.

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::parser::{parse_tolerant, Parser, Tolerance, Tolerant, TolerantError};
 use crate::extract::duplicates::duplicate_key_warnings;
+use crate::model::rules;
 use crate::model::{received_text, truncate, ArgumentError, ParseWarning};
 
 /// What the arguments must be, in the model's words.
@@ -34,7 +35,7 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
         return finish(raw, value, duplicate_key_warnings(raw), Vec::new());
     }
     if raw.trim().is_empty() {
-        let warning = warning(raw, "empty_arguments", "read as an empty object `{}`".to_owned());
+        let warning = warning(raw, rules::EMPTY_ARGUMENTS, "read as an empty object `{}`".to_owned());
         return Ok(Repaired { value: Map::new(), warnings: vec![warning] });
     }
 
@@ -86,7 +87,7 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     if !all_equal {
         return Err(ArgumentError {
             pointer: String::new(),
-            rule: "multiple_objects".into(),
+            rule: rules::MULTIPLE_OBJECTS.into(),
             expected: EXPECTED.into(),
             received: Some(truncate(raw)),
             detail: format!(
@@ -99,14 +100,14 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
     if byte_order_mark {
         warnings.push(warning(
             raw,
-            "byte_order_mark_removed",
+            rules::BYTE_ORDER_MARK_REMOVED,
             "removed the byte order mark (U+FEFF) before the arguments".into(),
         ));
     }
     if fenced || fence_closed {
         warnings.push(warning(
             raw,
-            "code_fence_removed",
+            rules::CODE_FENCE_REMOVED,
             "removed the markdown code fence around the arguments".into(),
         ));
     }
@@ -120,11 +121,11 @@ pub(crate) fn repair_arguments(raw: &str) -> Result<Repaired, ArgumentError> {
         }
     };
     if let Some(action) = action {
-        warnings.push(warning(raw, "special_token_removed", action));
+        warnings.push(warning(raw, rules::SPECIAL_TOKEN_REMOVED, action));
     }
     if objects > 1 {
         let action = format!("read the first of {objects} identical objects sent one after another");
-        warnings.push(warning(raw, "identical_objects_merged", action));
+        warnings.push(warning(raw, rules::IDENTICAL_OBJECTS_MERGED, action));
     }
     // Read with the tolerant parser: serde_json's duplicate walk could not read this text. The
     // copies of an identical object would only repeat the first one's.
@@ -150,7 +151,7 @@ fn finish(
             match parse_tolerant(inner) {
                 Ok(Tolerant { value: Value::Object(object), tolerances: inner_leniencies, duplicates }) => {
                     let action = "decoded the JSON string the arguments were sent as, and read the object inside";
-                    warnings.push(warning(raw, "double_encoded_arguments", action.into()));
+                    warnings.push(warning(raw, rules::DOUBLE_ENCODED_ARGUMENTS, action.into()));
                     warnings.extend(duplicates);
                     for tolerance in inner_leniencies {
                         if !tolerances.contains(&tolerance) {
@@ -210,7 +211,7 @@ fn not_an_object(value: &Value) -> ArgumentError {
     };
     ArgumentError {
         pointer: String::new(),
-        rule: "not_an_object".into(),
+        rule: rules::NOT_AN_OBJECT.into(),
         expected: EXPECTED.into(),
         received: Some(received_text(value)),
         detail: format!("the arguments are {kind}, not an object"),

@@ -18,4 +18,4 @@ mod surroundings;
 mod tests;
 
 pub(crate) use arguments::{repair_arguments, Repaired};
-pub(crate) use parser::{parse_tolerant, NUMBER_OUT_OF_RANGE};
+pub(crate) use parser::parse_tolerant;

@@ -5,13 +5,11 @@ use serde_json::{Map, Value};
 
 use crate::extract::duplicates::duplicate_warning;
 use crate::model::pointer;
+use crate::model::rules;
 use crate::model::{truncate, ParseWarning};
 
 /// The deepest nesting of arrays and objects [`parse_tolerant`] reads.
 pub(super) const MAX_DEPTH: usize = 128;
-
-/// The rule of a number literal no 64-bit float holds (`1e400`), kept as its text.
-pub(crate) const NUMBER_OUT_OF_RANGE: &str = "number_out_of_range";
 
 /// What a number literal must be to be read as a number.
 const OUT_OF_RANGE_EXPECTED: &str = "a number within ±1.7976931348623157e308";
@@ -42,12 +40,12 @@ impl Tolerance {
     /// The stable rule id of the warning.
     pub(crate) fn rule(self) -> &'static str {
         match self {
-            Tolerance::SingleQuotes | Tolerance::PythonLiteral => "python_literal",
-            Tolerance::TrailingComma => "trailing_comma_removed",
-            Tolerance::InvalidEscape | Tolerance::EscapedSingleQuote => "invalid_escape_repaired",
-            Tolerance::RawControlCharacter => "raw_control_character",
-            Tolerance::UnquotedKey => "unquoted_key",
-            Tolerance::Comment => "comment_removed",
+            Tolerance::SingleQuotes | Tolerance::PythonLiteral => rules::PYTHON_LITERAL,
+            Tolerance::TrailingComma => rules::TRAILING_COMMA_REMOVED,
+            Tolerance::InvalidEscape | Tolerance::EscapedSingleQuote => rules::INVALID_ESCAPE_REPAIRED,
+            Tolerance::RawControlCharacter => rules::RAW_CONTROL_CHARACTER,
+            Tolerance::UnquotedKey => rules::UNQUOTED_KEY,
+            Tolerance::Comment => rules::COMMENT_REMOVED,
         }
     }
 
@@ -97,8 +95,8 @@ pub(crate) enum TolerantError {
 impl TolerantError {
     pub(super) fn rule(&self) -> &'static str {
         match self {
-            TolerantError::Truncated { .. } => "truncated_json",
-            TolerantError::Syntax { .. } => "invalid_json",
+            TolerantError::Truncated { .. } => rules::TRUNCATED_JSON,
+            TolerantError::Syntax { .. } => rules::INVALID_JSON,
         }
     }
 
@@ -507,7 +505,7 @@ impl<'t> Parser<'t> {
                 let action = format!("kept as the text \"{}\" for the declared type to read", truncate(token));
                 let warning = ParseWarning::new(
                     &pointer::cut(&self.path),
-                    NUMBER_OUT_OF_RANGE,
+                    rules::NUMBER_OUT_OF_RANGE,
                     OUT_OF_RANGE_EXPECTED,
                     &truncate(token),
                     &action,

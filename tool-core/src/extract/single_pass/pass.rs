@@ -11,6 +11,7 @@ use super::pointer_sink::{NoPointer, PointerSink};
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::convert::{self, Scalar, Token};
 use crate::extract::keys::{folded_name, unknown_key};
+use crate::model::rules;
 use crate::model::ParseWarning;
 use crate::model::ToolDefinition;
 use crate::schema::plan::{NodeId, Plan};
@@ -140,7 +141,7 @@ impl<'c> Pass<'c> {
                     return None;
                 }
                 let splits = convert::write_decoded(text, &mut texts);
-                self.push(ParseWarning::from_texts(texts, splits, convert::DECODED_RULE, Cow::Borrowed(expected)));
+                self.push(ParseWarning::from_texts(texts, splits, rules::JSON_STRING_DECODED, Cow::Borrowed(expected)));
                 return Some(Became::Decode);
             }
         };

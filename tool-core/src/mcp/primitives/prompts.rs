@@ -13,6 +13,7 @@ use super::completion::{Completer, Completers};
 use super::panics::payload_text;
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::{read_by_tree, ExtractionPolicy};
+use crate::model::rules;
 use crate::model::{truncate, ArgumentError, ContentBlock, Findings, ParseWarning, ToolDefinition};
 use crate::providers::results::mcp_block;
 
@@ -190,7 +191,7 @@ impl Prompt {
                     let parameter = definition.parameters.iter().find(|p| p.name == field);
                     vec![ArgumentError {
                         pointer: parameter.map(|p| format!("/{}", p.name)).unwrap_or_default(),
-                        rule: "invalid_type".to_owned(),
+                        rule: rules::INVALID_TYPE.to_owned(),
                         expected: parameter.map_or_else(|| "the prompt's arguments".to_owned(), |p| p.expected()),
                         received: object.get(field).map(|value| truncate(&value.to_string())),
                         detail: error.inner().to_string(),

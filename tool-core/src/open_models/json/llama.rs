@@ -13,6 +13,7 @@
 
 use super::call::{call_key, ObjectRules};
 use super::state::{JsonReader, State};
+use crate::model::rules;
 use crate::model::{truncate, ParseWarning};
 use crate::open_models::json_extent::{key_name, string_value, Extent};
 use crate::open_models::reader::{starts, Cx, Opens, Reader, Step};
@@ -22,18 +23,12 @@ pub(super) const WINDOW: usize = 512;
 
 /// The rule ids of the warnings about a Llama call object.
 pub(super) const OBJECT_RULES: ObjectRules = ObjectRules {
-    name_not_string: "llama_name_not_string",
-    single_quotes: "llama_single_quotes",
-    arguments_string: "llama_arguments_string",
-    unknown_key: "llama_unknown_key",
-    no_arguments_key: "llama_no_arguments_key",
+    name_not_string: rules::LLAMA_NAME_NOT_STRING,
+    single_quotes: rules::LLAMA_SINGLE_QUOTES,
+    arguments_string: rules::LLAMA_ARGUMENTS_STRING,
+    unknown_key: rules::LLAMA_UNKNOWN_KEY,
+    no_arguments_key: rules::LLAMA_NO_ARGUMENTS_KEY,
 };
-/// The calls in a markdown code fence.
-const CODE_FENCE: &str = "llama_code_fence";
-/// The calls given as a JSON list.
-const JSON_LIST: &str = "llama_json_list";
-/// Calls separated by `,` rather than `;`.
-const COMMA_SEPARATOR: &str = "llama_comma_separator";
 
 /// Whether Llama's calls open at `at` (a `{`, a `[` or a code fence).
 pub(super) fn opens(cx: &Cx, buf: &str, at: usize, finished: bool) -> Opens {
@@ -69,7 +64,7 @@ impl JsonReader {
             self.state = State::Fence { to };
             return Step::Warning(ParseWarning::new(
                 "",
-                CODE_FENCE,
+                rules::LLAMA_CODE_FENCE,
                 "the calls' JSON alone",
                 &truncate(buf[pos..to].trim_end()),
                 "removed the markdown code fence around the calls",
@@ -79,7 +74,7 @@ impl JsonReader {
             self.state = State::ListOpen;
             return Step::Warning(ParseWarning::new(
                 "",
-                JSON_LIST,
+                rules::LLAMA_JSON_LIST,
                 "one call object, or calls separated by `;`",
                 "a JSON list of calls",
                 "read each call in the list",
@@ -156,7 +151,7 @@ impl JsonReader {
                 if comma {
                     return Step::Warning(ParseWarning::new(
                         "",
-                        COMMA_SEPARATOR,
+                        rules::LLAMA_COMMA_SEPARATOR,
                         "`;` between calls",
                         ",",
                         "read the next call",

@@ -12,6 +12,7 @@
 use super::call::ObjectRules;
 use super::llama::WINDOW;
 use super::state::{JsonReader, State};
+use crate::model::rules;
 use crate::model::{truncate, ParseWarning};
 use crate::open_models::json_extent::Extent;
 use crate::open_models::reader::{first_token, starts, starts_any, Opens, RawCall, Step};
@@ -23,18 +24,12 @@ const CALL_ID: &str = "[CALL_ID]";
 
 /// The rule ids of the warnings about a Mistral call object.
 pub(super) const OBJECT_RULES: ObjectRules = ObjectRules {
-    name_not_string: "mistral_name_not_string",
-    single_quotes: "mistral_single_quotes",
-    arguments_string: "mistral_arguments_string",
-    unknown_key: "mistral_unknown_key",
-    no_arguments_key: "mistral_no_arguments_key",
+    name_not_string: rules::MISTRAL_NAME_NOT_STRING,
+    single_quotes: rules::MISTRAL_SINGLE_QUOTES,
+    arguments_string: rules::MISTRAL_ARGUMENTS_STRING,
+    unknown_key: rules::MISTRAL_UNKNOWN_KEY,
+    no_arguments_key: rules::MISTRAL_NO_ARGUMENTS_KEY,
 };
-/// One call object after `[TOOL_CALLS]`, without its list.
-const NO_LIST: &str = "mistral_no_list";
-/// A v11 name followed by its arguments without `[ARGS]`.
-const NO_ARGS_TOKEN: &str = "mistral_no_args_token";
-/// A v11 name without `[ARGS]` and arguments.
-const NO_ARGUMENTS: &str = "mistral_no_arguments";
 
 /// Whether Mistral's calls open at `at`: a `[TOOL_CALLS]`.
 pub(super) fn opens(buf: &str, at: usize, finished: bool) -> Opens {
@@ -202,7 +197,7 @@ impl JsonReader {
                 self.state = State::Object { extent: Extent::new(at, true), in_list: false };
                 Step::Warning(ParseWarning::new(
                     "",
-                    NO_LIST,
+                    rules::MISTRAL_NO_LIST,
                     "a list of calls `[{..}]` after `[TOOL_CALLS]`",
                     "one call object",
                     "read the call",
@@ -235,7 +230,7 @@ impl JsonReader {
                     self.state = State::Arguments { name, id, extent: Extent::new(at, false) };
                     return Step::Warning(ParseWarning::new(
                         "",
-                        NO_ARGS_TOKEN,
+                        rules::MISTRAL_NO_ARGS_TOKEN,
                         "`[ARGS]` between the name and the arguments",
                         &received,
                         "read the arguments after the name",
@@ -265,7 +260,7 @@ impl JsonReader {
                         let mut call = RawCall { name, id, raw: "{}".to_owned(), ..RawCall::default() };
                         call.warnings.push(ParseWarning::new(
                             "",
-                            NO_ARGUMENTS,
+                            rules::MISTRAL_NO_ARGUMENTS,
                             "`[ARGS]` and the arguments after the name",
                             &truncate(&rest[..rest.find(']').map_or(rest.len(), |i| i + 1)]),
                             "read the call without arguments",

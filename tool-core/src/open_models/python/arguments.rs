@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::literal::{Arg, Call, Note, Refusal};
+use crate::model::rules;
 use crate::model::{pointer, truncate, ArgumentError, ParseWarning};
 use crate::open_models::reader::Cx;
 use crate::open_models::request::insert_argument;
@@ -37,7 +38,7 @@ pub(super) fn object(
                     // `integral(from=1, to=5)`: Python refuses the call; the name is clear.
                     warnings.push(ParseWarning::new(
                         &pointer::child("", keyword),
-                        "python_reserved_name",
+                        rules::PYTHON_RESERVED_NAME,
                         "an argument name Python accepts",
                         &format!("`{keyword}`, a Python keyword"),
                         &format!("read as the argument `{keyword}`"),
@@ -52,7 +53,7 @@ pub(super) fn object(
                     Some(name) => {
                         warnings.push(ParseWarning::new(
                             &pointer::child("", name),
-                            "python_positional",
+                            rules::PYTHON_POSITIONAL,
                             format!("`{name}=` before the value"),
                             &truncate(text),
                             &format!("read as `{name}`, the tool's parameter number {}", index + 1),
@@ -73,7 +74,7 @@ pub(super) fn object(
             // Every value left out says why; should one not, the call is still refused.
             None if !refused => errors.push(ArgumentError {
                 pointer: at,
-                rule: "python_syntax".to_owned(),
+                rule: rules::PYTHON_SYNTAX.to_owned(),
                 expected: "a literal value".to_owned(),
                 received: Some(format!("`{}`", truncate(text))),
                 detail: "the value could not be read".to_owned(),
@@ -92,7 +93,7 @@ fn positional_names(cx: &Cx, tool: &str, args: &[Arg<'_>], errors: &mut Vec<Argu
     let refuse = |errors: &mut Vec<ArgumentError>, expected: String, received: String, detail: String| {
         errors.push(ArgumentError {
             pointer: String::new(),
-            rule: "python_positional".to_owned(),
+            rule: rules::PYTHON_POSITIONAL.to_owned(),
             expected,
             received: Some(received),
             detail,

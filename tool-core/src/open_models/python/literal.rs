@@ -13,6 +13,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Number, Value};
 
+use crate::model::rules;
 use crate::model::{pointer, truncate};
 
 /// The deepest nesting of lists, tuples, dicts and sets read; deeper is refused.
@@ -147,7 +148,7 @@ fn syntax_at(path: &str, close: u8, received: String) -> Refusal {
     let close = char::from(close);
     Refusal {
         path: path.to_owned(),
-        rule: "python_syntax",
+        rule: rules::PYTHON_SYNTAX,
         expected: format!("`{close}` to close the value"),
         received,
         detail: format!("the value is not valid Python: expected `{close}`"),
@@ -158,7 +159,7 @@ fn syntax_at(path: &str, close: u8, received: String) -> Refusal {
 fn syntax(expected: &str, received: String) -> Refusal {
     Refusal {
         path: String::new(),
-        rule: "python_syntax",
+        rule: rules::PYTHON_SYNTAX,
         expected: expected.to_owned(),
         received,
         detail: format!("the call is not valid Python: expected {expected}"),
@@ -279,7 +280,7 @@ impl<'a> Parser<'a> {
             if text.is_empty() { "nothing".to_owned() } else { format!("`{}`, {}", truncate(text), kind(text)) };
         self.refusals.push(Refusal {
             path: self.path.clone(),
-            rule: "python_not_literal",
+            rule: rules::PYTHON_NOT_LITERAL,
             expected: LITERAL.to_owned(),
             received,
             detail: "a Python call's values must be written as literals: the value itself, not a name or an expression that computes it".to_owned(),
@@ -295,7 +296,7 @@ impl<'a> Parser<'a> {
             self.i = skip_expression(self.s, start, false);
             self.refusals.push(Refusal {
                 path: self.path.clone(),
-                rule: "python_too_deep",
+                rule: rules::PYTHON_TOO_DEEP,
                 expected: format!("values nested at most {MAX_DEPTH} levels deep"),
                 received: "a deeper value".to_owned(),
                 detail: format!("the value is nested deeper than {MAX_DEPTH} levels"),
@@ -357,7 +358,7 @@ impl<'a> Parser<'a> {
                             "false" => ("`False`", Value::Bool(false)),
                             _ => ("`None`", Value::Null),
                         };
-                        self.note("python_json_literal", python, word.to_owned(), format!("read as {value}"));
+                        self.note(rules::PYTHON_JSON_LITERAL, python, word.to_owned(), format!("read as {value}"));
                         Some(value)
                     }
                     _ => {
@@ -426,7 +427,7 @@ impl<'a> Parser<'a> {
             return items.into_iter().next();
         }
         let text = &self.s[start..self.i];
-        self.note("python_tuple", "a list", truncate(text), "read the tuple as a list".to_owned());
+        self.note(rules::PYTHON_TUPLE, "a list", truncate(text), "read the tuple as a list".to_owned());
         Some(Value::Array(items))
     }
 
@@ -456,7 +457,12 @@ impl<'a> Parser<'a> {
         let text = &self.s[start..self.i];
         let mut seen = HashSet::with_capacity(items.len());
         let unique: Vec<Value> = items.into_iter().filter(|item| seen.insert(item.to_string())).collect();
-        self.note("python_set", "a list", truncate(text), "read the set as a list of its distinct elements".to_owned());
+        self.note(
+            rules::PYTHON_SET,
+            "a list",
+            truncate(text),
+            "read the set as a list of its distinct elements".to_owned(),
+        );
         Some(Value::Array(unique))
     }
 
@@ -512,7 +518,7 @@ impl<'a> Parser<'a> {
             Value::Array(_) | Value::Object(_) => {
                 self.refusals.push(Refusal {
                     path: self.path.clone(),
-                    rule: "python_dict_key",
+                    rule: rules::PYTHON_DICT_KEY,
                     expected: "a text key".to_owned(),
                     received: truncate(&key.to_string()),
                     detail: "a JSON object's keys are text; a list, tuple or dict cannot be one".to_owned(),
@@ -524,7 +530,7 @@ impl<'a> Parser<'a> {
         pointer::push(&mut at, &text);
         self.notes.push(Note {
             path: at,
-            rule: "python_dict_key",
+            rule: rules::PYTHON_DICT_KEY,
             expected: "a text key",
             received: truncate(&text),
             action: format!("used the key as the text \"{}\", as json.dumps does", truncate(&text)),
@@ -541,7 +547,7 @@ impl<'a> Parser<'a> {
             }
             Some(earlier) if *earlier == value => {
                 self.note(
-                    "python_duplicate_key",
+                    rules::PYTHON_DUPLICATE_KEY,
                     "each key once",
                     format!("`{}` twice, with the same value", truncate(&name)),
                     "kept the value".to_owned(),
@@ -551,7 +557,7 @@ impl<'a> Parser<'a> {
                 let received = format!("`{}` and `{}`", truncate(&earlier.to_string()), truncate(&value.to_string()));
                 self.refusals.push(Refusal {
                     path: self.path.clone(),
-                    rule: "python_duplicate_key",
+                    rule: rules::PYTHON_DUPLICATE_KEY,
                     expected: "each key once".to_owned(),
                     received,
                     detail: format!("the key `{name}` was given twice with different values"),
@@ -587,7 +593,7 @@ impl<'a> Parser<'a> {
             self.i = (body_end + open).min(self.s.len());
             if !triple && body.contains('\n') {
                 self.note(
-                    "python_newline_in_string",
+                    rules::PYTHON_NEWLINE_IN_STRING,
                     "`\\n` for a line break inside a quoted string",
                     "a line break".to_owned(),
                     "kept the line break in the text".to_owned(),
@@ -665,7 +671,7 @@ impl<'a> Parser<'a> {
                                 out.push(char::from_u32(joined).unwrap_or('\u{fffd}'));
                                 used = 1 + len + 6;
                                 self.note(
-                                    "python_surrogate_pair",
+                                    rules::PYTHON_SURROGATE_PAIR,
                                     "one `\\U` escape for a character beyond U+FFFF",
                                     truncate(&format!("\\{}", &after[..used])),
                                     "joined the two halves into one character".to_owned(),
@@ -697,7 +703,7 @@ impl<'a> Parser<'a> {
                     out.push_str(&after[..end]);
                     used = end;
                     self.note(
-                        "python_named_escape",
+                        rules::PYTHON_NAMED_ESCAPE,
                         "the character itself, or its `\\u` escape",
                         truncate(&format!("\\{}", &after[..end])),
                         "kept the escape as written".to_owned(),
@@ -716,7 +722,7 @@ impl<'a> Parser<'a> {
 
     fn lone_surrogate(&mut self, escape: &str) {
         self.note(
-            "python_lone_surrogate",
+            rules::PYTHON_LONE_SURROGATE,
             "a character",
             format!("\\{escape}"),
             "read as U+FFFD, the replacement character: half a character is none".to_owned(),
@@ -727,7 +733,7 @@ impl<'a> Parser<'a> {
         out.push('\\');
         out.push(c);
         self.note(
-            "python_bad_escape",
+            rules::PYTHON_BAD_ESCAPE,
             "a complete `\\x`, `\\u` or `\\U` escape",
             format!("\\{c}"),
             "kept the backslash and the letter as written".to_owned(),
@@ -783,7 +789,7 @@ impl<'a> Parser<'a> {
             let plain = literal.replace('_', "");
             if plain.len() > 1 && plain.starts_with('0') && plain.bytes().any(|b| b != b'0') {
                 self.note(
-                    "python_leading_zero",
+                    rules::PYTHON_LEADING_ZERO,
                     "a number without leading zeros",
                     written.clone(),
                     format!("kept the digits as the text \"{written}\""),
@@ -796,7 +802,7 @@ impl<'a> Parser<'a> {
             Some(value) => Some(value),
             None => {
                 self.note(
-                    "python_big_number",
+                    rules::PYTHON_BIG_NUMBER,
                     "a number JSON holds (an integer within 64 bits, a finite float)",
                     truncate(&written),
                     format!("kept the number as the text \"{}\"", truncate(&written)),

@@ -26,6 +26,7 @@ mod literal; // the call's text read as Python reads it
 use serde_json::Value;
 
 use super::reader::{starts, Body, Cx, Opens, RawCall, Reader, Step};
+use crate::model::rules;
 use crate::model::{truncate, ParseWarning};
 
 const FENCE: &str = "```";
@@ -180,7 +181,7 @@ impl Python {
         if self.lists > 1 {
             self.pending = Some(ParseWarning::new(
                 "",
-                "python_several_lists",
+                rules::PYTHON_SEVERAL_LISTS,
                 "one list of calls: `[a(..), b(..)]`",
                 &format!("list number {}", self.lists),
                 "read the calls of every list",
@@ -224,7 +225,7 @@ impl Python {
                 if after_call {
                     return Step::Warning(ParseWarning::new(
                         "",
-                        "python_missing_comma",
+                        rules::PYTHON_MISSING_COMMA,
                         "`,` between two calls",
                         &format!("`{}`", truncate(&text[..=paren])),
                         "read the next call",
@@ -244,7 +245,7 @@ impl Python {
         self.state = if self.fence.is_some() { State::Fence } else { State::Done };
         Step::Warning(ParseWarning::new(
             "",
-            "python_unclosed_list",
+            rules::PYTHON_UNCLOSED_LIST,
             "`]` to close the list of calls",
             &received,
             "read the calls before it and ended the list",
@@ -372,7 +373,7 @@ fn read(cx: &Cx, text: &str, bare: bool) -> RawCall {
     if bare {
         raw.warnings.push(ParseWarning::new(
             "",
-            "python_no_brackets",
+            rules::PYTHON_NO_BRACKETS,
             "a list of calls in brackets: `[name(..)]`",
             &truncate(text),
             "read the call",

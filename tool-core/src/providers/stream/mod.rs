@@ -37,6 +37,7 @@ use super::calls::{mcp_call, ParsedCalls, Path, Reader, ResponseError};
 use super::dialect::Provider;
 use super::names::NameMap;
 use crate::extract;
+use crate::model::rules;
 use crate::model::{truncate, ArgumentError, ArgumentErrors, ToolCallRequest};
 
 /// A call still streaming, as far as it has arrived.
@@ -363,7 +364,7 @@ impl StreamAccumulator {
 fn cut_off_error(raw: &str, detail: &str) -> ArgumentErrors {
     ArgumentErrors::single(ArgumentError {
         pointer: String::new(),
-        rule: "truncated_json".to_owned(),
+        rule: rules::TRUNCATED_JSON.to_owned(),
         expected: "a JSON object".to_owned(),
         received: Some(truncate(raw)),
         detail: detail.to_owned(),
