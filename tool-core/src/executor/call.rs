@@ -65,9 +65,9 @@ pub(super) enum Held {
     /// Refused by extraction, for the repair stage to look at.
     Refused(Box<ExecutionRecord>),
     /// The tool's result, for the output guardrails.
-    Ran(Box<ExecutionRecord>),
+    Ran(ExecutionRecord),
     /// Ended: the record, settled once the run reaches [`Step::Done`].
-    Ended(Box<ExecutionRecord>),
+    Ended(ExecutionRecord),
     /// Between two stages' hands.
     Moving,
 }
@@ -94,9 +94,9 @@ pub(super) struct CallRun {
     pub(super) approved: bool,
     /// The request as it arrived, kept when the call may run again (a tool that may ask for
     /// approval, an idempotent tool that may be retried).
-    pub(super) received: Option<ToolCallRequest>,
+    pub(super) received: Option<Box<ToolCallRequest>>,
     /// A person's answer to a pending call, for the approval stage of a resumed call.
-    pub(super) answer: Option<(PendingCall, Decision)>,
+    pub(super) answer: Option<Box<(PendingCall, Decision)>>,
 }
 
 impl CallRun {
@@ -127,7 +127,7 @@ impl CallRun {
     ) -> Self {
         let mut run = CallRun::new(pending.request.clone(), started, watched);
         run.at = Step::Approval;
-        run.answer = Some((pending, decision));
+        run.answer = Some(Box::new((pending, decision)));
         run
     }
 
@@ -172,7 +172,7 @@ impl CallRun {
     /// The settled record; `None` before the call reached [`Step::Done`].
     pub(super) fn into_record(self) -> Option<ExecutionRecord> {
         match (self.at, self.held) {
-            (Step::Done, Held::Ended(record)) => Some(*record),
+            (Step::Done, Held::Ended(record)) => Some(record),
             _ => None,
         }
     }

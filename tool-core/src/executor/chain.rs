@@ -53,7 +53,7 @@ pub(super) async fn advance(run: &mut CallRun, executor: &Executor, until: Step)
             ControlFlow::Continue(Go::To(step)) => run.at = step,
             ControlFlow::Break(record) => {
                 let record = run.close(record);
-                run.held = Held::Ended(Box::new(record));
+                run.held = Held::Ended(record);
                 run.at = match run.at {
                     Step::Settle => Step::Done,
                     _ => Step::Settle,

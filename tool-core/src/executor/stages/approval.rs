@@ -28,7 +28,8 @@ pub(crate) enum Answer {
 
 /// The stage: a resumed call's answer applied, or a call that needs approval asked about.
 pub(crate) async fn approve(executor: &Executor, run: &mut CallRun) -> Flow {
-    if let Some((pending, decision)) = run.answer.take() {
+    if let Some(answer) = run.answer.take() {
+        let (pending, decision) = *answer;
         // The resumed record tells the whole story: why it waited, then the answer.
         run.decide(Stage::Approval, "approval", Outcome::Pending, Some(pending.reasons_text()));
         let request = pending.request.clone();
@@ -45,8 +46,9 @@ pub(crate) async fn approve(executor: &Executor, run: &mut CallRun) -> Flow {
     if reasons.is_empty() {
         return ControlFlow::Continue(Go::Next);
     }
-    let pending = pending_call(run.received.clone(), &prepared.request, reasons);
-    match ask(run, pending).await? {
+    let pending = pending_call(run.received.as_deref().cloned(), &prepared.request, reasons);
+    // Boxed: a person's wait, kept out of the future of every call that needs none.
+    match Box::pin(ask(run, pending)).await? {
         Answer::AsIs => {
             if let Held::Bound(prepared) = &mut run.held {
                 prepared.approved = true;

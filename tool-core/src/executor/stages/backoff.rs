@@ -33,7 +33,8 @@ pub(crate) async fn run(executor: &Executor, call: &mut CallRun) -> Flow {
             break record;
         };
         if error.kind() == ErrorKind::ApprovalRequired && !approved {
-            match approved_again(executor, call, &tool, &request, error).await {
+            // Boxed, as the wait below: rare ways kept out of every call's future.
+            match Box::pin(approved_again(executor, call, &tool, &request, error)).await {
                 ControlFlow::Continue(next) => prepared = next,
                 ControlFlow::Break(flow) => return flow,
             }
@@ -49,10 +50,10 @@ pub(crate) async fn run(executor: &Executor, call: &mut CallRun) -> Flow {
             crate::model::duration_words(wait)
         );
         call.decide(Stage::Backoff, "backoff", Outcome::Retried, Some(message));
-        if let Some(cancelled) = sleep_watched(call.watched.as_ref(), wait, request, call.started).await {
+        if let Some(cancelled) = Box::pin(sleep_watched(call.watched.as_ref(), wait, request, call.started)).await {
             return ControlFlow::Break(cancelled);
         }
-        let Some(again) = call.received.clone() else { break record };
+        let Some(again) = call.received.as_deref().cloned() else { break record };
         match bind_now(executor, Some(&tool), again, call.started) {
             Ok(mut next) => {
                 next.approved = approved;
@@ -62,7 +63,7 @@ pub(crate) async fn run(executor: &Executor, call: &mut CallRun) -> Flow {
             Err(record) => break *record,
         }
     };
-    call.held = Held::Ran(Box::new(record));
+    call.held = Held::Ran(record);
     ControlFlow::Continue(Go::Next)
 }
 
@@ -77,12 +78,12 @@ async fn approved_again(
     error: &ToolError,
 ) -> ControlFlow<Flow, Prepared> {
     let reasons = vec![ApprovalReason::Asked { message: error.message().to_owned() }];
-    let pending = pending_call(call.received.clone(), request, reasons);
+    let pending = pending_call(call.received.as_deref().cloned(), request, reasons);
     match ask(call, pending).await {
         ControlFlow::Break(record) => ControlFlow::Break(ControlFlow::Break(record)),
         ControlFlow::Continue(Answer::Edited(edited)) => ControlFlow::Break(call.restart(edited)),
         ControlFlow::Continue(Answer::AsIs) => {
-            let again = call.received.clone().unwrap_or_else(|| request.clone());
+            let again = call.received.as_deref().cloned().unwrap_or_else(|| request.clone());
             match bind_now(executor, Some(tool), again, call.started) {
                 Ok(mut next) => {
                     next.approved = true;

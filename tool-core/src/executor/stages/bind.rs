@@ -35,9 +35,12 @@ pub(crate) async fn bind(executor: &Executor, run: &mut CallRun) -> Flow {
         (!run.approved && !executor.policy.approval_reasons(definition).is_empty())
             || executor.policy.may_run_again(definition)
     });
-    run.received = keep.then(|| request.clone());
+    run.received = keep.then(|| Box::new(request.clone()));
     let bound = match binds_off_workers(&request) {
-        true => bind_off_workers(executor, run.tool.clone(), request, run.started, run.watched.as_ref()).await,
+        // Boxed: the rare large call's wait is kept out of every call's future.
+        true => {
+            Box::pin(bind_off_workers(executor, run.tool.clone(), request, run.started, run.watched.as_ref())).await
+        }
         false => bind_now(executor, run.tool.as_ref(), request, run.started),
     };
     match bound {

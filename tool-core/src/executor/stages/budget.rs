@@ -59,7 +59,7 @@ fn budget_refusal(request: ToolCallRequest, started: Instant, spent: Spent) -> E
 /// has left.
 pub(crate) fn settle(executor: &Executor, run: &mut CallRun) -> Flow {
     let mut record = match run.take() {
-        Held::Ended(record) | Held::Ran(record) => *record,
+        Held::Ended(record) | Held::Ran(record) => record,
         _ => unreachable!("a call is settled once it ended"),
     };
     let budget = &executor.policy.rules.budget;

@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use crate::model::ToolOutput;
 use crate::policy::{GuardedCall, InputVerdict, Outcome, OutputVerdict, Stage};
+use crate::tool::Tool;
 
 use super::super::call::{CallRun, Flow, Go, Held};
 use super::super::run::failed;
-use super::super::{CallFailure, CallStatus, Executor};
+use super::super::{CallFailure, CallStatus, ExecutionRecord, Executor};
 
 pub(crate) async fn check_input(executor: &Executor, run: &mut CallRun) -> Flow {
     let rules = &executor.policy.rules;
@@ -49,15 +50,23 @@ pub(crate) async fn check_input(executor: &Executor, run: &mut CallRun) -> Flow 
 /// The output guardrails, on a successful result; the call ends here.
 pub(crate) async fn check_output(executor: &Executor, run: &mut CallRun) -> Flow {
     let Held::Ran(record) = run.take() else { unreachable!("the output guardrails follow the run") };
-    let mut record = *record;
-    let guards = &executor.policy.rules.output;
-    if record.status != CallStatus::Success || guards.is_empty() {
+    if record.status != CallStatus::Success || executor.policy.rules.output.is_empty() {
         return ControlFlow::Break(record);
     }
     let Some(tool) = run.tool.clone() else { return ControlFlow::Break(record) };
+    // Boxed: the record a guardrail's wait holds stays out of the future of every call.
+    ControlFlow::Break(Box::pin(guard_output(executor, run, tool, record)).await)
+}
+
+async fn guard_output(
+    executor: &Executor,
+    run: &mut CallRun,
+    tool: Arc<dyn Tool>,
+    mut record: ExecutionRecord,
+) -> ExecutionRecord {
     let definition = tool.definition();
     let call = GuardedCall::new(Arc::clone(&record.request), Arc::clone(&tool));
-    for guard in guards.iter().filter(|g| g.scope.covers(definition)) {
+    for guard in executor.policy.rules.output.iter().filter(|g| g.scope.covers(definition)) {
         let verdict = match guard.guard.check_now(&call, &record.content) {
             Some(verdict) => verdict,
             None => guard.guard.check(&call, &record.content).await,
@@ -78,5 +87,5 @@ pub(crate) async fn check_output(executor: &Executor, run: &mut CallRun) -> Flow
             }
         }
     }
-    ControlFlow::Break(record)
+    record
 }
