@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::model::ToolCallRequest;
 use crate::policy::approval::ApprovalHandler;
-use crate::policy::{Decision, Outcome, PendingCall, PolicyDecision, Stage};
+use crate::policy::{ApprovalReason, Decision, Outcome, PendingCall, PolicyDecision, Stage};
 use crate::tool::Tool;
 
 use super::run::Prepared;
@@ -92,6 +92,9 @@ pub(super) struct CallRun {
     pub(super) original: Option<Arc<ToolCallRequest>>,
     /// A person approved the call.
     pub(super) approved: bool,
+    /// Why the call waits for a person, as its tool and the executor's rules say: read when it
+    /// is bound, asked about at the approval stage.
+    pub(super) reasons: Vec<ApprovalReason>,
     /// The request as it arrived, kept when the call may run again (a tool that may ask for
     /// approval, an idempotent tool that may be retried).
     pub(super) received: Option<Box<ToolCallRequest>>,
@@ -113,6 +116,7 @@ impl CallRun {
             decisions: Vec::new(),
             original: None,
             approved: false,
+            reasons: Vec::new(),
             received: None,
             answer: None,
         }

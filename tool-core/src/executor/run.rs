@@ -29,8 +29,6 @@ pub(super) struct Prepared {
     pub(super) request: Arc<ToolCallRequest>,
     pub(super) invocation: Invocation,
     pub(super) timeout: Option<Duration>,
-    /// Whether a person approved the call (the tool's context says so).
-    pub(super) approved: bool,
     /// Where the call's time limit counts from: its receipt, or the end of a wait for a
     /// person's approval (a person's minutes are not the tool's).
     pub(super) counts_from: Instant,
@@ -43,16 +41,18 @@ const FAILED_UNEXPECTEDLY: &str = "The tool failed unexpectedly.";
 ///
 /// `watched` is the host's cancellation (a child of its token), when it gave one; without it
 /// there is nothing to race, so no `select!` and no waiter registration. The context's token
-/// is cancelled when the call times out or is cancelled, never after a normal end.
+/// is cancelled when the call times out or is cancelled, never after a normal end. `approved`:
+/// a person approved the call (the tool's context says so).
 pub(super) async fn run(
     prepared: Prepared,
+    approved: bool,
     environment: Arc<Environment>,
     watched: Option<CancellationToken>,
     scope: CallScope,
     started: Instant,
     reply: Reply,
 ) -> ExecutionRecord {
-    let Prepared { request, invocation, timeout, approved, counts_from } = prepared;
+    let Prepared { request, invocation, timeout, counts_from } = prepared;
     let token = watched.clone().unwrap_or_default();
     let mut ctx = ToolContext::new(Arc::clone(&request), environment, token.clone()).with_approved(approved);
     if let Some(sink) = scope.progress {

@@ -14,7 +14,7 @@ use crate::policy::{ApprovalReason, Decision, Outcome, PendingCall, Stage};
 
 use super::super::call::{CallRun, Flow, Go, Held};
 use super::super::run::failed;
-use super::super::{CallFailure, ExecutionRecord, Executor};
+use super::super::{CallFailure, ExecutionRecord};
 
 /// What a person's answer lets the call do.
 // Handed back once per answer, the edited request moved on into the call.
@@ -27,7 +27,7 @@ pub(crate) enum Answer {
 }
 
 /// The stage: a resumed call's answer applied, or a call that needs approval asked about.
-pub(crate) async fn approve(executor: &Executor, run: &mut CallRun) -> Flow {
+pub(crate) async fn approve(run: &mut CallRun) -> Flow {
     if let Some(answer) = run.answer.take() {
         let (pending, decision) = *answer;
         // The resumed record tells the whole story: why it waited, then the answer.
@@ -38,11 +38,9 @@ pub(crate) async fn approve(executor: &Executor, run: &mut CallRun) -> Flow {
             Answer::Edited(edited) => run.restart(edited),
         };
     }
-    let (Held::Bound(prepared), Some(tool)) = (&run.held, &run.tool) else { return ControlFlow::Continue(Go::Next) };
-    if run.approved {
-        return ControlFlow::Continue(Go::Next);
-    }
-    let reasons = executor.policy.approval_reasons(tool.definition());
+    // The bind stage read the reasons (none once approved).
+    let reasons = std::mem::take(&mut run.reasons);
+    let Held::Bound(prepared) = &run.held else { return ControlFlow::Continue(Go::Next) };
     if reasons.is_empty() {
         return ControlFlow::Continue(Go::Next);
     }
@@ -51,7 +49,6 @@ pub(crate) async fn approve(executor: &Executor, run: &mut CallRun) -> Flow {
     match Box::pin(ask(run, pending)).await? {
         Answer::AsIs => {
             if let Held::Bound(prepared) = &mut run.held {
-                prepared.approved = true;
                 // The time limit counts from the approval, not from a person's wait for it.
                 prepared.counts_from = Instant::now();
             }

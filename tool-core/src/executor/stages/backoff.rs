@@ -23,11 +23,18 @@ pub(crate) async fn run(executor: &Executor, call: &mut CallRun) -> Flow {
     let Held::Bound(mut prepared) = call.take() else { unreachable!("a call runs once it is bound") };
     let mut retries = 0;
     let record = loop {
-        let (approved, counts_from) = (prepared.approved, prepared.counts_from);
+        let (approved, counts_from) = (call.approved, prepared.counts_from);
         let request = Arc::clone(&prepared.request);
         let environment = Arc::clone(&executor.environment);
-        let ran =
-            run_tool(prepared, environment, call.watched.clone(), call.scope.clone(), call.started, executor.reply);
+        let ran = run_tool(
+            prepared,
+            approved,
+            environment,
+            call.watched.clone(),
+            call.scope.clone(),
+            call.started,
+            executor.reply,
+        );
         let record = Box::pin(ran).await;
         let (Some(CallFailure::ToolError { error }), Some(tool)) = (&record.failure, call.tool.clone()) else {
             break record;
@@ -56,7 +63,6 @@ pub(crate) async fn run(executor: &Executor, call: &mut CallRun) -> Flow {
         let Some(again) = call.received.as_deref().cloned() else { break record };
         match bind_now(executor, Some(&tool), again, call.started) {
             Ok(mut next) => {
-                next.approved = approved;
                 next.counts_from = counts_from;
                 prepared = next;
             }
@@ -86,7 +92,6 @@ async fn approved_again(
             let again = call.received.as_deref().cloned().unwrap_or_else(|| request.clone());
             match bind_now(executor, Some(tool), again, call.started) {
                 Ok(mut next) => {
-                    next.approved = true;
                     next.counts_from = Instant::now();
                     ControlFlow::Continue(next)
                 }

@@ -28,13 +28,15 @@ pub(crate) fn binds_off_workers(request: &ToolCallRequest) -> bool {
 /// The stage: the call bound, or refused (for the repair stage when the host has a hook).
 pub(crate) async fn bind(executor: &Executor, run: &mut CallRun) -> Flow {
     let Held::Request(request) = run.take() else { unreachable!("a call is bound once, as a request") };
-    // The request as it arrived is kept when the call may run again (a tool that may ask for
-    // approval, an idempotent tool that may be retried).
-    let keep = run.tool.as_ref().is_some_and(|tool| {
-        let definition = tool.definition();
-        (!run.approved && !executor.policy.approval_reasons(definition).is_empty())
-            || executor.policy.may_run_again(definition)
-    });
+    // Why the call waits for a person, read once for the approval stage; the request as it
+    // arrived is kept when the call may run again (a tool that may ask for approval, an
+    // idempotent tool that may be retried).
+    run.reasons = match &run.tool {
+        Some(tool) if !run.approved => executor.policy.approval_reasons(tool.definition()),
+        _ => Vec::new(),
+    };
+    let keep =
+        !run.reasons.is_empty() || run.tool.as_ref().is_some_and(|t| executor.policy.may_run_again(t.definition()));
     run.received = keep.then(|| Box::new(request.clone()));
     let bound = match binds_off_workers(&request) {
         // Boxed: the rare large call's wait is kept out of every call's future.
@@ -45,7 +47,6 @@ pub(crate) async fn bind(executor: &Executor, run: &mut CallRun) -> Flow {
     };
     match bound {
         Ok(mut prepared) => {
-            prepared.approved = run.approved;
             if run.approved {
                 // The time limit counts from the approval, not from a person's wait for it.
                 prepared.counts_from = Instant::now();
@@ -155,7 +156,7 @@ pub(crate) fn bind_now(
     match bound {
         Ok(invocation) => {
             let timeout = tool.definition().timeout.or(executor.timeout);
-            Ok(Prepared { request: Arc::new(request), invocation, timeout, approved: false, counts_from: started })
+            Ok(Prepared { request: Arc::new(request), invocation, timeout, counts_from: started })
         }
         Err(errors) => {
             let message = errors.model_message(&request.tool_name);
