@@ -16,6 +16,7 @@ use tool_tests::source::{blank_comments_and_strings, path_at, tokenize, tool_cor
 const LAYERS: &[&str] = &[
     "suggest",
     "model",
+    "state",
     "schema",
     "extract",
     "wire",

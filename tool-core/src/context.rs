@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::ask::{Elicitation, ElicitationHandler, SamplingHandler, SamplingRequest, SamplingResponse};
 use crate::model::ToolCallRequest;
 use crate::model::ToolError;
+use crate::state::{Owner, SharedStore};
 
 /// Shared state a host hands to its tools, read by `&State<T>` parameters.
 #[derive(Debug, Default)]
@@ -48,6 +49,8 @@ impl<T> Deref for State<T> {
 pub struct Environment {
     states: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     values: HashMap<String, Value>,
+    /// The executor's state store, set when it is built.
+    pub(crate) store: Option<SharedStore>,
 }
 
 impl Environment {
@@ -175,6 +178,17 @@ impl ToolContext {
             elicitation: None,
             approved: false,
         }
+    }
+
+    /// The store the call's state lives in (the executor's; see
+    /// [`ExecutorBuilder::store`](crate::ExecutorBuilder::store)), when an executor runs it.
+    pub fn store(&self) -> Option<&SharedStore> {
+        self.environment.store.as_ref()
+    }
+
+    /// Who owns the call's state: its principal and its conversation.
+    pub fn owner(&self) -> Owner {
+        Owner::new(self.request.principal.as_deref(), self.request.conversation_id.as_deref())
     }
 
     /// Whether a person approved this call: a call that waited for approval runs with it true,

@@ -45,6 +45,7 @@
 // one that uses it back (`tests/tests/layers.rs` checks both from the source).
 mod suggest; // name similarity, for "did you mean" (no dependency)
 mod model; // plain data: definitions, calls, warnings and errors, outputs, JSON pointers
+pub mod state; // where state lives between calls: one store (memory, Redis) for every piece of it
 pub mod schema; // schemars settings; what a schema says a value is; the conversion plan
 pub mod extract; // raw arguments text to typed parameters: repair, conversion, constraints
 mod wire; // calls as a provider sent them (names, arguments), back in the declared form

@@ -20,6 +20,7 @@ use crate::policy::{
     ApprovalRule, Backoff, Decision, GuardScope, InputGuardrail, OutputGuardrail, PendingCall, RateLimit,
     RepairRequest, RetryBudget,
 };
+use crate::state::{MemoryStore, SharedStore};
 use crate::stateful::Conversations;
 
 use super::rules::{Policy, Rules};
@@ -42,6 +43,7 @@ pub struct Executor {
     pub(super) conversations: Conversations,
     pub(super) asking: Asking,
     pub(super) policy: Arc<Policy>,
+    pub(super) store: SharedStore,
 }
 
 impl Executor {
@@ -53,6 +55,11 @@ impl Executor {
     /// Configures an executor over `catalog`.
     pub fn builder(catalog: ToolCatalog) -> ExecutorBuilder {
         ExecutorBuilder::new(catalog)
+    }
+
+    /// The store this executor keeps state in between calls ([`ExecutorBuilder::store`]).
+    pub fn store(&self) -> &SharedStore {
+        &self.store
     }
 
     /// The catalog calls are resolved against.
@@ -111,6 +118,7 @@ pub struct ExecutorBuilder {
     conversations: Conversations,
     asking: Asking,
     rules: Rules,
+    store: Option<SharedStore>,
 }
 
 impl ExecutorBuilder {
@@ -167,6 +175,17 @@ impl ExecutorBuilder {
     /// [`Conversations::with_limits`] to bound it otherwise.
     pub fn conversations(mut self, conversations: Conversations) -> Self {
         self.conversations = conversations;
+        self
+    }
+
+    /// The store every piece of state between calls lives in: retry budgets, rate limits,
+    /// pending approvals, the serialized state of stateful tools (`#[tool(shared_state)]`).
+    /// By default a [`MemoryStore`] of the executor's own; give replicas one shared store
+    /// (`RedisStore`, feature `redis`) to make them interchangeable. When the store cannot be
+    /// reached, the calls that need it fail with `state_unavailable`; nothing falls back to
+    /// memory.
+    pub fn store(mut self, store: SharedStore) -> Self {
+        self.store = Some(store);
         self
     }
 
@@ -270,7 +289,9 @@ impl ExecutorBuilder {
     }
 
     /// Builds the executor.
-    pub fn build(self) -> Executor {
+    pub fn build(mut self) -> Executor {
+        let store = self.store.unwrap_or_else(|| Arc::new(MemoryStore::new()));
+        self.environment.store = Some(Arc::clone(&store));
         Executor {
             catalog: self.catalog,
             environment: Arc::new(self.environment),
@@ -280,6 +301,7 @@ impl ExecutorBuilder {
             conversations: self.conversations,
             asking: self.asking,
             policy: Policy::new(self.rules),
+            store,
         }
     }
 }
@@ -296,6 +318,7 @@ impl ExecutorBuilder {
             conversations: Conversations::new(),
             asking: Asking::default(),
             rules: Rules::default(),
+            store: None,
         }
     }
 }

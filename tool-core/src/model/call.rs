@@ -49,6 +49,11 @@ pub struct ToolCallRequest {
     /// that conversation's instance of its type, and refuses a call without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversation_id: Option<String>,
+    /// Who made the call, as the front end that received it authenticated them (an MCP
+    /// server's OAuth subject): their state is kept apart from every other principal's, even
+    /// under the same conversation id. Set by the host or the front end, never by the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub principal: Option<String>,
 }
 
 impl ToolCallRequest {
@@ -63,7 +68,14 @@ impl ToolCallRequest {
             parse_warnings: Vec::new(),
             provider_data: Map::new(),
             conversation_id: None,
+            principal: None,
         }
+    }
+
+    /// The same request, made by `principal` (see [`ToolCallRequest::principal`]).
+    pub fn by_principal(mut self, principal: impl Into<String>) -> Self {
+        self.principal = Some(principal.into());
+        self
     }
 
     /// The same request, in `conversation` (see [`ToolCallRequest::conversation_id`]).

@@ -178,6 +178,9 @@ impl OpenModelResponse {
 }
 
 /// What a stream yields, in the order of the answer.
+// Most events are calls, each moved once to its consumer: boxing the call would cost every call
+// an allocation to make the rarer text events smaller.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum OpenModelEvent {
     /// The form of the answer's calls, given once, before its first call.

@@ -1,0 +1,37 @@
+//! Why a store could not do what was asked.
+
+/// A store's failure.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StateError {
+    /// The store could not be reached, or did not answer in time: calls that need state fail
+    /// with `state_unavailable` until it is back.
+    #[error("the {store} state store is unavailable: {reason}")]
+    Unavailable {
+        /// The kind of store (`redis`).
+        store: &'static str,
+        /// What went wrong, without credentials.
+        reason: String,
+    },
+    /// The store answered something this crate cannot read (another program wrote the key, or
+    /// a version of this crate with another layout).
+    #[error("the {store} state store holds something unreadable at {key}: {reason}")]
+    Unreadable {
+        /// The kind of store.
+        store: &'static str,
+        /// The key, as `tag:kind:name`.
+        key: String,
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+impl StateError {
+    /// The failure's code in records and errors: `state_unavailable` or `state_unreadable`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StateError::Unavailable { .. } => "state_unavailable",
+            StateError::Unreadable { .. } => "state_unreadable",
+        }
+    }
+}
