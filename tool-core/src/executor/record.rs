@@ -98,6 +98,13 @@ pub enum CallFailure {
         /// conversation's.
         scope: BudgetScope,
     },
+    /// The store the call's state lives in could not be reached (see
+    /// [`ExecutorBuilder::store`](crate::ExecutorBuilder::store)): the call did not run, or
+    /// (a stateful tool) its state was not read or not kept. Nothing fell back to memory.
+    StateUnavailable {
+        /// The kind of store: `redis`.
+        store: String,
+    },
 }
 
 /// Which retry budget a conversation spent ([`CallFailure::BudgetSpent`]).
@@ -112,6 +119,16 @@ pub enum BudgetScope {
 }
 
 impl CallFailure {
+    /// The failure of a call whose tool returned `error`: a stateful tool that could not reach
+    /// its store says so with the code `state_unavailable` ([`StateError::into_tool_error`](crate::state::StateError::into_tool_error)).
+    pub(crate) fn of_tool(error: ToolError) -> CallFailure {
+        if error.code() == Some("state_unavailable") {
+            let store = error.details().and_then(|details| details["store"].as_str()).unwrap_or("state");
+            return CallFailure::StateUnavailable { store: store.to_owned() };
+        }
+        CallFailure::ToolError { error }
+    }
+
     /// How a call that failed this way ended: the one place a record's
     /// [`status`](ExecutionRecord::status) comes from.
     pub fn status(&self) -> CallStatus {
@@ -126,7 +143,8 @@ impl CallFailure {
             | CallFailure::Panicked { .. }
             | CallFailure::Rejected { .. }
             | CallFailure::RateLimited { .. }
-            | CallFailure::BudgetSpent { .. } => CallStatus::Failed,
+            | CallFailure::BudgetSpent { .. }
+            | CallFailure::StateUnavailable { .. } => CallStatus::Failed,
         }
     }
 }

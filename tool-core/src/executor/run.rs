@@ -105,7 +105,7 @@ pub(super) async fn run(
             content.structured = error.details().cloned();
             let output_cut = bound_output(&mut content, reply.max_output_bytes);
             error.cut_to(reply.max_output_bytes);
-            let mut record = failed(request, started, CallFailure::ToolError { error }, String::new());
+            let mut record = failed(request, started, CallFailure::of_tool(error), String::new());
             record.content = content;
             record.output_cut = output_cut;
             record

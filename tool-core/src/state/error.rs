@@ -35,3 +35,24 @@ impl StateError {
         }
     }
 }
+
+impl StateError {
+    /// What the model reads when a call's state could not be reached: to try again later (the
+    /// reason stays with the host, as the error's internal detail). Returned by a tool, a
+    /// [`StateError::Unavailable`] makes the record's failure `state_unavailable`.
+    pub fn into_tool_error(self) -> crate::model::ToolError {
+        let error = self;
+        let (message, store) = match &error {
+            StateError::Unavailable { store, .. } => {
+                ("The call could not run: the state it needs is unavailable right now. Try again in a moment.", *store)
+            }
+            StateError::Unreadable { store, .. } => {
+                ("The call could not run: the state it needs could not be read.", *store)
+            }
+        };
+        crate::model::ToolError::new(message)
+            .with_code(error.code())
+            .with_details(serde_json::json!({ "store": store }))
+            .with_internal_detail(error.to_string())
+    }
+}
