@@ -4,6 +4,7 @@ pub mod approval_tools;
 pub mod dialect_tools;
 pub mod external;
 pub mod generated;
+pub mod nginx;
 pub mod open_models;
 pub mod python;
 pub mod source;

@@ -24,5 +24,6 @@ mod mcp_python_server;
 mod mcp_serve;
 mod mcp_tool_search;
 mod playground;
+mod replicas;
 mod rest;
 mod rest_openapi;

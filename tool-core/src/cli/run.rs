@@ -171,6 +171,26 @@ enum Command {
         /// With --http: print the endpoint as one line of JSON.
         #[arg(long)]
         json: bool,
+        /// Keep state between calls (retry budgets, rate limits, pending approvals, the state
+        /// of `shared_state` tools) in this store, shared by every replica given the same one:
+        /// `redis://[user:password@]host:port[/db]` (feature `redis`). Prefer --state-env or
+        /// --state-file when the URL holds a password.
+        #[arg(long, value_name = "URL", group = "store")]
+        state: Option<String>,
+        /// Read the store's URL from this environment variable.
+        #[arg(long, value_name = "VAR", group = "store")]
+        state_env: Option<String>,
+        /// Read the store's URL from this file (surrounding whitespace dropped).
+        #[arg(long, value_name = "PATH", group = "store")]
+        state_file: Option<PathBuf>,
+        /// With --http: serve without MCP sessions, each request on its own, so that any
+        /// replica behind a load balancer serves any request.
+        #[arg(long)]
+        stateless: bool,
+        /// With --http: name a call's conversation by this request header (for example
+        /// `x-conversation-id`) instead of by session.
+        #[arg(long, value_name = "NAME")]
+        conversation_header: Option<String>,
     },
     /// Serve the playground page: forms for every tool, calls run through the executor.
     #[cfg(feature = "playground")]
@@ -328,11 +348,35 @@ impl ToolsCli {
                 }
             }
             #[cfg(feature = "mcp")]
-            Command::ServeMcp { http, token, token_env, token_file, allow_unauthenticated_remote, json } => {
-                let Some(address) = http else {
-                    return runtime()?.block_on(self.serve_stdio());
+            Command::ServeMcp {
+                http,
+                token,
+                token_env,
+                token_file,
+                allow_unauthenticated_remote,
+                json,
+                state,
+                state_env,
+                state_file,
+                stateless,
+                conversation_header,
+            } => {
+                let store = match secret("the state store's URL", "--state", state, state_env, state_file) {
+                    Ok(store) => store,
+                    Err(message) => return usage(err, message),
                 };
-                let token = match bearer_token(token, token_env, token_file) {
+                let runtime = runtime()?;
+                let executor = match store {
+                    None => self.executor.clone(),
+                    Some(url) => match runtime.block_on(connect_store(&url)) {
+                        Ok(store) => self.executor.with_store(store),
+                        Err(message) => return usage(err, message),
+                    },
+                };
+                let Some(address) = http else {
+                    return runtime.block_on(serve_stdio(executor));
+                };
+                let token = match secret("the bearer token", "--token", token, token_env, token_file) {
                     Ok(token) => token,
                     Err(message) => return usage(err, message),
                 };
@@ -346,7 +390,8 @@ impl ToolsCli {
                         ),
                     );
                 }
-                runtime()?.block_on(self.serve_mcp(address, token, json, out))
+                let served = Served { address, token, json, stateless, conversation_header };
+                runtime.block_on(serve_mcp(executor, served, out))
             }
             #[cfg(feature = "playground")]
             Command::Playground { addr, allow_unauthenticated_remote, json, deferral, approval } => {
@@ -372,65 +417,87 @@ impl ToolsCli {
             }
         }
     }
-
-    #[cfg(feature = "mcp")]
-    async fn serve_stdio(&self) -> std::io::Result<i32> {
-        let server = crate::mcp::McpServer::new(self.executor.clone()).map_err(std::io::Error::other)?;
-        server.serve_stdio().await.map_err(std::io::Error::other)?;
-        Ok(0)
-    }
-
-    /// Serves streamable HTTP on `address`; without a token only when the caller allowed it.
-    #[cfg(feature = "mcp")]
-    async fn serve_mcp(
-        &self,
-        address: SocketAddr,
-        token: Option<String>,
-        json: bool,
-        out: Out<'_>,
-    ) -> std::io::Result<i32> {
-        let server = crate::mcp::McpServer::new(self.executor.clone()).map_err(std::io::Error::other)?;
-        let mut builder = server.http().bind(address);
-        match token {
-            Some(token) => builder = builder.bearer_token(token),
-            None => builder = builder.allow_unauthenticated_remote(true),
-        }
-        let running = builder.start().await.map_err(std::io::Error::other)?;
-        if json {
-            writeln!(out, "{}", serde_json::json!({ "url": running.url() }))?;
-        } else {
-            writeln!(out, "serving MCP at {} (Ctrl-C stops)", running.url())?;
-        }
-        out.flush()?;
-        let _ = tokio::signal::ctrl_c().await;
-        running.shutdown().await;
-        Ok(0)
-    }
 }
 
-/// The bearer token from whichever of `--token`, `--token-env` and `--token-file` was given
-/// (clap lets through at most one), or a message saying why it cannot be read.
+/// What `serve-mcp --http` serves with.
 #[cfg(feature = "mcp")]
-fn bearer_token(
+struct Served {
+    address: SocketAddr,
     token: Option<String>,
+    json: bool,
+    stateless: bool,
+    conversation_header: Option<String>,
+}
+
+#[cfg(feature = "mcp")]
+async fn serve_stdio(executor: crate::Executor) -> std::io::Result<i32> {
+    let server = crate::mcp::McpServer::new(executor).map_err(std::io::Error::other)?;
+    server.serve_stdio().await.map_err(std::io::Error::other)?;
+    Ok(0)
+}
+
+/// Serves streamable HTTP; without a token only when the caller allowed it.
+#[cfg(feature = "mcp")]
+async fn serve_mcp(executor: crate::Executor, served: Served, out: Out<'_>) -> std::io::Result<i32> {
+    let server = crate::mcp::McpServer::new(executor).map_err(std::io::Error::other)?;
+    let mut builder = server.http().bind(served.address).stateless(served.stateless);
+    match served.token {
+        Some(token) => builder = builder.bearer_token(token),
+        None => builder = builder.allow_unauthenticated_remote(true),
+    }
+    if let Some(header) = served.conversation_header {
+        builder = builder.conversation_header(header);
+    }
+    let running = builder.start().await.map_err(std::io::Error::other)?;
+    if served.json {
+        writeln!(out, "{}", serde_json::json!({ "url": running.url() }))?;
+    } else {
+        writeln!(out, "serving MCP at {} (Ctrl-C stops)", running.url())?;
+    }
+    out.flush()?;
+    let _ = tokio::signal::ctrl_c().await;
+    running.shutdown().await;
+    Ok(0)
+}
+
+/// The store a URL names, connected; or why not, in words that never show its password.
+#[cfg(all(feature = "mcp", feature = "redis"))]
+async fn connect_store(url: &str) -> Result<crate::state::SharedStore, String> {
+    let store = crate::state::RedisStore::builder(url).connect().await.map_err(|e| format!("--state: {e}"))?;
+    Ok(std::sync::Arc::new(store))
+}
+
+#[cfg(all(feature = "mcp", not(feature = "redis")))]
+async fn connect_store(_url: &str) -> Result<crate::state::SharedStore, String> {
+    Err("--state: this build keeps state in memory only; build tool-core with its feature `redis` for a shared store"
+        .to_owned())
+}
+
+/// A secret from whichever of `--{flag}`, `--{flag}-env` and `--{flag}-file` was given (clap
+/// lets through at most one), or a message saying why it cannot be read.
+#[cfg(feature = "mcp")]
+fn secret(
+    what: &str,
+    flag: &str,
+    value: Option<String>,
     variable: Option<String>,
     file: Option<PathBuf>,
 ) -> Result<Option<String>, String> {
-    let token = match (token, variable, file) {
-        (Some(token), ..) => token,
+    let value = match (value, variable, file) {
+        (Some(value), ..) => value,
         (_, Some(variable), _) => std::env::var(&variable).map_err(|_| {
-            format!("--token-env {variable}: the environment variable `{variable}` is not set (or not text)")
+            format!("{flag}-env {variable}: the environment variable `{variable}` is not set (or not text)")
         })?,
         (.., Some(file)) => std::fs::read_to_string(&file)
-            .map_err(|e| format!("--token-file {}: cannot read the token: {e}", file.display()))?
+            .map_err(|e| format!("{flag}-file {}: cannot read {what}: {e}", file.display()))?
             .trim()
             .to_owned(),
         (None, None, None) => return Ok(None),
     };
-    if token.is_empty() {
-        return Err("the bearer token is empty; give a secret".to_owned());
+    if value.is_empty() {
+        return Err(format!("{what} is empty; give a secret"));
     }
-    Ok(Some(token))
+    Ok(Some(value))
 }
 
 /// The subcommands this build leaves out, each with the feature of tool-core that brings it.

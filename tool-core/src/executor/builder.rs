@@ -80,6 +80,15 @@ impl Executor {
         Executor { catalog, ..self.clone() }
     }
 
+    /// This executor keeping its state in `store` instead (see [`ExecutorBuilder::store`]),
+    /// sharing everything else: for a front end that chooses the store when it starts (the
+    /// command line's `serve-mcp --state`).
+    pub fn with_store(&self, store: SharedStore) -> Executor {
+        let mut environment = (*self.environment).clone();
+        environment.store = Some(Arc::clone(&store));
+        Executor { store, environment: Arc::new(environment), ..self.clone() }
+    }
+
     /// This executor with more approval rules beside its own, and a policy state of its own
     /// (what it remembers of conversations starts empty): for a front end that asks for more
     /// approvals than the host configured (the command line's `--require-approval`).

@@ -1,0 +1,208 @@
+//! Replicas behind a load balancer, as processes: two or three `example_replicas` servers
+//! (`examples/replicas.rs`: the `tools` command line with `serve-mcp --state redis://..
+//! --stateless --conversation-header x-conversation-id`), one real `redis-server`, and a real
+//! nginx in front (round robin, no affinity). Each test skips with one line when Redis or nginx
+//! is missing (`.ci/run` installs both, and makes a skip fail).
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use tool_tests::nginx::Nginx;
+use tool_tests::redis_server::RedisServer;
+
+type Client = RunningService<RoleClient, ()>;
+
+/// One replica process; killed with SIGKILL when dropped (or by [`Replica::kill`]).
+struct Replica {
+    child: Child,
+    url: String,
+}
+
+impl Replica {
+    fn start(name: &str, state: &str) -> Replica {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
+            .env("REPLICA", name)
+            .args(["serve-mcp", "--http", "127.0.0.1:0", "--json", "--state", state, "--stateless"])
+            .args(["--conversation-header", "x-conversation-id"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the replica starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("its stdout")).read_line(&mut line).expect("its first line");
+        let url = serde_json::from_str::<Value>(&line).unwrap_or_else(|_| panic!("a JSON line: {line:?}"))["url"]
+            .as_str()
+            .expect("the url")
+            .to_owned();
+        Replica { child, url }
+    }
+
+    /// `kill -9`: the process ends at once, whatever it was doing.
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn client(url: &str, conversation: &str) -> Client {
+    let headers = HashMap::from([("x-conversation-id".parse().unwrap(), conversation.parse().unwrap())]);
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
+    ().serve(StreamableHttpClientTransport::from_config(config)).await.expect("the client connects")
+}
+
+/// A call's text and whether it is an error.
+async fn call(client: &Client, tool: &str, arguments: Value) -> (String, bool) {
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments.as_object().unwrap().clone());
+    let result = serde_json::to_value(client.call_tool(params).await.expect("an answer")).unwrap();
+    let text = result["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+    (text, result["isError"] == Value::Bool(true))
+}
+
+/// Redis and two replicas; `None` (after one SKIPPED line) without Redis.
+fn two_replicas(test: &str) -> Option<(RedisServer, Replica, Replica)> {
+    let redis = RedisServer::start(test)?;
+    let a = Replica::start("A", &redis.url());
+    let b = Replica::start("B", &redis.url());
+    Some((redis, a, b))
+}
+
+fn total(text: &str) -> u64 {
+    text.split_once(' ').map_or(text, |(total, _)| total).parse().unwrap_or_else(|_| panic!("a total: {text:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_alternating_between_two_replicas_keeps_every_increment() {
+    let Some((_redis, a, b)) = two_replicas("replicas::alternating") else { return };
+    let clients = [client(&a.url, "alternating").await, client(&b.url, "alternating").await];
+    for i in 1..=100u64 {
+        let (text, error) = call(&clients[(i % 2) as usize], "tally.add", json!({ "by": 1 })).await;
+        let replica = if i % 2 == 0 { "A" } else { "B" };
+        assert_eq!((text, error), (format!("{i} (replica {replica})"), false));
+    }
+    assert_eq!(call(&clients[0], "tally.get", json!({})).await, ("100".to_owned(), false));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_nginx_round_robin_both_replicas_serve_one_conversation_and_none_is_lost() {
+    let Some((_redis, a, b)) = two_replicas("replicas::nginx") else { return };
+    let upstreams = [a.url.as_str(), b.url.as_str()].map(|url| {
+        let authority = url.trim_start_matches("http://").trim_end_matches("/mcp");
+        authority.parse().expect("host:port")
+    });
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nginx-{}", std::process::id()));
+    let Some(nginx) = Nginx::start("replicas::nginx", &upstreams, dir) else { return };
+    let client = client(&format!("http://{}/mcp", nginx.address()), "through-nginx").await;
+    let mut served = HashMap::new();
+    for i in 1..=100u64 {
+        let (text, error) = call(&client, "tally.add", json!({ "by": 1 })).await;
+        assert!(!error, "{text}");
+        assert_eq!(total(&text), i, "{text}");
+        *served.entry(text.rsplit_once("replica ").unwrap().1.trim_end_matches(')').to_owned()).or_insert(0) += 1;
+    }
+    assert_eq!(served.len(), 2, "round robin reaches both replicas: {served:?}");
+    assert_eq!(served.values().sum::<u32>(), 100);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixty_four_concurrent_calls_of_one_conversation_across_replicas_lose_no_update() {
+    let Some((_redis, a, b)) = two_replicas("replicas::concurrent") else { return };
+    let clients = Arc::new([client(&a.url, "concurrent").await, client(&b.url, "concurrent").await]);
+    let calls: Vec<_> = (0..64)
+        .map(|i| {
+            let clients = Arc::clone(&clients);
+            tokio::spawn(async move { call(&clients[i % 2], "tally.add", json!({ "by": 1 })).await })
+        })
+        .collect();
+    let mut succeeded = Vec::new();
+    let mut reported = Vec::new();
+    for call in calls {
+        let (text, error) = call.await.unwrap();
+        if error { reported.push(text) } else { succeeded.push(total(&text)) }
+    }
+    // Every success saw a total of its own: no two calls committed over the same state.
+    succeeded.sort_unstable();
+    let expected: Vec<u64> = (1..=succeeded.len() as u64).collect();
+    assert_eq!(succeeded, expected, "reported: {reported:?}");
+    let (stored, _) = call(&clients[0], "tally.get", json!({})).await;
+    assert_eq!(stored.parse::<usize>().unwrap(), succeeded.len(), "reported: {reported:?}");
+    assert_eq!(succeeded.len(), 64, "the calls wait for the conversation's lease in turn: {reported:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_killed_mid_call_leaves_the_last_committed_state_and_its_call_is_not_replayed() {
+    let Some((_redis, mut a, b)) = two_replicas("replicas::kill") else { return };
+    let on_a = client(&a.url, "killed").await;
+    let on_b = client(&b.url, "killed").await;
+    assert_eq!(call(&on_a, "tally.add", json!({ "by": 5 })).await, ("5 (replica A)".to_owned(), false));
+    // A slow call holds the conversation on A; A dies before it commits.
+    let slow = tokio::spawn(async move {
+        let params = CallToolRequestParams::new("tally.slow_add")
+            .with_arguments(json!({ "by": 1000, "ms": 5000 }).as_object().unwrap().clone());
+        on_a.call_tool(params).await.map(|_| ())
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    a.kill();
+    assert!(slow.await.unwrap().is_err(), "the client of the killed replica is told its call failed");
+    // B goes on from the last committed state once the dead replica's lease runs out.
+    let started = Instant::now();
+    assert_eq!(call(&on_b, "tally.add", json!({ "by": 1 })).await, ("6 (replica B)".to_owned(), false));
+    assert!(started.elapsed() < Duration::from_secs(30), "waited {:?} for the lease", started.elapsed());
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(call(&on_b, "tally.get", json!({})).await, ("6".to_owned(), false), "the slow call never ran again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_limit_holds_across_replicas() {
+    let Some((_redis, a, b)) = two_replicas("replicas::rate") else { return };
+    let clients = [client(&a.url, "rate").await, client(&b.url, "rate").await];
+    let mut answers = Vec::new();
+    for i in 0..8 {
+        answers.push(call(&clients[i % 2], "replica.ping", json!({})).await);
+    }
+    let passed = answers.iter().filter(|(_, error)| !error).count();
+    assert_eq!(passed, 5, "5 calls a minute across both replicas: {answers:?}");
+    for (text, error) in &answers[5..] {
+        assert!(error, "{text}");
+        assert!(text.starts_with("`replica.ping` was not run: its rate limit (5 calls per 1 min per tool) is reached. Try again in "), "{text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_stopped_calls_that_need_state_fail_closed_and_recover_when_it_is_back() {
+    let Some((mut redis, a, _b)) = two_replicas("replicas::redis_down") else { return };
+    let client = client(&a.url, "down").await;
+    assert_eq!(call(&client, "tally.add", json!({ "by": 2 })).await, ("2 (replica A)".to_owned(), false));
+    redis.stop();
+    let (text, error) = call(&client, "tally.add", json!({ "by": 1 })).await;
+    assert!(error);
+    assert_eq!(text, "The call could not run: the state it needs is unavailable right now. Try again in a moment.");
+    assert_eq!(call(&client, "replica.name", json!({})).await, ("A".to_owned(), false), "a stateless call still runs");
+    redis.start_again();
+    // The connection manager reconnects; the server kept nothing (`--save ""`), so the tally
+    // starts again.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (text, error) = call(&client, "tally.add", json!({ "by": 1 })).await;
+        if !error {
+            assert_eq!(text, "1 (replica A)");
+            break;
+        }
+        assert!(Instant::now() < deadline, "still failing 20 s after Redis came back: {text}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
