@@ -6,6 +6,7 @@ pub mod external;
 pub mod generated;
 pub mod open_models;
 pub mod python;
+pub mod redis_server;
 pub mod source;
 pub mod trigrams;
 

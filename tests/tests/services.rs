@@ -26,3 +26,4 @@ mod mcp_tool_search;
 mod playground;
 mod rest;
 mod rest_openapi;
+mod state_store;
