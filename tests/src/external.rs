@@ -52,7 +52,7 @@ pub fn python(test: &str, target_tmp: &Path) -> Option<PathBuf> {
 }
 
 /// A program at `$variable`, else the first of `names` found on `PATH`.
-fn program(variable: &str, names: &[&str]) -> Result<String, String> {
+pub fn program(variable: &str, names: &[&str]) -> Result<String, String> {
     if let Some(path) = std::env::var_os(variable) {
         let path = PathBuf::from(path);
         return if path.is_file() {

@@ -7,6 +7,7 @@ pub mod generated;
 pub mod nginx;
 pub mod open_models;
 pub mod python;
+pub mod redis_server;
 pub mod source;
 pub mod trigrams;
 

@@ -27,3 +27,4 @@ mod playground;
 mod replicas;
 mod rest;
 mod rest_openapi;
+mod state_store;
