@@ -252,6 +252,16 @@ async fn counters_read_add_reset(store: SharedStore) {
     assert_eq!(count(vec![(bytes.clone(), Count::Read), (bytes.clone(), Count::Add(2))]).await.values, vec![0, 2]);
     assert_eq!(store.read(&bytes).await.unwrap().unwrap().value, b"2");
     assert_eq!(store.count(&Counters::default()).await.unwrap(), Counted::default());
+    // A life of thousands of years is taken as given, by counters, cells, writes and touches.
+    let long = Duration::from_secs(100_000_000_000);
+    let cell = Count::Admit { interval: Duration::from_secs(1), tolerance: Duration::ZERO };
+    let steps = vec![(alice().key("budget", "long"), Count::Add(1)), (alice().key("rate", "long"), cell)];
+    assert_eq!(
+        store.count(&Counters { steps, ttl: long }).await.unwrap(),
+        Counted { values: vec![1, 0], refused: None }
+    );
+    done(store.write(&alice().key("stateful", "long"), Write::new(b"x".to_vec(), long)).await.unwrap());
+    assert!(store.touch(&alice().key("stateful", "long"), long).await.unwrap());
 }
 
 async fn admit_refuses_with_the_wait_and_changes_nothing(store: SharedStore) {
@@ -524,27 +534,21 @@ async fn redis_values_it_did_not_write_are_unreadable_and_left_alone() {
     let mut raw = client.get_multiplexed_async_connection().await.unwrap();
     let tag = alice().tag();
     let string = alice().key("stateful", "String");
-    let () = redis::cmd("SET")
+    let no_version = alice().key("stateful", "Hash");
+    let not_a_number = alice().key("budget", "n");
+    let () = redis::pipe()
+        .cmd("SET")
         .arg(format!("p:{{{tag}}}:stateful:String"))
         .arg("by another program")
-        .query_async(&mut raw)
-        .await
-        .unwrap();
-    let no_version = alice().key("stateful", "Hash");
-    let () = redis::cmd("HSET")
+        .ignore()
+        .cmd("HSET")
         .arg(format!("p:{{{tag}}}:stateful:Hash"))
-        .arg("d")
-        .arg("x")
-        .query_async(&mut raw)
-        .await
-        .unwrap();
-    let not_a_number = alice().key("budget", "n");
-    let () = redis::cmd("HSET")
+        .arg(&["d", "x"][..])
+        .ignore()
+        .cmd("HSET")
         .arg(format!("p:{{{tag}}}:budget:n"))
-        .arg("v")
-        .arg("1")
-        .arg("n")
-        .arg("ten")
+        .arg(&["v", "1", "n", "ten"][..])
+        .ignore()
         .query_async(&mut raw)
         .await
         .unwrap();

@@ -299,6 +299,9 @@ mod guides {
     #[cfg(feature = "search")]
     #[doc = include_str!("../../docs/tool-search.md")]
     pub struct ToolSearch;
+    #[cfg(feature = "redis")]
+    #[doc = include_str!("../../docs/scale-out.md")]
+    pub struct ScaleOut;
 }
 
 /// The macro's only contract with the runtime. Not public API.
