@@ -4,8 +4,9 @@
 //! deletes, touches, expiry, take-once under a race, counters and rate-limit cells, clearing by
 //! owner and kind, owners kept apart, versions never given twice.
 //!
-//! Then what only Redis has: a server that stops (every operation `Unavailable` within the
-//! timeout, the URL's password in no text) and comes back (the same store works again), the
+//! Then what only Redis has: a server that stops, or is paused and answers nothing (every
+//! operation `Unavailable` within the timeout, the URL's password in no text), and comes back
+//! (the same store works again), a URL or prefix that cannot work, the
 //! keys as Redis holds them (the prefix, the owner's hash tag, the index), and values another
 //! program wrote (`Unreadable`, never a panic).
 //!
@@ -396,8 +397,35 @@ fn shown<T: std::fmt::Debug>(result: Result<T, StateError>) -> Result<String, St
     result.map(|found| format!("{found:?}"))
 }
 
-fn is_unavailable(result: &Result<impl std::fmt::Debug, StateError>) -> bool {
-    matches!(result, Err(StateError::Unavailable { store: "redis", .. }))
+/// Every operation of `store` fails with `Unavailable` within `timeout` and a second, and
+/// `secret` is in none of their texts.
+async fn every_operation_is_unavailable(store: &SharedStore, timeout: Duration, when: &str, secret: &str) {
+    let key = alice().key("pending", "p1");
+    let counters = Counters { steps: vec![(alice().key("budget", "t"), Count::Add(1))], ttl: LIFE };
+    let mut texts = Vec::new();
+    macro_rules! unavailable {
+        ($op:expr) => {{
+            let started = Instant::now();
+            let result = shown($op.await);
+            let elapsed = started.elapsed();
+            let op = stringify!($op);
+            match &result {
+                Err(error @ StateError::Unavailable { store: "redis", .. }) => texts.push(format!("{error} {error:?}")),
+                other => panic!("{when}: {op} gave {other:?}"),
+            }
+            assert!(elapsed < timeout + Duration::from_secs(1), "{when}: {op} took {elapsed:?}");
+        }};
+    }
+    unavailable!(store.read(&key));
+    unavailable!(store.write(&key, write("during")));
+    unavailable!(store.delete(&key, None));
+    unavailable!(store.touch(&key, LIFE));
+    unavailable!(store.take(&key));
+    unavailable!(store.count(&counters));
+    unavailable!(store.clear(&alice(), None));
+    for text in &texts {
+        assert!(!text.contains(secret), "{when}: {text}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -428,35 +456,8 @@ async fn redis_stopped_fails_closed_without_the_password_then_recovers() {
     done(store.write(&key, write("before")).await.unwrap());
 
     server.stop();
-    let counters = Counters { steps: vec![(alice().key("budget", "t"), Count::Add(1))], ttl: LIFE };
     for round in 0..2 {
-        let mut texts = Vec::new();
-        macro_rules! unavailable {
-            ($op:expr) => {{
-                let started = Instant::now();
-                let result = $op.await;
-                let elapsed = started.elapsed();
-                assert!(is_unavailable(&result), "round {round}: {} gave {result:?}", stringify!($op));
-                assert!(
-                    elapsed < timeout + Duration::from_secs(1),
-                    "round {round}: {} took {elapsed:?}",
-                    stringify!($op)
-                );
-                if let Err(error) = &result {
-                    texts.push(format!("{error} {error:?}"));
-                }
-            }};
-        }
-        unavailable!(store.read(&key));
-        unavailable!(store.write(&key, write("during")));
-        unavailable!(store.delete(&key, None));
-        unavailable!(store.touch(&key, LIFE));
-        unavailable!(store.take(&key));
-        unavailable!(store.count(&counters));
-        unavailable!(store.clear(&alice(), None));
-        for text in &texts {
-            assert!(!text.contains(PASSWORD), "{text}");
-        }
+        every_operation_is_unavailable(&store, timeout, &format!("stopped, round {round}"), PASSWORD).await;
     }
     // It says what it is, to whoever reads the record.
     let error = store.read(&key).await.unwrap_err();
@@ -477,9 +478,43 @@ async fn redis_stopped_fails_closed_without_the_password_then_recovers() {
     };
     assert_eq!(value(&store, &key).await, Some(("after".to_owned(), version)));
     assert!(store.touch(&key, LIFE).await.unwrap());
+    let counters = Counters { steps: vec![(alice().key("budget", "t"), Count::Add(1))], ttl: LIFE };
     assert_eq!(store.count(&counters).await.unwrap().values, vec![1]);
     assert_eq!(store.take(&key).await.unwrap(), Some(b"after".to_vec()));
     assert_eq!(store.clear(&alice(), None).await.unwrap(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_that_stops_answering_is_unavailable_within_the_timeout_then_answers_again() {
+    let test = "state_store::redis_that_stops_answering_is_unavailable_within_the_timeout_then_answers_again";
+    let Some(server) = RedisServer::start(test) else { return };
+    let timeout = Duration::from_millis(500);
+    let store: SharedStore = Arc::new(RedisStore::builder(server.url()).timeout(timeout).connect().await.unwrap());
+    let key = alice().key("pending", "p1");
+    done(store.write(&key, write("kept")).await.unwrap());
+    let pid = rustix::process::Pid::from_raw(server.pid().unwrap() as i32).unwrap();
+    // Paused, it keeps its connections and accepts new ones, and answers nothing.
+    rustix::process::kill_process(pid, rustix::process::Signal::STOP).unwrap();
+    let started = Instant::now();
+    let late = store.read(&key).await;
+    let elapsed = started.elapsed();
+    assert!(matches!(late, Err(StateError::Unavailable { .. })), "{late:?}");
+    assert!(elapsed >= timeout && elapsed < timeout + Duration::from_secs(1), "{elapsed:?}");
+    every_operation_is_unavailable(&store, timeout, "paused", "no secret here").await;
+    rustix::process::kill_process(pid, rustix::process::Signal::CONT).unwrap();
+    // Going on, it runs what it was sent meanwhile (an operation that timed out may have
+    // happened): then the same store works again.
+    let started = Instant::now();
+    let version = loop {
+        match store.write(&key, write("after")).await {
+            Ok(written) => break done(written),
+            Err(error) => {
+                assert!(started.elapsed() < Duration::from_secs(15), "not back after 15 s: {error}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    };
+    assert_eq!(value(&store, &key).await, Some(("after".to_owned(), version)));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
