@@ -6,9 +6,9 @@
 //!
 //! Then what only Redis has: a server that stops, or is paused and answers nothing (every
 //! operation `Unavailable` within the timeout, the URL's password in no text), and comes back
-//! (the same store works again), a URL or prefix that cannot work, the
-//! keys as Redis holds them (the prefix, the owner's hash tag, the index), and values another
-//! program wrote (`Unreadable`, never a panic).
+//! (the same store works again); a URL or prefix that cannot work; the keys as Redis holds them
+//! (the prefix, the owner's hash tag, the index); values another program wrote (`Unreadable`,
+//! never a panic).
 //!
 //! Without `redis-server` the Redis half of each check skips with one `SKIPPED` line.
 
