@@ -637,7 +637,12 @@ impl StateStore for RedisStore {
                         ("admit", cell_micros(*interval) as i64, cell_micros(*tolerance) as i64)
                     }
                 };
-                invocation.arg(op).arg(amount).arg(tolerance).arg(new_version()?.to_string());
+                // A version for each step that writes; reads and resets write none.
+                let version = match step {
+                    Count::Read | Count::Reset => String::new(),
+                    Count::Add(_) | Count::Admit { .. } => new_version()?.to_string(),
+                };
+                invocation.arg(op).arg(amount).arg(tolerance).arg(version);
             }
             let answer: Vec<String> = self.run(&invocation, &named).await?;
             let first = &counters.steps[0].0;
