@@ -158,11 +158,11 @@ async fn delete_with_an_expected_version(store: SharedStore) {
 async fn touch_gives_a_new_life(store: SharedStore) {
     let key = alice().key("lease", "turn");
     assert!(!store.touch(&key, LIFE).await.unwrap());
-    let version = done(store.write(&key, Write::new(b"held".to_vec(), Duration::from_millis(400))).await.unwrap());
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let version = done(store.write(&key, Write::new(b"held".to_vec(), Duration::from_secs(1))).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(store.touch(&key, Duration::from_secs(5)).await.unwrap());
     // Past the first life: the touch kept it, at the same version.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(value(&store, &key).await, Some(("held".to_owned(), version)));
     assert!(store.touch(&key, Duration::from_millis(100)).await.unwrap());
     tokio::time::sleep(Duration::from_millis(400)).await;
@@ -171,14 +171,14 @@ async fn touch_gives_a_new_life(store: SharedStore) {
 }
 
 async fn values_expire(store: SharedStore) {
-    let short = Duration::from_millis(200);
+    let short = Duration::from_millis(600);
     let key = alice().key("pending", "p1");
     let counter = alice().key("budget", "tool");
     done(store.write(&key, Write::new(b"call".to_vec(), short)).await.unwrap());
     let counted = store.count(&Counters { steps: vec![(counter.clone(), Count::Add(3))], ttl: short }).await.unwrap();
     assert_eq!(counted, Counted { values: vec![3], refused: None });
     assert!(value(&store, &key).await.is_some());
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(value(&store, &key).await, None);
     assert_eq!(store.take(&key).await.unwrap(), None);
     let read = store.count(&Counters { steps: vec![(counter.clone(), Count::Read)], ttl: short }).await.unwrap();
@@ -303,12 +303,15 @@ async fn admit_refuses_with_the_wait_and_changes_nothing(store: SharedStore) {
     // A cell is a counter whose value is the time its next place frees, on the store's clock.
     assert!(counted.values[1] > 0);
     // A limit of zero tolerance refuses the second call for about one interval.
-    let strict = Count::Admit { interval: Duration::from_millis(300), tolerance: Duration::ZERO };
+    let interval = Duration::from_secs(1);
+    let strict = Count::Admit { interval, tolerance: Duration::ZERO };
     let tight = alice().key("rate", "tight");
+    let started = Instant::now();
     assert_eq!(batch(vec![(tight.clone(), strict.clone())]).await.refused, None);
     let (index, wait) = batch(vec![(tight.clone(), strict.clone())]).await.refused.expect("refused at once");
+    let elapsed = started.elapsed();
     assert_eq!(index, 0);
-    assert!(wait <= Duration::from_millis(300) && wait > Duration::from_millis(100), "{wait:?}");
+    assert!(wait <= interval && wait + elapsed + Duration::from_millis(1) >= interval, "{wait:?} after {elapsed:?}");
     tokio::time::sleep(wait + Duration::from_millis(20)).await;
     assert_eq!(batch(vec![(tight.clone(), strict.clone())]).await.refused, None);
 }
