@@ -263,6 +263,13 @@ async fn counters_read_add_reset(store: SharedStore) {
     );
     done(store.write(&alice().key("stateful", "long"), Write::new(b"x".to_vec(), long)).await.unwrap());
     assert!(store.touch(&alice().key("stateful", "long"), long).await.unwrap());
+    // `Duration::MAX`, a host's "forever", is a life like any other: no overflow, no panic.
+    let forever = alice().key("stateful", "forever");
+    done(store.write(&forever, Write::new(b"y".to_vec(), Duration::MAX)).await.unwrap());
+    assert!(store.touch(&forever, Duration::MAX).await.unwrap());
+    let steps = vec![(alice().key("budget", "forever"), Count::Add(1))];
+    assert_eq!(store.count(&Counters { steps, ttl: Duration::MAX }).await.unwrap().values, vec![1]);
+    assert_eq!(store.read(&forever).await.unwrap().unwrap().value, b"y");
 }
 
 async fn admit_refuses_with_the_wait_and_changes_nothing(store: SharedStore) {

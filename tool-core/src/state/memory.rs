@@ -107,7 +107,7 @@ impl MemoryStore {
                     }
                 }
             }
-            let expires = now + counters.ttl;
+            let expires = until(now, counters.ttl);
             let values = counters
                 .steps
                 .iter()
@@ -125,7 +125,7 @@ impl MemoryStore {
                     }
                     Count::Admit { interval, .. } => {
                         let arrival = inner.counter(key, now).max(clock).saturating_add(micros(*interval));
-                        inner.put(key, Data::Counter(arrival), expires.max(now + *interval), max);
+                        inner.put(key, Data::Counter(arrival), expires.max(until(now, *interval)), max);
                         0
                     }
                 })
@@ -133,6 +133,12 @@ impl MemoryStore {
             Counted { values, refused: None }
         })
     }
+}
+
+/// When a value written `now` to live `ttl` expires: a life too long for the clock (a host's
+/// `Duration::MAX`) is a century, not an overflow.
+fn until(now: Instant, ttl: Duration) -> Instant {
+    now.checked_add(ttl).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 60 * 60))
 }
 
 fn micros(duration: Duration) -> i64 {
@@ -244,7 +250,7 @@ impl StateStore for MemoryStore {
             if !matches {
                 return Written::Conflict(found);
             }
-            Written::Done(inner.put(key, Data::Bytes(write.value), now + write.ttl, max))
+            Written::Done(inner.put(key, Data::Bytes(write.value), until(now, write.ttl), max))
         }))
     }
 
@@ -261,7 +267,7 @@ impl StateStore for MemoryStore {
         let now = Instant::now();
         ready(self.with(|inner| match inner.live(key, now) {
             Some(entry) => {
-                entry.expires = now + ttl;
+                entry.expires = until(now, ttl);
                 true
             }
             None => false,
