@@ -44,6 +44,8 @@ pub struct Executor {
     pub(super) asking: Asking,
     pub(super) policy: Arc<Policy>,
     pub(super) store: SharedStore,
+    /// How long a pending call waits in the store.
+    pub(super) pending_ttl: Duration,
 }
 
 impl Executor {
@@ -119,6 +121,7 @@ pub struct ExecutorBuilder {
     asking: Asking,
     rules: Rules,
     store: Option<SharedStore>,
+    pending_ttl: Duration,
 }
 
 impl ExecutorBuilder {
@@ -186,6 +189,15 @@ impl ExecutorBuilder {
     /// memory.
     pub fn store(mut self, store: SharedStore) -> Self {
         self.store = Some(store);
+        self
+    }
+
+    /// How long a call that ends pending waits in the store for its answer: resumed later, it
+    /// is refused as expired ([`NotPendingReason::Expired`](crate::NotPendingReason::Expired)),
+    /// and the store forgets it. Default: [`DEFAULT_PENDING_TTL`](super::DEFAULT_PENDING_TTL)
+    /// (24 hours); at least 1 ms.
+    pub fn pending_ttl(mut self, ttl: Duration) -> Self {
+        self.pending_ttl = ttl.max(Duration::from_millis(1));
         self
     }
 
@@ -302,6 +314,7 @@ impl ExecutorBuilder {
             asking: self.asking,
             policy: Policy::new(self.rules),
             store,
+            pending_ttl: self.pending_ttl,
         }
     }
 }
@@ -319,6 +332,7 @@ impl ExecutorBuilder {
             asking: Asking::default(),
             rules: Rules::default(),
             store: None,
+            pending_ttl: super::DEFAULT_PENDING_TTL,
         }
     }
 }
