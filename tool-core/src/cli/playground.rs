@@ -53,8 +53,8 @@ use crate::document::definition_json;
 use crate::executor::{ExecutionRecord, Executor, DEFAULT_PENDING_TTL, PENDING_KIND};
 use crate::listen::{self, MAX_CONNECTIONS, READ_TIMEOUT};
 use crate::policy::Decision;
-use crate::state::{Expect, Owner, StateError, Write, Written};
 use crate::search::{highlight, ToolSearch, MAX_QUERY_BYTES};
+use crate::state::{Expect, Owner, StateError, Write, Written};
 
 const INDEX: &str = include_str!("playground/index.html");
 const SCRIPT: &str = include_str!("playground/app.js");
@@ -340,7 +340,8 @@ impl App {
 
 /// The list of waiting calls as stored.
 fn read_list(bytes: &[u8]) -> Result<Vec<Entry>, Kept> {
-    serde_json::from_slice(bytes).map_err(|error| Kept::Store(format!("the list of waiting calls does not read: {error}")))
+    serde_json::from_slice(bytes)
+        .map_err(|error| Kept::Store(format!("the list of waiting calls does not read: {error}")))
 }
 
 fn now_ms() -> u64 {

@@ -25,6 +25,9 @@ pub const DEFAULT_PENDING_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 const MAX_DEPTH: usize = 256;
 
 /// What the store holds under a pending call's id.
+// Made once per write or read of a pending call and moved out at once: boxing would cost an
+// allocation to save bytes nobody copies.
+#[allow(clippy::large_enum_variant)]
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 enum Stored {
@@ -101,9 +104,11 @@ pub(super) async fn read(executor: &Executor, id: &str, owner: &Owner) -> Result
     match serde_json::from_slice::<Stored>(&found.value) {
         Ok(Stored::Waiting { call, .. }) => Ok(Some(call)),
         Ok(Stored::Resumed) => Ok(None),
-        Err(error) => {
-            Err(StateError::Unreadable { store: executor.store.kind(), key: key.to_string(), reason: error.to_string() })
-        }
+        Err(error) => Err(StateError::Unreadable {
+            store: executor.store.kind(),
+            key: key.to_string(),
+            reason: error.to_string(),
+        }),
     }
 }
 
@@ -292,7 +297,7 @@ mod tests {
 
     #[test]
     fn a_float_moved_by_a_round_trip_is_the_same_but_another_value_is_not() {
-        let x = 0.1 * 3.0;
+        let x: f64 = 1.727_558_004_960_178_6e-9;
         let moved = f64::from_bits(x.to_bits() + 1);
         assert!(close(&json!({"a": [x]}), &json!({"a": [moved]}), 0));
         assert!(!close(&json!({"a": [x]}), &json!({"a": [0.3001]}), 0));
