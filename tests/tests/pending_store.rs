@@ -54,6 +54,16 @@ fn replica_with(
     configure(Executor::builder(catalog).store(Arc::clone(store))).build()
 }
 
+/// Two replicas over `store`, and the count of the tool's runs on either.
+fn replicas(store: &SharedStore) -> (Arc<AtomicUsize>, Executor, Executor) {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let (a, b) = (replica(store, &runs), replica(store, &runs));
+    (runs, a, b)
+}
+
+/// The arguments most checks send.
+const TEN_TO_ADA: &str = r#"{"amount": 10, "to": "Ada"}"#;
+
 fn memory() -> SharedStore {
     Arc::new(MemoryStore::new())
 }
@@ -111,9 +121,8 @@ fn altered(id: &str) -> (CallStatus, Option<CallFailure>, String) {
 }
 
 async fn check_a_call_waiting_on_one_replica_is_resumed_on_another(store: SharedStore) {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let (a, b) = (replica(&store, &runs), replica(&store, &runs));
-    let stored = wait(&a, call("c1", r#"{"amount": 10, "to": "Ada"}"#)).await;
+    let (runs, a, b) = replicas(&store);
+    let stored = wait(&a, call("c1", TEN_TO_ADA)).await;
     assert_eq!(runs.load(Ordering::SeqCst), 0);
     let id = read(&stored).id;
 
@@ -149,8 +158,7 @@ async fn a_call_waiting_on_one_replica_is_resumed_on_another() {
 }
 
 async fn check_two_racing_resumes_run_the_call_once(store: SharedStore) {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let (a, b) = (replica(&store, &runs), replica(&store, &runs));
+    let (runs, a, b) = replicas(&store);
     for round in 0..100 {
         let stored = wait(&a, call(&format!("c{round}"), r#"{"amount": 1, "to": "Ada"}"#)).await;
         let id = read(&stored).id;
@@ -175,7 +183,7 @@ async fn two_racing_resumes_run_the_call_once() {
 async fn check_an_expired_pending_call_is_refused(store: SharedStore) {
     let runs = Arc::new(AtomicUsize::new(0));
     let short = replica_with(&store, &runs, |builder| builder.pending_ttl(Duration::from_millis(100)));
-    let stored = wait(&short, call("c1", r#"{"amount": 10, "to": "Ada"}"#)).await;
+    let stored = wait(&short, call("c1", TEN_TO_ADA)).await;
     let pending = read(&stored);
     let owner = Owner::new(Some("alice"), Some("c1"));
     assert_eq!(short.pending(&pending.id, &owner).await.unwrap().map(|call| call.id), Some(pending.id.clone()));
@@ -208,9 +216,8 @@ async fn an_expired_pending_call_is_refused() {
 }
 
 async fn check_only_its_principal_and_conversation_resume_a_call(store: SharedStore) {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let (a, b) = (replica(&store, &runs), replica(&store, &runs));
-    let stored = wait(&a, call("c1", r#"{"amount": 10, "to": "Ada"}"#)).await;
+    let (runs, a, b) = replicas(&store);
+    let stored = wait(&a, call("c1", TEN_TO_ADA)).await;
     let id = read(&stored).id;
     // As a host that authenticated someone else would present it.
     let presented = |principal: Option<&str>, conversation: Option<&str>| {
@@ -237,9 +244,8 @@ async fn only_its_principal_and_conversation_resume_a_call() {
 }
 
 async fn check_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits(store: SharedStore) {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let (a, b) = (replica(&store, &runs), replica(&store, &runs));
-    let stored = wait(&a, call("c1", r#"{"amount": 10, "to": "Ada"}"#)).await;
+    let (runs, a, b) = replicas(&store);
+    let stored = wait(&a, call("c1", TEN_TO_ADA)).await;
     let id = read(&stored).id;
     let edited = |edit: &dyn Fn(&mut Value)| {
         let mut value: Value = serde_json::from_str(&stored).unwrap();
@@ -322,8 +328,7 @@ async fn a_float_moved_by_json_round_trips_is_the_same_call() {
 }
 
 async fn check_every_call_of_a_batch_that_waits_gets_its_own_id(store: SharedStore) {
-    let runs = Arc::new(AtomicUsize::new(0));
-    let (a, b) = (replica(&store, &runs), replica(&store, &runs));
+    let (runs, a, b) = replicas(&store);
     let records = a
         .execute_batch(vec![call("c1", r#"{"amount": 1, "to": "Ada"}"#), call("c2", r#"{"amount": 2, "to": "Bo"}"#)])
         .await;
@@ -357,10 +362,15 @@ struct Flaky {
 }
 
 impl Flaky {
-    fn check(&self) -> Result<(), StateError> {
+    /// `operation` on the memory store, or the failure of a store that is down (checked
+    /// first: a memory store's operation is done when it is called).
+    fn unless_down<'a, T: Send + 'a>(&'a self, operation: impl FnOnce() -> StoreFuture<'a, T>) -> StoreFuture<'a, T> {
         match self.down.load(Ordering::SeqCst) {
-            true => Err(StateError::Unavailable { store: "flaky", reason: "connection refused".to_owned() }),
-            false => Ok(()),
+            true => Box::pin(std::future::ready(Err(StateError::Unavailable {
+                store: "flaky",
+                reason: "connection refused".to_owned(),
+            }))),
+            false => operation(),
         }
     }
 }
@@ -370,46 +380,25 @@ impl StateStore for Flaky {
         "flaky"
     }
     fn read<'a>(&'a self, key: &'a StateKey) -> StoreFuture<'a, Option<Versioned>> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.read(key).await
-        })
+        self.unless_down(|| self.inner.read(key))
     }
     fn write<'a>(&'a self, key: &'a StateKey, write: Write) -> StoreFuture<'a, Written> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.write(key, write).await
-        })
+        self.unless_down(|| self.inner.write(key, write))
     }
     fn delete<'a>(&'a self, key: &'a StateKey, expected: Option<Version>) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.delete(key, expected).await
-        })
+        self.unless_down(|| self.inner.delete(key, expected))
     }
     fn touch<'a>(&'a self, key: &'a StateKey, ttl: Duration) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.touch(key, ttl).await
-        })
+        self.unless_down(|| self.inner.touch(key, ttl))
     }
     fn take<'a>(&'a self, key: &'a StateKey) -> StoreFuture<'a, Option<Vec<u8>>> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.take(key).await
-        })
+        self.unless_down(|| self.inner.take(key))
     }
     fn count<'a>(&'a self, counters: &'a Counters) -> StoreFuture<'a, Counted> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.count(counters).await
-        })
+        self.unless_down(|| self.inner.count(counters))
     }
     fn clear<'a>(&'a self, owner: &'a Owner, kind: Option<&'a str>) -> StoreFuture<'a, usize> {
-        Box::pin(async move {
-            self.check()?;
-            self.inner.clear(owner, kind).await
-        })
+        self.unless_down(|| self.inner.clear(owner, kind))
     }
 }
 
@@ -419,7 +408,7 @@ async fn a_store_that_fails_loses_no_pending_call() {
     let store: SharedStore = flaky.clone();
     let runs = Arc::new(AtomicUsize::new(0));
     let a = replica(&store, &runs);
-    let stored = wait(&a, call("c1", r#"{"amount": 10, "to": "Ada"}"#)).await;
+    let stored = wait(&a, call("c1", TEN_TO_ADA)).await;
 
     flaky.down.store(true, Ordering::SeqCst);
     // Down while a call would wait: it is not kept, and says so.

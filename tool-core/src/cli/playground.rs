@@ -291,9 +291,15 @@ impl App {
         }
     }
 
-    /// Runs the pending call `id` with the person's decision, once: taken off the list first,
-    /// so that of two answers only one reaches the executor, which takes the stored call once.
+    /// Runs the pending call `id` with the person's decision, once: read from the store, then
+    /// taken off the list, so that of two answers only one reaches the executor (which takes
+    /// the stored call once) and a store that fails before leaves the call waiting and listed.
     async fn resume(&self, id: &str, decision: Decision) -> Response {
+        let pending = match self.executor.pending(id, &Owner::everyone()).await {
+            Ok(Some(pending)) => pending,
+            Ok(None) => return unknown_pending(id),
+            Err(error) => return store_failed(&error.to_string()),
+        };
         let taken = self
             .change_list(|list| {
                 let at = list.iter().position(|entry| entry.id == id)?;
@@ -306,17 +312,11 @@ impl App {
             Err(Kept::Unknown) => return unknown_pending(id),
             Err(Kept::Store(error)) => return store_failed(&error),
         }
-        let store = self.executor.store();
-        let stored = self.executor.pending(id, &Owner::everyone()).await;
-        let _ = store.delete(&Owner::everyone().key(KIND, id), None).await;
-        match stored {
-            Ok(Some(pending)) => {
-                let record = self.executor.resume(pending, decision).await;
-                self.answer(&record).await
-            }
-            Ok(None) => unknown_pending(id),
-            Err(error) => store_failed(&error.to_string()),
-        }
+        // The page's copy of the record; should the store fail to forget it now, it expires
+        // with the call.
+        let _ = self.executor.store().delete(&Owner::everyone().key(KIND, id), None).await;
+        let record = self.executor.resume(pending, decision).await;
+        self.answer(&record).await
     }
 
     async fn is_pending(&self, id: &str) -> Result<bool, Kept> {

@@ -235,8 +235,8 @@ impl ExecutorBuilder {
 
     /// Calls that need approval are shown to `handler`, which answers at once (a terminal
     /// prompt); a call's scope may give its own ([`CallScope::on_approval`](crate::CallScope::on_approval)). Without one, a
-    /// call that needs approval ends pending, with a [`PendingCall`] to store, show and
-    /// [`resume`](Executor::resume).
+    /// call that needs approval ends pending, kept in the executor's store, with a [`PendingCall`]
+    /// to show and [`resume`](Executor::resume).
     pub fn on_approval<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(PendingCall) -> Fut + Send + Sync + 'static,

@@ -22,9 +22,9 @@ pub enum CallStatus {
     TimedOut,
     /// The host cancelled the call.
     Cancelled,
-    /// The call waits for a person's approval and has not run: the record's
-    /// [`pending`](ExecutionRecord::pending) call is what to store, show and
-    /// [resume](crate::Executor::resume).
+    /// The call waits for a person's approval and has not run: it is kept in the executor's
+    /// store, and the record's [`pending`](ExecutionRecord::pending) call is what to show and
+    /// [resume](crate::Executor::resume), once.
     Pending,
     /// A person denied the call; the model reads their reason.
     Denied,
