@@ -445,6 +445,30 @@ async fn a_store_that_fails_loses_no_pending_call() {
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 }
 
+async fn check_a_resume_cancelled_before_it_starts_leaves_the_call_waiting(store: SharedStore) {
+    let (runs, a, b) = replicas(&store);
+    let stored = wait(&a, call("c1", TEN_TO_ADA)).await;
+    let token = tool_core::CancellationToken::new();
+    token.cancel();
+    let record = b.resume_in(read(&stored), Decision::Approve, CallScope::new().cancel_on(&token)).await;
+    assert_eq!(
+        refusal(&record),
+        (
+            CallStatus::Cancelled,
+            Some(CallFailure::Cancelled),
+            "The call was cancelled before it was resumed; it still waits.".to_owned()
+        )
+    );
+    let record = b.resume(read(&stored), Decision::Approve).await;
+    assert_eq!((record.status, record.model_text()), (CallStatus::Success, "sent 10 to Ada"));
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_resume_cancelled_before_it_starts_leaves_the_call_waiting() {
+    check_a_resume_cancelled_before_it_starts_leaves_the_call_waiting(memory()).await;
+}
+
 #[tokio::test]
 async fn a_pending_call_from_before_ids_is_refused_as_unknown() {
     let runs = Arc::new(AtomicUsize::new(0));

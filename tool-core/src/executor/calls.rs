@@ -57,6 +57,13 @@ impl Executor {
         let span = call_span(&pending.request);
         let started = Instant::now();
         async move {
+            // Cancelled before it is taken, the call is left waiting rather than taken unrun.
+            if scope.cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
+                let message = "The call was cancelled before it was resumed; it still waits.".to_owned();
+                let record = failed(Arc::new(pending.request), started, CallFailure::Cancelled, message);
+                log_record(&record);
+                return record;
+            }
             match pending::take(self, &pending).await {
                 Ok(stored) => self.carry(CallRun::resumed(stored, decision, started, None), scope).await,
                 Err(refusal) => {
