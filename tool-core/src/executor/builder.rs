@@ -31,6 +31,10 @@ use super::scope::Asking;
 /// than most models' whole context.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 
+/// The default of [`ExecutorBuilder::pending_ttl`]: 24 hours, a working day's wait for a person
+/// and the night after it.
+pub const DEFAULT_PENDING_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// Runs tool calls. Cheap to clone; clones share the catalog, environment and the instances of
 /// stateful tools.
 #[derive(Clone, Debug)]
@@ -194,7 +198,7 @@ impl ExecutorBuilder {
 
     /// How long a call that ends pending waits in the store for its answer: resumed later, it
     /// is refused as expired ([`NotPendingReason::Expired`](crate::NotPendingReason::Expired)),
-    /// and the store forgets it. Default: [`DEFAULT_PENDING_TTL`](super::DEFAULT_PENDING_TTL)
+    /// and the store forgets it. Default: [`DEFAULT_PENDING_TTL`]
     /// (24 hours); at least 1 ms.
     pub fn pending_ttl(mut self, ttl: Duration) -> Self {
         self.pending_ttl = ttl.max(Duration::from_millis(1));
@@ -332,7 +336,7 @@ impl ExecutorBuilder {
             asking: Asking::default(),
             rules: Rules::default(),
             store: None,
-            pending_ttl: super::DEFAULT_PENDING_TTL,
+            pending_ttl: DEFAULT_PENDING_TTL,
         }
     }
 }

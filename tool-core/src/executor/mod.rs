@@ -22,8 +22,7 @@ mod scope;
 mod service;
 mod stages;
 
-pub use builder::{Executor, ExecutorBuilder, DEFAULT_MAX_OUTPUT_BYTES};
-pub use pending::DEFAULT_PENDING_TTL;
+pub use builder::{Executor, ExecutorBuilder, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_PENDING_TTL};
 #[cfg(feature = "playground")]
 pub(crate) use pending::KIND as PENDING_KIND;
 pub use record::{BudgetScope, CallFailure, CallStatus, ExecutionRecord, NotPendingReason, OutputCut};

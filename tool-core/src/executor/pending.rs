@@ -16,10 +16,6 @@ use super::{CallFailure, Executor, NotPendingReason};
 /// The kind of a pending call's key in the store.
 pub(crate) const KIND: &str = "pending";
 
-/// The default of [`ExecutorBuilder::pending_ttl`](crate::ExecutorBuilder::pending_ttl): 24
-/// hours, a working day's wait for a person and the night after it.
-pub const DEFAULT_PENDING_TTL: Duration = Duration::from_secs(24 * 60 * 60);
-
 /// Nesting deeper than this in a presented call's arguments is not compared: no call the
 /// executor kept is that deep (JSON is read at most 128 levels deep), so such a call differs.
 const MAX_DEPTH: usize = 256;
