@@ -19,6 +19,7 @@ mod open_models_python;
 mod open_models_real;
 mod open_models_stream;
 mod open_models_tokens;
+mod pending_store;
 mod policy;
 mod policy_macros;
 mod policy_resume;

@@ -80,8 +80,8 @@ pub use context::{
 };
 pub use declare::{DeclaredTool, ToolRun};
 pub use executor::{
-    BudgetScope, CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder, OutputCut,
-    DEFAULT_MAX_OUTPUT_BYTES,
+    BudgetScope, CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder, NotPendingReason,
+    OutputCut, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_PENDING_TTL,
 };
 pub use extract::policy::ExtractionPolicy;
 pub use model::rules;

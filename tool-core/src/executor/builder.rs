@@ -31,6 +31,10 @@ use super::scope::Asking;
 /// than most models' whole context.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 
+/// The default of [`ExecutorBuilder::pending_ttl`]: 24 hours, a working day's wait for a person
+/// and the night after it.
+pub const DEFAULT_PENDING_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// Runs tool calls. Cheap to clone; clones share the catalog, environment and the instances of
 /// stateful tools.
 #[derive(Clone, Debug)]
@@ -44,6 +48,8 @@ pub struct Executor {
     pub(super) asking: Asking,
     pub(super) policy: Arc<Policy>,
     pub(super) store: SharedStore,
+    /// How long a pending call waits in the store.
+    pub(super) pending_ttl: Duration,
 }
 
 impl Executor {
@@ -119,6 +125,7 @@ pub struct ExecutorBuilder {
     asking: Asking,
     rules: Rules,
     store: Option<SharedStore>,
+    pending_ttl: Duration,
 }
 
 impl ExecutorBuilder {
@@ -189,6 +196,15 @@ impl ExecutorBuilder {
         self
     }
 
+    /// How long a call that ends pending waits in the store for its answer: resumed later, it
+    /// is refused as expired ([`NotPendingReason::Expired`](crate::NotPendingReason::Expired)),
+    /// and the store forgets it. Default: [`DEFAULT_PENDING_TTL`]
+    /// (24 hours); at least 1 ms.
+    pub fn pending_ttl(mut self, ttl: Duration) -> Self {
+        self.pending_ttl = ttl.max(Duration::from_millis(1));
+        self
+    }
+
     /// Answers the [`ToolContext::sample`](crate::ToolContext::sample) requests of calls whose scope gives no handler
     /// (see [`CallScope::on_sample`](crate::CallScope::on_sample)): over MCP, those of clients without the `sampling`
     /// capability.
@@ -223,8 +239,8 @@ impl ExecutorBuilder {
 
     /// Calls that need approval are shown to `handler`, which answers at once (a terminal
     /// prompt); a call's scope may give its own ([`CallScope::on_approval`](crate::CallScope::on_approval)). Without one, a
-    /// call that needs approval ends pending, with a [`PendingCall`] to store, show and
-    /// [`resume`](Executor::resume).
+    /// call that needs approval ends pending, kept in the executor's store, with a [`PendingCall`]
+    /// to show and [`resume`](Executor::resume).
     pub fn on_approval<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(PendingCall) -> Fut + Send + Sync + 'static,
@@ -302,6 +318,7 @@ impl ExecutorBuilder {
             asking: self.asking,
             policy: Policy::new(self.rules),
             store,
+            pending_ttl: self.pending_ttl,
         }
     }
 }
@@ -319,6 +336,7 @@ impl ExecutorBuilder {
             asking: Asking::default(),
             rules: Rules::default(),
             store: None,
+            pending_ttl: DEFAULT_PENDING_TTL,
         }
     }
 }

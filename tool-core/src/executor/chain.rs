@@ -41,7 +41,7 @@ pub(super) async fn advance(run: &mut CallRun, executor: &Executor, until: Step)
             Step::Bind => bind::bind(executor, run).await,
             Step::Repair => repair::repair(executor, run).await,
             Step::InputGuardrails => guard::check_input(executor, run).await,
-            Step::Approval => approval::approve(run).await,
+            Step::Approval => approval::approve(executor, run).await,
             Step::RateLimit => rate::admit(executor, run),
             Step::Run => backoff::run(executor, run).await,
             Step::OutputGuardrails => guard::check_output(executor, run).await,
