@@ -22,6 +22,7 @@ mod open_models_tokens;
 mod policy;
 mod policy_macros;
 mod policy_resume;
+mod policy_store;
 mod policy_tower;
 mod provider_calls;
 mod provider_check;

@@ -218,3 +218,75 @@ impl RetryBudget {
         (tool.is_some() && tries(tool_tries) >= self.per_tool).then_some(Spent::Tool(self.per_tool))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(values: &[i64]) -> StoreCounted {
+        StoreCounted { values: values.to_vec(), refused: None }
+    }
+
+    fn verbs(counters: &Counters) -> Vec<(String, Count)> {
+        counters.steps.iter().map(|(key, count)| (key.name.clone(), count.clone())).collect()
+    }
+
+    #[test]
+    fn a_check_reads_the_flags_and_counts_and_a_spent_flag_refuses() {
+        let budget = RetryBudget::new(2, 5);
+        let owner = Owner::new(Some("p"), Some("c"));
+        let check = budget.check(&owner, Some("t"));
+        let names: Vec<_> = verbs(&check).into_iter().map(|(name, _)| name).collect();
+        assert_eq!(names, ["spent", "in_a_row", "spent:t", "tries:t"]);
+        assert_eq!(budget.checked(&check, &found(&[0, 3, 0, 1])), Some(Ok(Tally { in_a_row: 3, tool: 1 })));
+        assert_eq!(budget.checked(&check, &found(&[0, 3, 1, 2])), Some(Err(Spent::Tool(2))));
+        assert_eq!(budget.checked(&check, &found(&[1, 5, 1, 2])), Some(Err(Spent::Conversation(5))));
+        assert_eq!(budget.checked(&check, &found(&[0, 3])), None, "a short answer is no answer");
+        let unknown = budget.check(&owner, None);
+        assert_eq!(budget.checked(&unknown, &found(&[0, 4])), Some(Ok(Tally { in_a_row: 4, tool: 0 })));
+    }
+
+    #[test]
+    fn a_success_with_nothing_counted_changes_nothing_and_other_failures_are_not_counted() {
+        let budget = RetryBudget::default();
+        let owner = Owner::new(None, Some("c"));
+        let ttl = Duration::from_secs(60);
+        assert!(budget.count(&owner, Some("t"), Try::Succeeded, Some(Tally::default()), ttl).is_none());
+        assert!(budget.count(&owner, Some("t"), Try::Other, Some(Tally { in_a_row: 2, tool: 2 }), ttl).is_none());
+        // A resumed call read nothing: its success starts the counts again.
+        let reset = budget.count(&owner, Some("t"), Try::Succeeded, None, ttl).unwrap();
+        assert_eq!(verbs(&reset.counters), [("in_a_row".into(), Count::Reset), ("tries:t".into(), Count::Reset)]);
+        assert!(budget.counted(&owner, &reset, &found(&[2, 1])).is_none());
+    }
+
+    #[test]
+    fn the_flag_a_failure_sets_follows_the_counts_the_store_gave_not_the_tally() {
+        let budget = RetryBudget::new(2, 3);
+        let owner = Owner::new(None, Some("c"));
+        let ttl = Duration::from_secs(60);
+        // The tally says this failure spends the tool's budget: its flag is set in the batch.
+        let counting =
+            budget.count(&owner, Some("t"), Try::Fixable, Some(Tally { in_a_row: 1, tool: 1 }), ttl).unwrap();
+        assert_eq!(
+            verbs(&counting.counters),
+            [("in_a_row".into(), Count::Add(1)), ("tries:t".into(), Count::Add(1)), ("spent:t".into(), Count::Add(1))]
+        );
+        let counted = budget.counted(&owner, &counting, &found(&[2, 2, 1])).unwrap();
+        assert_eq!((counted.tries, counted.spent), (2, Some(Spent::Tool(2))));
+        assert!(counted.correction.is_none());
+        // Another call of the conversation failed in between: the conversation's budget is
+        // spent instead, and the tool's flag taken back.
+        let counted = budget.counted(&owner, &counting, &found(&[3, 2, 1])).unwrap();
+        assert_eq!(counted.spent, Some(Spent::Conversation(3)));
+        let correction = verbs(&counted.correction.unwrap());
+        assert_eq!(correction, [("spent:t".into(), Count::Add(-1)), ("spent".into(), Count::Add(1))]);
+        // A success in between started the counts again: nothing is spent.
+        let counted = budget.counted(&owner, &counting, &found(&[1, 1, 1])).unwrap();
+        assert_eq!((counted.tries, counted.spent), (1, None));
+        assert_eq!(verbs(&counted.correction.unwrap()), [("spent:t".into(), Count::Add(-1))]);
+        // Without a tally (a resumed call) nothing is guessed: the flag comes second.
+        let counting = budget.count(&owner, Some("t"), Try::Fixable, None, ttl).unwrap();
+        let counted = budget.counted(&owner, &counting, &found(&[1, 2])).unwrap();
+        assert_eq!(verbs(&counted.correction.unwrap()), [("spent:t".into(), Count::Add(1))]);
+    }
+}

@@ -171,10 +171,10 @@ async fn count(executor: &Executor, owner: &Owner, counting: &Counting) -> Optio
         }
     };
     let mut counted = budget.counted(owner, counting, &found)?;
-    if let Some(correction) = counted.correction.take() {
-        if let Err(error) = store.count(&correction).await {
-            tracing::warn!(target: "tools", store = store.kind(), error = %error, "a spent retry budget's flag was not put right");
-        }
+    if let Some(correction) = counted.correction.take()
+        && let Err(error) = store.count(&correction).await
+    {
+        tracing::warn!(target: "tools", store = store.kind(), error = %error, "a spent retry budget's flag was not put right");
     }
     Some(counted)
 }
