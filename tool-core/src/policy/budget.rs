@@ -132,8 +132,9 @@ impl RetryBudget {
     /// The check before a call of `tool` (`None`: no tool of the call's name) in `owner`'s
     /// conversation: the spent flags and the counts, read in one batch.
     pub(crate) fn check(&self, owner: &Owner, tool: Option<&str>) -> Counters {
-        let mut steps =
-            vec![(owner.key(keys::BUDGET, SPENT), Count::Read), (owner.key(keys::BUDGET, IN_A_ROW), Count::Read)];
+        let mut steps = Vec::with_capacity(4);
+        steps.push((owner.key(keys::BUDGET, SPENT), Count::Read));
+        steps.push((owner.key(keys::BUDGET, IN_A_ROW), Count::Read));
         if let Some(tool) = tool {
             steps.push((flag_key(owner, Spent::Tool(0), Some(tool)), Count::Read));
             steps.push((tries_key(owner, tool), Count::Read));
