@@ -23,6 +23,7 @@ mod pending_store;
 mod policy;
 mod policy_macros;
 mod policy_resume;
+mod policy_store;
 mod policy_tower;
 mod provider_calls;
 mod provider_check;

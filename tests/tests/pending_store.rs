@@ -407,7 +407,8 @@ async fn a_store_that_fails_loses_no_pending_call() {
     let flaky = Arc::new(Flaky { inner: MemoryStore::new(), down: AtomicBool::new(false) });
     let store: SharedStore = flaky.clone();
     let runs = Arc::new(AtomicUsize::new(0));
-    let a = replica(&store, &runs);
+    // No retry budget: its check, the first stage, would meet the store down before approval.
+    let a = replica_with(&store, &runs, |builder| builder.retry_budget(tool_core::policy::RetryBudget::unlimited()));
     let stored = wait(&a, call("c1", TEN_TO_ADA)).await;
 
     flaky.down.store(true, Ordering::SeqCst);

@@ -14,6 +14,7 @@ use tool_core::policy::{
     PendingCall, PolicyDecision, RateLimit, RetryBudget, Stage,
 };
 use tool_core::prelude::*;
+use tool_core::state::Owner;
 use tool_core::{BudgetScope, CallFailure, CatalogBuilder, DynamicTool, ErrorKind, ExecutionRecord, Executor};
 
 /// Echo a text.
@@ -453,7 +454,7 @@ async fn a_tool_asking_to_retry_tells_the_model_what_to_change_until_the_budget_
     assert_eq!(record.status, CallStatus::Success, "other tools still run");
 
     // The host makes the budget whole again.
-    executor.reset_policy(Some("conv-1"));
+    executor.reset_policy(&Owner::new(None, Some("conv-1"))).await.unwrap();
     let record = executor.execute(good.in_conversation("conv-1")).await;
     assert_eq!(record.status, CallStatus::Success);
 }

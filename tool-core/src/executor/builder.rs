@@ -86,8 +86,8 @@ impl Executor {
         Executor { catalog, ..self.clone() }
     }
 
-    /// This executor with more approval rules beside its own, and a policy state of its own
-    /// (what it remembers of conversations starts empty): for a front end that asks for more
+    /// This executor with more approval rules beside its own (the same store, so the same
+    /// counts of the retry budget and the rate limits): for a front end that asks for more
     /// approvals than the host configured (the command line's `--require-approval`).
     pub fn with_approval_rules(&self, more: impl IntoIterator<Item = ApprovalRule>) -> Executor {
         let mut rules = self.policy.rules.clone();
@@ -185,9 +185,9 @@ impl ExecutorBuilder {
         self
     }
 
-    /// The store every piece of state between calls lives in: retry budgets, rate limits,
-    /// pending approvals, the serialized state of stateful tools (`#[tool(shared_state)]`).
-    /// By default a [`MemoryStore`] of the executor's own; give replicas one shared store
+    /// The store every piece of state between calls lives in: retry budgets and rate limits
+    /// (see [`policy_ttl`](Self::policy_ttl)), pending approvals, the serialized state of
+    /// stateful tools (`#[tool(shared_state)]`). By default a [`MemoryStore`] of the executor's own; give replicas one shared store
     /// (`RedisStore`, feature `redis`) to make them interchangeable. When the store cannot be
     /// reached, the calls that need it fail with `state_unavailable`; nothing falls back to
     /// memory.
@@ -297,10 +297,12 @@ impl ExecutorBuilder {
         self
     }
 
-    /// How many conversations the policy remembers (failing tries in a row, rate-limit
-    /// places); the least recently used is forgotten first. Default: 10,000.
-    pub fn max_policy_conversations(mut self, conversations: usize) -> Self {
-        self.rules.max_conversations = conversations.max(1);
+    /// How long the retry budget's counts of a conversation (its failing tries in a row, a
+    /// spent budget) live in the store after their last change: a conversation idle that long
+    /// has its budget whole again. Rate-limit cells live as long as they matter (their
+    /// period). Default: 1 hour; at least 1 second.
+    pub fn policy_ttl(mut self, ttl: Duration) -> Self {
+        self.rules.ttl = ttl.max(Duration::from_secs(1));
         self
     }
 

@@ -9,7 +9,7 @@ use tracing::Instrument;
 
 use crate::model::{ToolCallRequest, ToolError, ToolOutput};
 use crate::policy::approval::ApprovalHandler;
-use crate::policy::{Decision, PendingCall};
+use crate::policy::{keys, Decision, PendingCall};
 use crate::state::{Owner, StateError};
 use crate::wire::NameMap;
 
@@ -160,11 +160,17 @@ impl Executor {
         record
     }
 
-    /// Forgets what the policy remembers of `conversation` (`None`: of calls without one): its
+    /// Forgets what the policy counted of `owner`'s conversation
+    /// ([`Owner::new`]`(principal, conversation)`; no conversation: the calls without one): its
     /// failing tries in a row, so that a spent retry budget is whole again, and its rate-limit
-    /// places.
-    pub fn reset_policy(&self, conversation: Option<&str>) {
-        self.policy.state.forget(conversation);
+    /// places (a tool's limit across conversations is not the conversation's to reset). Every
+    /// replica sharing the store sees it at once.
+    pub async fn reset_policy(&self, owner: &Owner) -> Result<(), StateError> {
+        let owner = keys::owner(owner.principal.as_deref(), owner.conversation.as_deref());
+        for kind in [keys::BUDGET, keys::RATE] {
+            self.store.clear(&owner, Some(kind)).await?;
+        }
+        Ok(())
     }
 
     /// One call's whole way through the stages, and its log.
