@@ -59,7 +59,14 @@ impl RedisServer {
         format!("redis://127.0.0.1:{}", self.port)
     }
 
-    /// Kills the server (it keeps nothing) and waits until the port refuses connections.
+    /// The server's process id while it runs (to pause it with `SIGSTOP`: a server that
+    /// accepts connections and answers nothing).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// Kills the server (it keeps nothing) and waits for it to exit: its port then refuses
+    /// connections.
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();

@@ -102,7 +102,12 @@ fn deny_shows_the_text_the_model_reads() {
 
 #[test]
 fn the_json_record_has_the_pending_call_and_the_decisions() {
-    let pending = record(&["call", "folders.create", "--args", FOLDERS, "--require-approval", "all", "--json"]);
+    let mut pending = record(&["call", "folders.create", "--args", FOLDERS, "--require-approval", "all", "--json"]);
+    // The id the call waited under (in the process's own store, gone with it) and its expiry.
+    let kept = pending["pending"].as_object_mut().unwrap();
+    let id = kept.remove("id").unwrap();
+    assert_eq!(id.as_str().map(|id| (id.len(), id.bytes().all(|b| b.is_ascii_hexdigit()))), Some((32, true)), "{id}");
+    assert!(kept.remove("expires_at_ms").unwrap().is_u64());
     assert_eq!(
         pending,
         json!({

@@ -272,7 +272,9 @@ async fn a_client_without_elicitation_gets_the_pending_call_as_an_error_result()
 
 #[tokio::test]
 async fn the_observer_gets_the_pending_call_and_the_host_resumes_it() {
-    let (client, records) = serve(Executor::new(catalog()), ()).await;
+    // The server's executor and the host's share the store the call waits in.
+    let store: tool_core::state::SharedStore = Arc::new(tool_core::state::MemoryStore::new());
+    let (client, records) = serve(Executor::builder(catalog()).store(Arc::clone(&store)).build(), ()).await;
     call(&client, "transfer", json!({"amount": 10, "to": "Ada"})).await;
     let record = records.lock().unwrap()[0].clone();
     assert_eq!(record.status, CallStatus::Pending);
@@ -281,6 +283,8 @@ async fn the_observer_gets_the_pending_call_and_the_host_resumes_it() {
     assert_eq!(
         stored,
         json!({
+            "id": pending.id,
+            "expires_at_ms": pending.expires_at_ms,
             "request": {
                 "tool_name": "transfer",
                 "call_id": record.request.call_id,
@@ -293,11 +297,18 @@ async fn the_observer_gets_the_pending_call_and_the_host_resumes_it() {
     );
     client.cancel().await.unwrap();
 
-    // Later, in the host: the stored call approved, run on an executor of the same tools.
-    let pending = serde_json::from_value(stored).unwrap();
-    let resumed = Executor::new(catalog()).resume(pending, Decision::Approve).await;
+    // Later, in the host: the stored call approved, run on an executor of the same tools over
+    // the same store; once.
+    let pending: tool_core::policy::PendingCall = serde_json::from_value(stored).unwrap();
+    let host = Executor::builder(catalog()).store(store).build();
+    let resumed = host.resume(pending.clone(), Decision::Approve).await;
     assert_eq!(resumed.status, CallStatus::Success);
     assert_eq!(resumed.content.text, "sent 10 to Ada (approved: true)");
+    let again = host.resume(pending.clone(), Decision::Approve).await;
+    assert_eq!(
+        again.failure,
+        Some(tool_core::CallFailure::NotPending { id: pending.id, reason: tool_core::NotPendingReason::Resumed })
+    );
 }
 
 #[tokio::test]

@@ -414,8 +414,8 @@ fn unknown(id: &str) -> (u16, String) {
     (
         404,
         format!(
-            "no call waits for approval under the id `{id}`: it was answered already, or dropped for newer ones (the \
-             playground keeps the latest 100, 16 MiB in all)"
+            "no call waits for approval under the id `{id}`: it was answered already, expired, or was dropped for newer \
+             ones (the playground keeps the latest 100, 16 MiB in all)"
         ),
     )
 }
@@ -427,6 +427,11 @@ async fn a_pending_call_is_kept_by_the_server_and_approved_once_by_its_id() {
     let pending =
         record(post(&client, &url, "api/call", json!({"tool": "folders.create", "arguments": FOLDERS})).await);
     let read = json!({"root": {"name": "a", "children": []}});
+    // The pending call's own id, 128 random bits; and when it expires.
+    let id = pending["pending_id"].as_str().unwrap().to_owned();
+    assert!(id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    let expires = pending["pending"]["expires_at_ms"].clone();
+    assert!(expires.is_u64(), "{pending}");
     assert_eq!(
         pending,
         json!({
@@ -434,19 +439,21 @@ async fn a_pending_call_is_kept_by_the_server_and_approved_once_by_its_id() {
             "status": "pending",
             "content": {"text": "`folders.create` waits for a person's approval and has not run (rule tool:folders.create)."},
             "pending": {
+                "id": id,
+                "expires_at_ms": expires,
                 "request": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS},
                 "arguments": read,
                 "reasons": [{"kind": "rule", "rule": "tool:folders.create"}]
             },
             "decisions": [{"stage": "approval", "by": "approval", "outcome": "pending", "message": "rule tool:folders.create"}],
-            "pending_id": "1"
+            "pending_id": id
         })
     );
     // The server lists it, as the page was given it.
     assert_eq!(waiting(&client, &url).await, json!({"pending": [pending]}));
     // Approved: the call runs as the model sent it.
     assert_eq!(
-        record(post(&client, &url, "api/pending/1/approve", json!({})).await),
+        record(post(&client, &url, &format!("api/pending/{id}/approve"), json!({})).await),
         json!({
             "request": {"tool_name": "folders.create", "call_id": "cli_call", "raw_arguments": FOLDERS},
             "status": "success",
@@ -456,8 +463,8 @@ async fn a_pending_call_is_kept_by_the_server_and_approved_once_by_its_id() {
     );
     assert_eq!(waiting(&client, &url).await, json!({"pending": []}));
     // Once: a second answer finds nothing, and neither does an id the server never gave.
-    assert_eq!(post(&client, &url, "api/pending/1/approve", json!({})).await, unknown("1"));
-    assert_eq!(post(&client, &url, "api/pending/1/deny", json!({"reason": "late"})).await, unknown("1"));
+    assert_eq!(post(&client, &url, &format!("api/pending/{id}/approve"), json!({})).await, unknown(&id));
+    assert_eq!(post(&client, &url, &format!("api/pending/{id}/deny"), json!({"reason": "late"})).await, unknown(&id));
     assert_eq!(post(&client, &url, "api/pending/x9/approve", json!({})).await, unknown("x9"));
     // Tools no rule covers run at once, with no id.
     let clock = record(post(&client, &url, "api/call", json!({"tool": "clock.now", "arguments": "{}"})).await);
@@ -572,16 +579,19 @@ async fn the_server_keeps_the_latest_hundred_pending_calls() {
         }
         ids
     };
-    assert_eq!((ids[0].as_str(), ids[100].as_str()), ("1", "101"));
+    assert_eq!(ids.iter().collect::<std::collections::HashSet<_>>().len(), 101, "every id its own");
     // Newest first.
     let listed: Vec<Value> =
         waiting(&client, &url).await["pending"].as_array().unwrap().iter().map(|r| r["pending_id"].clone()).collect();
     assert_eq!(listed.len(), 100);
-    assert_eq!((listed[0].clone(), listed[99].clone()), (json!("101"), json!("2")));
-    // The oldest was dropped for the newest; the second oldest still waits.
-    assert_eq!(post(&client, &url, "api/pending/1/approve", json!({})).await, unknown("1"));
-    assert_eq!(record(post(&client, &url, "api/pending/2/approve", json!({})).await)["status"], "success");
-    assert_eq!(record(post(&client, &url, "api/pending/101/approve", json!({})).await)["status"], "success");
+    let newest_first: Vec<Value> = ids[1..].iter().rev().map(|id| json!(id)).collect();
+    assert_eq!(listed, newest_first);
+    // The oldest was dropped for the newest, its pending call with it; the second oldest still
+    // waits.
+    let approve = |id: &str| format!("api/pending/{id}/approve");
+    assert_eq!(post(&client, &url, &approve(&ids[0]), json!({})).await, unknown(&ids[0]));
+    assert_eq!(record(post(&client, &url, &approve(&ids[1]), json!({})).await)["status"], "success");
+    assert_eq!(record(post(&client, &url, &approve(&ids[100]), json!({})).await)["status"], "success");
 }
 
 #[tokio::test]
@@ -608,14 +618,15 @@ async fn the_playground_shows_a_pending_call_with_buttons_that_answer_it() {
     assert_eq!(texts(&client, "#reasons li").await, ["rule tool:folders.create"]);
     assert_eq!(texts(&client, "#decisions li").await, ["approval by approval: pending: rule tool:folders.create"]);
     assert_eq!(texts(&client, "#pending button").await, ["Approve", "Approve with the arguments as edited", "Deny"]);
-    assert_eq!(css(&client, "#pending").await.attr("data-pending-id").await.unwrap().as_deref(), Some("1"));
+    let id = css(&client, "#pending").await.attr("data-pending-id").await.unwrap().unwrap();
+    assert!(id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
     shot_of(&client, "#record", "5-pending-record.png").await;
 
     // Left for another tool, it waits in the side bar, and comes back from there.
-    wait_for_texts(&client, "#waiting-list li", &["folders.create#1"]).await;
+    wait_for_texts(&client, "#waiting-list li", &[&format!("folders.create#{}", &id[..8])]).await;
     css(&client, "#tools li[data-tool=\"clock.now\"]").await.click().await.unwrap();
     assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "clock.now");
-    css(&client, "#waiting-list li[data-pending-id=\"1\"]").await.click().await.unwrap();
+    css(&client, &format!("#waiting-list li[data-pending-id=\"{id}\"]")).await.click().await.unwrap();
     assert_eq!(css(&client, ".tool-head h2").await.text().await.unwrap(), "folders.create");
     assert_eq!(css(&client, "#status").await.text().await.unwrap(), "pending");
     assert_eq!(css(&client, "#raw").await.prop("value").await.unwrap().as_deref(), Some(messy));
@@ -680,9 +691,11 @@ async fn the_server_keeps_at_most_sixteen_mebibytes_of_pending_calls() {
         ids.push(answer["pending_id"].as_str().unwrap().to_owned());
     }
     // Two fit in 16 MiB; the third dropped the first.
-    assert_eq!(ids, ["1", "2", "3"]);
-    assert_eq!(post(&client, &url, "api/pending/1/deny", json!({"reason": "no"})).await, unknown("1"));
-    for id in ["2", "3"] {
+    assert_eq!(
+        post(&client, &url, &format!("api/pending/{}/deny", ids[0]), json!({"reason": "no"})).await,
+        unknown(&ids[0])
+    );
+    for id in &ids[1..] {
         let path = format!("api/pending/{id}/deny");
         assert_eq!(record(post(&client, &url, &path, json!({"reason": "no"})).await)["status"], "denied");
     }

@@ -14,6 +14,7 @@ use tool_core::policy::{
     PendingCall, PolicyDecision, RateLimit, RetryBudget, Stage,
 };
 use tool_core::prelude::*;
+use tool_core::state::Owner;
 use tool_core::{BudgetScope, CallFailure, CatalogBuilder, DynamicTool, ErrorKind, ExecutionRecord, Executor};
 
 /// Echo a text.
@@ -119,8 +120,13 @@ async fn a_tool_that_requires_approval_ends_pending_and_runs_once_approved() {
         "`transfer` waits for a person's approval and has not run (the tool asks for approval of every call)."
     );
     let pending = record.pending.clone().unwrap();
+    // Its id and expiry are random and the clock's (pinned in `pending_store`).
+    let mut shown = serde_json::to_value(&*pending).unwrap();
+    let shown_map = shown.as_object_mut().unwrap();
+    assert_eq!(shown_map.remove("id"), Some(json!(pending.id)));
+    assert_eq!(shown_map.remove("expires_at_ms"), Some(json!(pending.expires_at_ms)));
     assert_eq!(
-        serde_json::to_value(&*pending).unwrap(),
+        shown,
         json!({
             "request": {"tool_name": "transfer", "call_id": "c1", "raw_arguments": r#"{"amount": "250", "to": "bob"}"#},
             "arguments": {"amount": 250, "to": "bob"},
@@ -182,7 +188,10 @@ async fn edited_arguments_are_read_again_and_the_record_keeps_the_models_call() 
         ])
     );
 
-    // Edited arguments the tool refuses fail as a model's would.
+    // Edited arguments the tool refuses fail as a model's would (on a call of its own: a
+    // pending call runs once).
+    let record = executor.execute(call("transfer", "c1", r#"{"amount": 900, "to": "bob"}"#)).await;
+    let pending = *record.pending.unwrap();
     let record = executor.resume(pending, Decision::approve_with(json!({"amount": "ninety"}))).await;
     assert_eq!(record.status, CallStatus::Failed);
     assert_eq!(record.failure, Some(CallFailure::InvalidArguments));
@@ -445,7 +454,7 @@ async fn a_tool_asking_to_retry_tells_the_model_what_to_change_until_the_budget_
     assert_eq!(record.status, CallStatus::Success, "other tools still run");
 
     // The host makes the budget whole again.
-    executor.reset_policy(Some("conv-1"));
+    executor.reset_policy(&Owner::new(None, Some("conv-1"))).await.unwrap();
     let record = executor.execute(good.in_conversation("conv-1")).await;
     assert_eq!(record.status, CallStatus::Success);
 }

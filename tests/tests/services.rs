@@ -1,6 +1,7 @@
 //! What serves or runs as a process: MCP both ways, REST, the `tools` command line, the
-//! playground. Each module was a test file of its own and keeps its name, so
-//! `cargo test -p tool-tests --test services mcp_http::` runs what `tests/mcp_http.rs` holds.
+//! playground, the state stores against a real `redis-server`. Each module was a test file of
+//! its own and keeps its name, so `cargo test -p tool-tests --test services mcp_http::` runs
+//! what `tests/mcp_http.rs` holds.
 
 // `tests/src/mcp/tools.rs`, `hold.rs` and `tools_cli.rs` are modules of each file that uses
 // them, as when each file was a binary of its own: each file keeps its own copy of their

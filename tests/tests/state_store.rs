@@ -4,10 +4,11 @@
 //! deletes, touches, expiry, take-once under a race, counters and rate-limit cells, clearing by
 //! owner and kind, owners kept apart, versions never given twice.
 //!
-//! Then what only Redis has: a server that stops (every operation `Unavailable` within the
-//! timeout, the URL's password in no text) and comes back (the same store works again), the
-//! keys as Redis holds them (the prefix, the owner's hash tag, the index), and values another
-//! program wrote (`Unreadable`, never a panic).
+//! Then what only Redis has: a server that stops, or is paused and answers nothing (every
+//! operation `Unavailable` within the timeout, the URL's password in no text), and comes back
+//! (the same store works again); a URL or prefix that cannot work; the keys as Redis holds them
+//! (the prefix, the owner's hash tag, the index); values another program wrote (`Unreadable`,
+//! never a panic).
 //!
 //! Without `redis-server` the Redis half of each check skips with one `SKIPPED` line.
 
@@ -157,11 +158,11 @@ async fn delete_with_an_expected_version(store: SharedStore) {
 async fn touch_gives_a_new_life(store: SharedStore) {
     let key = alice().key("lease", "turn");
     assert!(!store.touch(&key, LIFE).await.unwrap());
-    let version = done(store.write(&key, Write::new(b"held".to_vec(), Duration::from_millis(400))).await.unwrap());
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let version = done(store.write(&key, Write::new(b"held".to_vec(), Duration::from_secs(1))).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(store.touch(&key, Duration::from_secs(5)).await.unwrap());
     // Past the first life: the touch kept it, at the same version.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(value(&store, &key).await, Some(("held".to_owned(), version)));
     assert!(store.touch(&key, Duration::from_millis(100)).await.unwrap());
     tokio::time::sleep(Duration::from_millis(400)).await;
@@ -170,14 +171,14 @@ async fn touch_gives_a_new_life(store: SharedStore) {
 }
 
 async fn values_expire(store: SharedStore) {
-    let short = Duration::from_millis(200);
+    let short = Duration::from_millis(600);
     let key = alice().key("pending", "p1");
     let counter = alice().key("budget", "tool");
     done(store.write(&key, Write::new(b"call".to_vec(), short)).await.unwrap());
     let counted = store.count(&Counters { steps: vec![(counter.clone(), Count::Add(3))], ttl: short }).await.unwrap();
     assert_eq!(counted, Counted { values: vec![3], refused: None });
     assert!(value(&store, &key).await.is_some());
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(value(&store, &key).await, None);
     assert_eq!(store.take(&key).await.unwrap(), None);
     let read = store.count(&Counters { steps: vec![(counter.clone(), Count::Read)], ttl: short }).await.unwrap();
@@ -252,6 +253,23 @@ async fn counters_read_add_reset(store: SharedStore) {
     assert_eq!(count(vec![(bytes.clone(), Count::Read), (bytes.clone(), Count::Add(2))]).await.values, vec![0, 2]);
     assert_eq!(store.read(&bytes).await.unwrap().unwrap().value, b"2");
     assert_eq!(store.count(&Counters::default()).await.unwrap(), Counted::default());
+    // A life of thousands of years is taken as given, by counters, cells, writes and touches.
+    let long = Duration::from_secs(100_000_000_000);
+    let cell = Count::Admit { interval: Duration::from_secs(1), tolerance: Duration::ZERO };
+    let steps = vec![(alice().key("budget", "long"), Count::Add(1)), (alice().key("rate", "long"), cell)];
+    assert_eq!(
+        store.count(&Counters { steps, ttl: long }).await.unwrap(),
+        Counted { values: vec![1, 0], refused: None }
+    );
+    done(store.write(&alice().key("stateful", "long"), Write::new(b"x".to_vec(), long)).await.unwrap());
+    assert!(store.touch(&alice().key("stateful", "long"), long).await.unwrap());
+    // `Duration::MAX`, a host's "forever", is a life like any other: no overflow, no panic.
+    let forever = alice().key("stateful", "forever");
+    done(store.write(&forever, Write::new(b"y".to_vec(), Duration::MAX)).await.unwrap());
+    assert!(store.touch(&forever, Duration::MAX).await.unwrap());
+    let steps = vec![(alice().key("budget", "forever"), Count::Add(1))];
+    assert_eq!(store.count(&Counters { steps, ttl: Duration::MAX }).await.unwrap().values, vec![1]);
+    assert_eq!(store.read(&forever).await.unwrap().unwrap().value, b"y");
 }
 
 async fn admit_refuses_with_the_wait_and_changes_nothing(store: SharedStore) {
@@ -292,12 +310,15 @@ async fn admit_refuses_with_the_wait_and_changes_nothing(store: SharedStore) {
     // A cell is a counter whose value is the time its next place frees, on the store's clock.
     assert!(counted.values[1] > 0);
     // A limit of zero tolerance refuses the second call for about one interval.
-    let strict = Count::Admit { interval: Duration::from_millis(300), tolerance: Duration::ZERO };
+    let interval = Duration::from_secs(1);
+    let strict = Count::Admit { interval, tolerance: Duration::ZERO };
     let tight = alice().key("rate", "tight");
+    let started = Instant::now();
     assert_eq!(batch(vec![(tight.clone(), strict.clone())]).await.refused, None);
     let (index, wait) = batch(vec![(tight.clone(), strict.clone())]).await.refused.expect("refused at once");
+    let elapsed = started.elapsed();
     assert_eq!(index, 0);
-    assert!(wait <= Duration::from_millis(300) && wait > Duration::from_millis(100), "{wait:?}");
+    assert!(wait <= interval && wait + elapsed + Duration::from_millis(1) >= interval, "{wait:?} after {elapsed:?}");
     tokio::time::sleep(wait + Duration::from_millis(20)).await;
     assert_eq!(batch(vec![(tight.clone(), strict.clone())]).await.refused, None);
 }
@@ -386,8 +407,35 @@ fn shown<T: std::fmt::Debug>(result: Result<T, StateError>) -> Result<String, St
     result.map(|found| format!("{found:?}"))
 }
 
-fn is_unavailable(result: &Result<impl std::fmt::Debug, StateError>) -> bool {
-    matches!(result, Err(StateError::Unavailable { store: "redis", .. }))
+/// Every operation of `store` fails with `Unavailable` within `timeout` and a second, and
+/// `secret` is in none of their texts.
+async fn every_operation_is_unavailable(store: &SharedStore, timeout: Duration, when: &str, secret: &str) {
+    let key = alice().key("pending", "p1");
+    let counters = Counters { steps: vec![(alice().key("budget", "t"), Count::Add(1))], ttl: LIFE };
+    let mut texts = Vec::new();
+    macro_rules! unavailable {
+        ($op:expr) => {{
+            let started = Instant::now();
+            let result = shown($op.await);
+            let elapsed = started.elapsed();
+            let op = stringify!($op);
+            match &result {
+                Err(error @ StateError::Unavailable { store: "redis", .. }) => texts.push(format!("{error} {error:?}")),
+                other => panic!("{when}: {op} gave {other:?}"),
+            }
+            assert!(elapsed < timeout + Duration::from_secs(1), "{when}: {op} took {elapsed:?}");
+        }};
+    }
+    unavailable!(store.read(&key));
+    unavailable!(store.write(&key, write("during")));
+    unavailable!(store.delete(&key, None));
+    unavailable!(store.touch(&key, LIFE));
+    unavailable!(store.take(&key));
+    unavailable!(store.count(&counters));
+    unavailable!(store.clear(&alice(), None));
+    for text in &texts {
+        assert!(!text.contains(secret), "{when}: {text}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -418,35 +466,8 @@ async fn redis_stopped_fails_closed_without_the_password_then_recovers() {
     done(store.write(&key, write("before")).await.unwrap());
 
     server.stop();
-    let counters = Counters { steps: vec![(alice().key("budget", "t"), Count::Add(1))], ttl: LIFE };
     for round in 0..2 {
-        let mut texts = Vec::new();
-        macro_rules! unavailable {
-            ($op:expr) => {{
-                let started = Instant::now();
-                let result = $op.await;
-                let elapsed = started.elapsed();
-                assert!(is_unavailable(&result), "round {round}: {} gave {result:?}", stringify!($op));
-                assert!(
-                    elapsed < timeout + Duration::from_secs(1),
-                    "round {round}: {} took {elapsed:?}",
-                    stringify!($op)
-                );
-                if let Err(error) = &result {
-                    texts.push(format!("{error} {error:?}"));
-                }
-            }};
-        }
-        unavailable!(store.read(&key));
-        unavailable!(store.write(&key, write("during")));
-        unavailable!(store.delete(&key, None));
-        unavailable!(store.touch(&key, LIFE));
-        unavailable!(store.take(&key));
-        unavailable!(store.count(&counters));
-        unavailable!(store.clear(&alice(), None));
-        for text in &texts {
-            assert!(!text.contains(PASSWORD), "{text}");
-        }
+        every_operation_is_unavailable(&store, timeout, &format!("stopped, round {round}"), PASSWORD).await;
     }
     // It says what it is, to whoever reads the record.
     let error = store.read(&key).await.unwrap_err();
@@ -467,9 +488,43 @@ async fn redis_stopped_fails_closed_without_the_password_then_recovers() {
     };
     assert_eq!(value(&store, &key).await, Some(("after".to_owned(), version)));
     assert!(store.touch(&key, LIFE).await.unwrap());
+    let counters = Counters { steps: vec![(alice().key("budget", "t"), Count::Add(1))], ttl: LIFE };
     assert_eq!(store.count(&counters).await.unwrap().values, vec![1]);
     assert_eq!(store.take(&key).await.unwrap(), Some(b"after".to_vec()));
     assert_eq!(store.clear(&alice(), None).await.unwrap(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_that_stops_answering_is_unavailable_within_the_timeout_then_answers_again() {
+    let test = "state_store::redis_that_stops_answering_is_unavailable_within_the_timeout_then_answers_again";
+    let Some(server) = RedisServer::start(test) else { return };
+    let timeout = Duration::from_millis(500);
+    let store: SharedStore = Arc::new(RedisStore::builder(server.url()).timeout(timeout).connect().await.unwrap());
+    let key = alice().key("pending", "p1");
+    done(store.write(&key, write("kept")).await.unwrap());
+    let pid = rustix::process::Pid::from_raw(server.pid().unwrap() as i32).unwrap();
+    // Paused, it keeps its connections and accepts new ones, and answers nothing.
+    rustix::process::kill_process(pid, rustix::process::Signal::STOP).unwrap();
+    let started = Instant::now();
+    let late = store.read(&key).await;
+    let elapsed = started.elapsed();
+    assert!(matches!(late, Err(StateError::Unavailable { .. })), "{late:?}");
+    assert!(elapsed >= timeout && elapsed < timeout + Duration::from_secs(1), "{elapsed:?}");
+    every_operation_is_unavailable(&store, timeout, "paused", "no secret here").await;
+    rustix::process::kill_process(pid, rustix::process::Signal::CONT).unwrap();
+    // Going on, it runs what it was sent meanwhile (an operation that timed out may have
+    // happened): then the same store works again.
+    let started = Instant::now();
+    let version = loop {
+        match store.write(&key, write("after")).await {
+            Ok(written) => break done(written),
+            Err(error) => {
+                assert!(started.elapsed() < Duration::from_secs(15), "not back after 15 s: {error}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    };
+    assert_eq!(value(&store, &key).await, Some(("after".to_owned(), version)));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -524,27 +579,21 @@ async fn redis_values_it_did_not_write_are_unreadable_and_left_alone() {
     let mut raw = client.get_multiplexed_async_connection().await.unwrap();
     let tag = alice().tag();
     let string = alice().key("stateful", "String");
-    let () = redis::cmd("SET")
+    let no_version = alice().key("stateful", "Hash");
+    let not_a_number = alice().key("budget", "n");
+    let () = redis::pipe()
+        .cmd("SET")
         .arg(format!("p:{{{tag}}}:stateful:String"))
         .arg("by another program")
-        .query_async(&mut raw)
-        .await
-        .unwrap();
-    let no_version = alice().key("stateful", "Hash");
-    let () = redis::cmd("HSET")
+        .ignore()
+        .cmd("HSET")
         .arg(format!("p:{{{tag}}}:stateful:Hash"))
-        .arg("d")
-        .arg("x")
-        .query_async(&mut raw)
-        .await
-        .unwrap();
-    let not_a_number = alice().key("budget", "n");
-    let () = redis::cmd("HSET")
+        .arg(&["d", "x"][..])
+        .ignore()
+        .cmd("HSET")
         .arg(format!("p:{{{tag}}}:budget:n"))
-        .arg("v")
-        .arg("1")
-        .arg("n")
-        .arg("ten")
+        .arg(&["v", "1", "n", "ten"][..])
+        .ignore()
         .query_async(&mut raw)
         .await
         .unwrap();

@@ -80,8 +80,8 @@ pub use context::{
 };
 pub use declare::{DeclaredTool, ToolRun};
 pub use executor::{
-    BudgetScope, CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder, OutputCut,
-    DEFAULT_MAX_OUTPUT_BYTES,
+    BudgetScope, CallFailure, CallScope, CallStatus, ExecutionRecord, Executor, ExecutorBuilder, NotPendingReason,
+    OutputCut, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_PENDING_TTL,
 };
 pub use extract::policy::ExtractionPolicy;
 pub use model::rules;
@@ -299,6 +299,9 @@ mod guides {
     #[cfg(feature = "search")]
     #[doc = include_str!("../../docs/tool-search.md")]
     pub struct ToolSearch;
+    #[cfg(feature = "redis")]
+    #[doc = include_str!("../../docs/scale-out.md")]
+    pub struct ScaleOut;
 }
 
 /// The macro's only contract with the runtime. Not public API.

@@ -15,13 +15,15 @@
 //!   `POST /api/pending/{id}/deny` with `{"reason": text}` (1 to [`MAX_REASON_BYTES`] bytes):
 //!   the record of a call that waited for approval.
 //!
-//! A call that ends pending is kept by the server, under an id it makes (`pending_id` in the
-//! call's answer): the page answers it by that id and never sends the call back, so a page
-//! cannot run arguments a person did not see, nor call a tool that was not asked for, by
-//! editing a stored call; edited arguments are a [`Decision::ApproveWith`], which the
-//! executor reads and checks again. A call is answered once; the server keeps the latest
+//! A call that ends pending is kept in the executor's store, under its pending call's id
+//! (`pending_id` in the call's answer, 32 hexadecimal characters), with its record as the page
+//! was given it and the list of the calls that wait: the page answers it by that id and never
+//! sends the call back, so a page cannot run arguments a person did not see, nor call a tool
+//! that was not asked for, by editing a stored call; edited arguments are a
+//! [`Decision::ApproveWith`], which the executor reads and checks again. A call is answered
+//! once (the executor takes the stored call once); the server keeps the latest
 //! [`MAX_PENDING`], at most [`MAX_PENDING_BYTES`] of their records as JSON, and drops the
-//! oldest for a new one.
+//! oldest for a new one, its pending call with it.
 //!
 //! It answers only requests whose `Host` is the address it listens on or a loopback name (a
 //! page elsewhere cannot reach it through DNS rebinding), and calls only with a JSON body
@@ -31,9 +33,9 @@
 //! scripts, styles and API (`Content-Security-Policy`). Connections are bounded and slow
 //! clients cut off as for the MCP server.
 
-use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{FromRef, Path, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
@@ -41,17 +43,18 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::commands::{call, hit_json, Out};
 use crate::catalog::ToolCatalog;
 use crate::document::definition_json;
-use crate::executor::{ExecutionRecord, Executor};
+use crate::executor::{ExecutionRecord, Executor, DEFAULT_PENDING_TTL, PENDING_KIND};
 use crate::listen::{self, MAX_CONNECTIONS, READ_TIMEOUT};
-use crate::policy::{Decision, PendingCall};
+use crate::policy::Decision;
 use crate::search::{highlight, ToolSearch, MAX_QUERY_BYTES};
+use crate::state::{Expect, Owner, StateError, Write, Written};
 
 const INDEX: &str = include_str!("playground/index.html");
 const SCRIPT: &str = include_str!("playground/app.js");
@@ -99,79 +102,44 @@ pub(super) const MAX_PENDING_BYTES: usize = 16 << 20;
 /// The longest reason a person may give for a denial, in bytes (the model reads it).
 pub(super) const MAX_REASON_BYTES: usize = 2048;
 
-/// The calls that wait for approval, oldest first, each under the id the server gave it.
-#[derive(Default)]
-struct PendingCalls {
-    /// The number of the last id given.
-    next: u64,
-    /// Each call's record as the page was given it (with its `pending_id`), and its size as
-    /// JSON. The pending call to resume is read from the record the server made, never from
-    /// what a page sends.
-    calls: VecDeque<(String, Value, usize)>,
-    /// The sizes together.
-    bytes: usize,
+/// The kind of the playground's keys in the executor's store: the list of the calls that wait
+/// (name [`LIST`]) and each call's record as the page was given it (named by its id).
+const KIND: &str = "playground";
+
+/// The name of the list of waiting calls: each call's id and its record's size as JSON,
+/// oldest first.
+const LIST: &str = "waiting";
+
+/// How many times a change of the list is tried again when another answer changed it first.
+const MAX_TRIES: usize = 64;
+
+/// A waiting call in the list: its id, its record's size as JSON, and when it expires (in
+/// milliseconds since the Unix epoch).
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    id: String,
+    size: usize,
+    expires: u64,
 }
 
-impl PendingCalls {
-    /// Keeps the record of a pending call (`size` bytes as JSON) under a new id, dropping the
-    /// oldest while there are [`MAX_PENDING`] or they would take more than
-    /// [`MAX_PENDING_BYTES`]; returns the record with its `pending_id`. The newest is always
-    /// kept.
-    fn keep(&mut self, mut record: Value, size: usize) -> Value {
-        while self.calls.len() >= MAX_PENDING || (!self.calls.is_empty() && self.bytes + size > MAX_PENDING_BYTES) {
-            if let Some((_, _, dropped)) = self.calls.pop_front() {
-                self.bytes -= dropped;
-            }
-        }
-        self.next += 1;
-        let id = self.next.to_string();
-        record["pending_id"] = Value::from(id.clone());
-        self.calls.push_back((id, record.clone(), size));
-        self.bytes += size;
-        record
-    }
-
-    /// The pending call with this id, no longer kept: it is answered once.
-    fn take(&mut self, id: &str) -> Option<PendingCall> {
-        let at = self.calls.iter().position(|(kept, ..)| kept == id)?;
-        let (_, mut record, size) = self.calls.remove(at)?;
-        self.bytes -= size;
-        serde_json::from_value(record["pending"].take()).ok()
-    }
-
-    fn contains(&self, id: &str) -> bool {
-        self.calls.iter().any(|(kept, ..)| kept == id)
-    }
-
-    /// The records of the calls that wait, newest first.
-    fn records(&self) -> Vec<Value> {
-        self.calls.iter().rev().map(|(_, record, _)| record.clone()).collect()
-    }
+/// Why the kept pending calls could not be read or changed.
+enum Kept {
+    /// No call waits under the id.
+    Unknown,
+    /// The store failed.
+    Store(String),
 }
 
-/// The length of `value` as JSON, counted without writing it out.
-fn json_size(value: &impl serde::Serialize) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
+impl From<StateError> for Kept {
+    fn from(error: StateError) -> Kept {
+        Kept::Store(error.to_string())
     }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
 }
-
-/// What the handlers share: the executor, the search over the catalog, made once, and the
-/// calls that wait for approval.
+/// What the handlers share: the executor (whose store keeps the calls that wait for approval)
+/// and the search over the catalog, made once.
 #[derive(Clone)]
 struct App {
     executor: Executor,
-    pending: Arc<Mutex<PendingCalls>>,
     /// The catalog searched, with the command line's deferral.
     searched: ToolCatalog,
     /// Every tool.
@@ -191,7 +159,6 @@ fn router(executor: Executor, searched: ToolCatalog, bound: SocketAddr) -> Route
         all: Arc::new(ToolSearch::new(searched.definitions())),
         deferred: Arc::new(ToolSearch::new(searched.deferred())),
         executor,
-        pending: Arc::default(),
         searched,
     };
     Router::new()
@@ -241,49 +208,174 @@ struct CallBody {
     arguments: String,
 }
 
-async fn run_call(State(app): State<App>, Json(body): Json<CallBody>) -> Json<Value> {
+async fn run_call(State(app): State<App>, Json(body): Json<CallBody>) -> Response {
     let record = call(&app.executor, &body.tool, body.arguments, None, None).await;
-    app.answer(&record)
+    app.answer(&record).await
 }
 
 impl App {
-    /// A record for the page; a pending call is kept, and its id given as `pending_id`.
-    fn answer(&self, record: &ExecutionRecord) -> Json<Value> {
-        let value = serde_json::to_value(record).unwrap_or(Value::Null);
-        if record.pending.is_none() {
-            return Json(value);
+    /// A record for the page; a pending call's record is kept, and its id given as
+    /// `pending_id`.
+    async fn answer(&self, record: &ExecutionRecord) -> Response {
+        let mut value = serde_json::to_value(record).unwrap_or(Value::Null);
+        let Some(pending) = &record.pending else { return Json(value).into_response() };
+        value["pending_id"] = Value::from(pending.id.clone());
+        match self.keep(&pending.id, &value, pending.expires_at_ms).await {
+            Ok(()) => Json(value).into_response(),
+            Err(Kept::Store(error)) => store_failed(&error),
+            // Keeping a call never asks for one that waits.
+            Err(Kept::Unknown) => store_failed("the call could not be listed"),
         }
-        // Measured before the lock: a call may be megabytes.
-        let size = json_size(&value);
-        Json(self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).keep(value, size))
     }
 
-    /// Runs the pending call `id` with the person's decision, once.
+    /// Keeps `record` under `id` until `expires_at_ms`, dropping the oldest while there are
+    /// [`MAX_PENDING`] or they would take more than [`MAX_PENDING_BYTES`]; the newest is always
+    /// kept. A dropped call no longer waits: its pending call is removed from the store too.
+    async fn keep(&self, id: &str, record: &Value, expires_at_ms: Option<u64>) -> Result<(), Kept> {
+        let bytes = serde_json::to_vec(record).unwrap_or_default();
+        let size = bytes.len();
+        let expires = expires_at_ms.unwrap_or_else(|| now_ms().saturating_add(DEFAULT_PENDING_TTL.as_millis() as u64));
+        let store = self.executor.store();
+        store.write(&Owner::everyone().key(KIND, id), Write::new(bytes, time_left(expires))).await?;
+        let dropped = self
+            .change_list(|list| {
+                let mut dropped = Vec::new();
+                let mut total: usize = list.iter().map(|entry| entry.size).sum();
+                while list.len() >= MAX_PENDING || (!list.is_empty() && total + size > MAX_PENDING_BYTES) {
+                    let oldest = list.remove(0);
+                    total -= oldest.size;
+                    dropped.push(oldest.id);
+                }
+                list.push(Entry { id: id.to_owned(), size, expires });
+                Some(dropped)
+            })
+            .await?;
+        for id in dropped {
+            store.delete(&Owner::everyone().key(KIND, id.clone()), None).await?;
+            store.delete(&Owner::everyone().key(PENDING_KIND, id), None).await?;
+        }
+        Ok(())
+    }
+
+    /// Changes the list of waiting calls with `change` (which returns `None` to leave it as it
+    /// is: [`Kept::Unknown`]), by compare-and-set, tried again when another answer changed it
+    /// first; the calls past their time are left out.
+    async fn change_list<R>(&self, mut change: impl FnMut(&mut Vec<Entry>) -> Option<R>) -> Result<R, Kept> {
+        let store = self.executor.store();
+        let key = Owner::everyone().key(KIND, LIST);
+        for _ in 0..MAX_TRIES {
+            let found = store.read(&key).await?;
+            let (mut list, expect) = match &found {
+                Some(found) => (read_list(&found.value)?, Expect::Version(found.version)),
+                None => (Vec::new(), Expect::Absent),
+            };
+            let now = now_ms();
+            list.retain(|entry| entry.expires > now);
+            let Some(outcome) = change(&mut list) else { return Err(Kept::Unknown) };
+            let bytes = serde_json::to_vec(&list).unwrap_or_default();
+            // The list lives as long as the call that lives longest in it.
+            let ttl = time_left(list.iter().map(|entry| entry.expires).max().unwrap_or(now));
+            if let Written::Done(_) = store.write(&key, Write::new(bytes, ttl).expect(expect)).await? {
+                return Ok(outcome);
+            }
+        }
+        Err(Kept::Store(format!("the list of waiting calls changed {MAX_TRIES} times while this answer was made")))
+    }
+
+    /// The list of waiting calls, oldest first.
+    async fn list(&self) -> Result<Vec<Entry>, Kept> {
+        let now = now_ms();
+        match self.executor.store().read(&Owner::everyone().key(KIND, LIST)).await? {
+            Some(found) => Ok(read_list(&found.value)?.into_iter().filter(|entry| entry.expires > now).collect()),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Runs the pending call `id` with the person's decision, once: read from the store, then
+    /// taken off the list, so that of two answers only one reaches the executor (which takes
+    /// the stored call once) and a store that fails before leaves the call waiting and listed.
     async fn resume(&self, id: &str, decision: Decision) -> Response {
-        let taken = self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take(id);
-        let Some(pending) = taken else { return unknown_pending(id) };
+        let pending = match self.executor.pending(id, &Owner::everyone()).await {
+            Ok(Some(pending)) => pending,
+            Ok(None) => return unknown_pending(id),
+            Err(error) => return store_failed(&error.to_string()),
+        };
+        let taken = self
+            .change_list(|list| {
+                let at = list.iter().position(|entry| entry.id == id)?;
+                list.remove(at);
+                Some(())
+            })
+            .await;
+        match taken {
+            Ok(()) => {}
+            Err(Kept::Unknown) => return unknown_pending(id),
+            Err(Kept::Store(error)) => return store_failed(&error),
+        }
+        // The page's copy of the record; should the store fail to forget it now, it expires
+        // with the call.
+        let _ = self.executor.store().delete(&Owner::everyone().key(KIND, id), None).await;
         let record = self.executor.resume(pending, decision).await;
-        self.answer(&record).into_response()
+        self.answer(&record).await
     }
 
-    fn is_pending(&self, id: &str) -> bool {
-        self.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).contains(id)
+    async fn is_pending(&self, id: &str) -> Result<bool, Kept> {
+        Ok(self.list().await?.iter().any(|entry| entry.id == id))
     }
+
+    /// The records of the calls that wait, newest first.
+    async fn records(&self) -> Result<Vec<Value>, Kept> {
+        let mut records = Vec::new();
+        for entry in self.list().await?.into_iter().rev() {
+            if let Some(found) = self.executor.store().read(&Owner::everyone().key(KIND, entry.id)).await? {
+                // A record the store holds that does not read is not shown.
+                if let Ok(record) = serde_json::from_slice::<Value>(&found.value) {
+                    records.push(record);
+                }
+            }
+        }
+        Ok(records)
+    }
+}
+
+/// The list of waiting calls as stored.
+fn read_list(bytes: &[u8]) -> Result<Vec<Entry>, Kept> {
+    serde_json::from_slice(bytes)
+        .map_err(|error| Kept::Store(format!("the list of waiting calls does not read: {error}")))
+}
+
+fn now_ms() -> u64 {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    u64::try_from(now.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// How long until `expires_at_ms` (at least a millisecond: a store keeps nothing for no time).
+fn time_left(expires_at_ms: u64) -> Duration {
+    Duration::from_millis(expires_at_ms.saturating_sub(now_ms()).max(1))
+}
+
+fn store_failed(error: &str) -> Response {
+    let message = format!("the store that keeps the calls waiting for approval failed: {error}");
+    (StatusCode::SERVICE_UNAVAILABLE, message).into_response()
 }
 
 fn unknown_pending(id: &str) -> Response {
     let message = format!(
-        "no call waits for approval under the id `{id}`: it was answered already, or dropped for newer ones (the \
-         playground keeps the latest {MAX_PENDING}, {} MiB in all)",
+        "no call waits for approval under the id `{id}`: it was answered already, expired, or was dropped for newer \
+         ones (the playground keeps the latest {MAX_PENDING}, {} MiB in all)",
         MAX_PENDING_BYTES >> 20
     );
     (StatusCode::NOT_FOUND, message).into_response()
 }
 
 /// The records of the calls that wait for approval, newest first.
-async fn waiting(State(app): State<App>) -> Json<Value> {
-    let records = app.pending.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).records();
-    Json(json!({ "pending": records }))
+async fn waiting(State(app): State<App>) -> Response {
+    match app.records().await {
+        Ok(records) => Json(json!({ "pending": records })).into_response(),
+        Err(Kept::Store(error)) => store_failed(&error),
+        // Listing never asks for one call.
+        Err(Kept::Unknown) => store_failed("the calls could not be listed"),
+    }
 }
 
 #[derive(Deserialize)]
@@ -300,11 +392,14 @@ async fn approve(State(app): State<App>, Path(id): Path<String>, Json(body): Jso
         Some(text) => match serde_json::from_str::<Value>(&text) {
             Ok(arguments) => Decision::approve_with(arguments),
             // Said before the call is taken: the person can fix the text and approve again.
-            Err(error) if app.is_pending(&id) => {
-                let message = format!("the edited arguments are not JSON: {error}");
-                return (StatusCode::BAD_REQUEST, message).into_response();
-            }
-            Err(_) => return unknown_pending(&id),
+            Err(error) => match app.is_pending(&id).await {
+                Ok(true) => {
+                    let message = format!("the edited arguments are not JSON: {error}");
+                    return (StatusCode::BAD_REQUEST, message).into_response();
+                }
+                Ok(false) | Err(Kept::Unknown) => return unknown_pending(&id),
+                Err(Kept::Store(error)) => return store_failed(&error),
+            },
         },
     };
     app.resume(&id, decision).await
@@ -318,8 +413,10 @@ struct DenyBody {
 
 /// Denies a pending call; the model reads the reason.
 async fn deny(State(app): State<App>, Path(id): Path<String>, Json(body): Json<DenyBody>) -> Response {
-    if !app.is_pending(&id) {
-        return unknown_pending(&id);
+    match app.is_pending(&id).await {
+        Ok(true) => {}
+        Ok(false) | Err(Kept::Unknown) => return unknown_pending(&id),
+        Err(Kept::Store(error)) => return store_failed(&error),
     }
     let reason = body.reason.trim();
     if reason.is_empty() {

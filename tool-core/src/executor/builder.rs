@@ -31,6 +31,10 @@ use super::scope::Asking;
 /// than most models' whole context.
 pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 
+/// The default of [`ExecutorBuilder::pending_ttl`]: 24 hours, a working day's wait for a person
+/// and the night after it.
+pub const DEFAULT_PENDING_TTL: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// Runs tool calls. Cheap to clone; clones share the catalog, environment and the instances of
 /// stateful tools.
 #[derive(Clone, Debug)]
@@ -44,6 +48,8 @@ pub struct Executor {
     pub(super) asking: Asking,
     pub(super) policy: Arc<Policy>,
     pub(super) store: SharedStore,
+    /// How long a pending call waits in the store.
+    pub(super) pending_ttl: Duration,
 }
 
 impl Executor {
@@ -89,8 +95,8 @@ impl Executor {
         Executor { store, environment: Arc::new(environment), ..self.clone() }
     }
 
-    /// This executor with more approval rules beside its own, and a policy state of its own
-    /// (what it remembers of conversations starts empty): for a front end that asks for more
+    /// This executor with more approval rules beside its own (the same store, so the same
+    /// counts of the retry budget and the rate limits): for a front end that asks for more
     /// approvals than the host configured (the command line's `--require-approval`).
     pub fn with_approval_rules(&self, more: impl IntoIterator<Item = ApprovalRule>) -> Executor {
         let mut rules = self.policy.rules.clone();
@@ -128,6 +134,7 @@ pub struct ExecutorBuilder {
     asking: Asking,
     rules: Rules,
     store: Option<SharedStore>,
+    pending_ttl: Duration,
 }
 
 impl ExecutorBuilder {
@@ -187,14 +194,23 @@ impl ExecutorBuilder {
         self
     }
 
-    /// The store every piece of state between calls lives in: retry budgets, rate limits,
-    /// pending approvals, the serialized state of stateful tools (`#[tool(shared_state)]`).
-    /// By default a [`MemoryStore`] of the executor's own; give replicas one shared store
+    /// The store every piece of state between calls lives in: retry budgets and rate limits
+    /// (see [`policy_ttl`](Self::policy_ttl)), pending approvals, the serialized state of
+    /// stateful tools (`#[tool(shared_state)]`). By default a [`MemoryStore`] of the executor's own; give replicas one shared store
     /// (`RedisStore`, feature `redis`) to make them interchangeable. When the store cannot be
     /// reached, the calls that need it fail with `state_unavailable`; nothing falls back to
     /// memory.
     pub fn store(mut self, store: SharedStore) -> Self {
         self.store = Some(store);
+        self
+    }
+
+    /// How long a call that ends pending waits in the store for its answer: resumed later, it
+    /// is refused as expired ([`NotPendingReason::Expired`](crate::NotPendingReason::Expired)),
+    /// and the store forgets it. Default: [`DEFAULT_PENDING_TTL`]
+    /// (24 hours); at least 1 ms.
+    pub fn pending_ttl(mut self, ttl: Duration) -> Self {
+        self.pending_ttl = ttl.max(Duration::from_millis(1));
         self
     }
 
@@ -232,8 +248,8 @@ impl ExecutorBuilder {
 
     /// Calls that need approval are shown to `handler`, which answers at once (a terminal
     /// prompt); a call's scope may give its own ([`CallScope::on_approval`](crate::CallScope::on_approval)). Without one, a
-    /// call that needs approval ends pending, with a [`PendingCall`] to store, show and
-    /// [`resume`](Executor::resume).
+    /// call that needs approval ends pending, kept in the executor's store, with a [`PendingCall`]
+    /// to show and [`resume`](Executor::resume).
     pub fn on_approval<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(PendingCall) -> Fut + Send + Sync + 'static,
@@ -290,10 +306,12 @@ impl ExecutorBuilder {
         self
     }
 
-    /// How many conversations the policy remembers (failing tries in a row, rate-limit
-    /// places); the least recently used is forgotten first. Default: 10,000.
-    pub fn max_policy_conversations(mut self, conversations: usize) -> Self {
-        self.rules.max_conversations = conversations.max(1);
+    /// How long the retry budget's counts of a conversation (its failing tries in a row, a
+    /// spent budget) live in the store after their last change: a conversation idle that long
+    /// has its budget whole again. Rate-limit cells live as long as they matter (their
+    /// period). Default: 1 hour; at least 1 second.
+    pub fn policy_ttl(mut self, ttl: Duration) -> Self {
+        self.rules.ttl = ttl.max(Duration::from_secs(1));
         self
     }
 
@@ -311,6 +329,7 @@ impl ExecutorBuilder {
             asking: self.asking,
             policy: Policy::new(self.rules),
             store,
+            pending_ttl: self.pending_ttl,
         }
     }
 }
@@ -328,6 +347,7 @@ impl ExecutorBuilder {
             asking: Asking::default(),
             rules: Rules::default(),
             store: None,
+            pending_ttl: DEFAULT_PENDING_TTL,
         }
     }
 }

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::model::ToolCallRequest;
 use crate::policy::approval::ApprovalHandler;
+use crate::policy::budget::Tally;
 use crate::policy::{ApprovalReason, Decision, Outcome, PendingCall, PolicyDecision, Stage};
 use crate::tool::Tool;
 
@@ -100,6 +101,8 @@ pub(super) struct CallRun {
     pub(super) received: Option<Box<ToolCallRequest>>,
     /// A person's answer to a pending call, for the approval stage of a resumed call.
     pub(super) answer: Option<Box<(PendingCall, Decision)>>,
+    /// What the retry budget's check read of the conversation, for the count at the end.
+    pub(super) tally: Option<Tally>,
 }
 
 impl CallRun {
@@ -119,6 +122,7 @@ impl CallRun {
             reasons: Vec::new(),
             received: None,
             answer: None,
+            tally: None,
         }
     }
 

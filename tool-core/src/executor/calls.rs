@@ -9,13 +9,16 @@ use tracing::Instrument;
 
 use crate::model::{ToolCallRequest, ToolError, ToolOutput};
 use crate::policy::approval::ApprovalHandler;
-use crate::policy::{Decision, PendingCall};
+use crate::policy::{keys, Decision, PendingCall};
+use crate::state::{Owner, StateError};
 use crate::wire::NameMap;
 
 use super::batch::run_batch;
 use super::call::{CallRun, Step};
 use super::chain::advance;
 use super::log::{call_span, log_record};
+use super::pending;
+use super::run::failed;
 use super::{CallFailure, CallScope, ExecutionRecord, Executor};
 
 impl Executor {
@@ -35,8 +38,16 @@ impl Executor {
     /// Answers a call that waited for approval: runs it as it arrived, runs it with the
     /// edited arguments (read and checked as the model's were), or ends it denied, the reason
     /// the model reads. The call goes through the policy again but for approval: guardrails,
-    /// rate limits and the retry budget apply as they do now. Works in any process that has
-    /// the tool: a [`PendingCall`] serializes.
+    /// rate limits and the retry budget apply as they do now.
+    ///
+    /// The call is taken from the executor's [store](crate::ExecutorBuilder::store) once, by its
+    /// [`id`](PendingCall::id) and its principal and conversation, and the stored call is the
+    /// one that runs: works in any process that has the tool and shares the store, and of two
+    /// resumes of one call (two replicas, a replay) only the first runs it. A call that no
+    /// longer waits is refused with [`CallFailure::NotPending`] (resumed already, expired, or
+    /// not kept for this principal and conversation), one that differs from the stored call
+    /// with [`CallFailure::PendingAltered`] (the stored one still waits), and one whose store
+    /// cannot be reached with [`CallFailure::StateUnavailable`]; nothing runs.
     pub async fn resume(&self, pending: PendingCall, decision: Decision) -> ExecutionRecord {
         self.resume_in(pending, decision, CallScope::default()).await
     }
@@ -44,8 +55,35 @@ impl Executor {
     /// [`resume`](Self::resume) in `scope`.
     pub async fn resume_in(&self, pending: PendingCall, decision: Decision, scope: CallScope) -> ExecutionRecord {
         let span = call_span(&pending.request);
-        let run = CallRun::resumed(pending, decision, Instant::now(), None);
-        self.carry(run, scope).instrument(span).await
+        let started = Instant::now();
+        async move {
+            // Cancelled before it is taken, the call is left waiting rather than taken unrun.
+            if scope.cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
+                let message = "The call was cancelled before it was resumed; it still waits.".to_owned();
+                let record = failed(Arc::new(pending.request), started, CallFailure::Cancelled, message);
+                log_record(&record);
+                return record;
+            }
+            match pending::take(self, &pending).await {
+                Ok(stored) => self.carry(CallRun::resumed(stored, decision, started, None), scope).await,
+                Err(refusal) => {
+                    let (failure, message) = pending::refused(&pending, refusal);
+                    let record = failed(Arc::new(pending.request), started, failure, message);
+                    log_record(&record);
+                    record
+                }
+            }
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// The call that waits for approval under `id` for `owner` (the principal and the
+    /// conversation of its request), as stored, without taking it: for a host that shows the
+    /// calls it keeps the ids of. `None` when none waits there (resumed, expired, or never
+    /// kept for this owner).
+    pub async fn pending(&self, id: &str, owner: &Owner) -> Result<Option<PendingCall>, StateError> {
+        pending::read(self, id, owner).await
     }
 
     /// Runs calls concurrently (at most the configured number at once); the records come back
@@ -122,11 +160,17 @@ impl Executor {
         record
     }
 
-    /// Forgets what the policy remembers of `conversation` (`None`: of calls without one): its
+    /// Forgets what the policy counted of `owner`'s conversation
+    /// ([`Owner::new`]`(principal, conversation)`; no conversation: the calls without one): its
     /// failing tries in a row, so that a spent retry budget is whole again, and its rate-limit
-    /// places.
-    pub fn reset_policy(&self, conversation: Option<&str>) {
-        self.policy.state.forget(conversation);
+    /// places (a tool's limit across conversations is not the conversation's to reset). Every
+    /// replica sharing the store sees it at once.
+    pub async fn reset_policy(&self, owner: &Owner) -> Result<(), StateError> {
+        let owner = keys::owner(owner.principal.as_deref(), owner.conversation.as_deref());
+        for kind in [keys::BUDGET, keys::RATE] {
+            self.store.clear(&owner, Some(kind)).await?;
+        }
+        Ok(())
     }
 
     /// One call's whole way through the stages, and its log.

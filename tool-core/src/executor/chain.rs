@@ -37,15 +37,15 @@ fn next(step: Step) -> Step {
 pub(super) async fn advance(run: &mut CallRun, executor: &Executor, until: Step) {
     while place(run.at) < place(until) {
         let flow = match run.at {
-            Step::Budget => budget::refuse_spent(executor, run),
+            Step::Budget => budget::refuse_spent(executor, run).await,
             Step::Bind => bind::bind(executor, run).await,
             Step::Repair => repair::repair(executor, run).await,
             Step::InputGuardrails => guard::check_input(executor, run).await,
-            Step::Approval => approval::approve(run).await,
-            Step::RateLimit => rate::admit(executor, run),
+            Step::Approval => approval::approve(executor, run).await,
+            Step::RateLimit => rate::admit(executor, run).await,
             Step::Run => backoff::run(executor, run).await,
             Step::OutputGuardrails => guard::check_output(executor, run).await,
-            Step::Settle => budget::settle(executor, run),
+            Step::Settle => budget::settle(executor, run).await,
             Step::Done => return,
         };
         match flow {

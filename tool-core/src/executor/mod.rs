@@ -13,6 +13,7 @@ mod call;
 mod calls;
 mod chain;
 mod log;
+mod pending;
 mod record;
 mod rules;
 mod run;
@@ -21,6 +22,8 @@ mod scope;
 mod service;
 mod stages;
 
-pub use builder::{Executor, ExecutorBuilder, DEFAULT_MAX_OUTPUT_BYTES};
-pub use record::{BudgetScope, CallFailure, CallStatus, ExecutionRecord, OutputCut};
+pub use builder::{Executor, ExecutorBuilder, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_PENDING_TTL};
+#[cfg(feature = "playground")]
+pub(crate) use pending::KIND as PENDING_KIND;
+pub use record::{BudgetScope, CallFailure, CallStatus, ExecutionRecord, NotPendingReason, OutputCut};
 pub use scope::CallScope;

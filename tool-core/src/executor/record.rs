@@ -22,9 +22,9 @@ pub enum CallStatus {
     TimedOut,
     /// The host cancelled the call.
     Cancelled,
-    /// The call waits for a person's approval and has not run: the record's
-    /// [`pending`](ExecutionRecord::pending) call is what to store, show and
-    /// [resume](crate::Executor::resume).
+    /// The call waits for a person's approval and has not run: it is kept in the executor's
+    /// store, and the record's [`pending`](ExecutionRecord::pending) call is what to show and
+    /// [resume](crate::Executor::resume), once.
     Pending,
     /// A person denied the call; the model reads their reason.
     Denied,
@@ -105,6 +105,37 @@ pub enum CallFailure {
         /// The kind of store: `redis`.
         store: String,
     },
+    /// A resumed call that no longer waits, or never waited, under its id for its principal
+    /// and conversation: resumed already (by this process or another sharing the store),
+    /// expired, or unknown. Nothing ran.
+    NotPending {
+        /// The pending call's id, as presented.
+        id: String,
+        /// Why it does not wait.
+        reason: NotPendingReason,
+    },
+    /// A resumed call that differs from the call stored under its id (its tool, call id or
+    /// arguments were changed): nothing ran, and the stored call still waits.
+    PendingAltered {
+        /// The pending call's id.
+        id: String,
+    },
+}
+
+/// Why a resumed call does not wait ([`CallFailure::NotPending`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum NotPendingReason {
+    /// It was resumed already: a pending call runs once.
+    Resumed,
+    /// Its time to live ([`ExecutorBuilder::pending_ttl`](crate::ExecutorBuilder::pending_ttl))
+    /// passed before it was resumed.
+    Expired,
+    /// Nothing was kept under its id for its principal and conversation: another principal or
+    /// conversation presented it, its id was changed, or the store no longer holds it (a memory
+    /// store forgets on a restart and at its bound).
+    Unknown,
 }
 
 /// Which retry budget a conversation spent ([`CallFailure::BudgetSpent`]).
@@ -144,7 +175,9 @@ impl CallFailure {
             | CallFailure::Rejected { .. }
             | CallFailure::RateLimited { .. }
             | CallFailure::BudgetSpent { .. }
-            | CallFailure::StateUnavailable { .. } => CallStatus::Failed,
+            | CallFailure::StateUnavailable { .. }
+            | CallFailure::NotPending { .. }
+            | CallFailure::PendingAltered { .. } => CallStatus::Failed,
         }
     }
 }

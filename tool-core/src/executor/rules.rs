@@ -1,12 +1,12 @@
-//! The host's call policy as the executor holds it: what the builder was given, and what is
-//! remembered between calls.
+//! The host's call policy as the executor holds it: what the builder was given. What it
+//! counts between calls lives in the executor's store.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::model::{Approval, ToolDefinition};
 use crate::policy::approval::ApprovalHandler;
 use crate::policy::guard::Scoped;
-use crate::policy::state::{PolicyState, DEFAULT_MAX_CONVERSATIONS};
 use crate::policy::{
     ApprovalReason, ApprovalRule, Backoff, InputGuardrail, OutputGuardrail, RateLimit, Repair, RetryBudget,
 };
@@ -22,8 +22,12 @@ pub(super) struct Rules {
     pub(super) budget: RetryBudget,
     pub(super) backoff: Backoff,
     pub(super) repair: Option<Repair>,
-    pub(super) max_conversations: usize,
+    /// How long the retry budget's counts live after their last change.
+    pub(super) ttl: Duration,
 }
+
+/// The default of [`ExecutorBuilder::policy_ttl`](super::ExecutorBuilder::policy_ttl): an hour.
+pub(super) const DEFAULT_POLICY_TTL: Duration = Duration::from_secs(3600);
 
 impl Default for Rules {
     fn default() -> Self {
@@ -36,7 +40,7 @@ impl Default for Rules {
             budget: RetryBudget::default(),
             backoff: Backoff::default(),
             repair: None,
-            max_conversations: DEFAULT_MAX_CONVERSATIONS,
+            ttl: DEFAULT_POLICY_TTL,
         }
     }
 }
@@ -54,21 +58,20 @@ impl std::fmt::Debug for Rules {
             .field("budget", &self.budget)
             .field("backoff", &self.backoff)
             .field("repair", &self.repair.is_some())
+            .field("ttl", &self.ttl)
             .finish()
     }
 }
 
-/// The rules and the state they keep, shared by an executor's clones.
+/// The rules, shared by an executor's clones.
 #[derive(Debug)]
 pub(super) struct Policy {
     pub(super) rules: Rules,
-    pub(super) state: PolicyState,
 }
 
 impl Policy {
     pub(super) fn new(rules: Rules) -> Arc<Self> {
-        let state = PolicyState::new(rules.max_conversations);
-        Arc::new(Policy { rules, state })
+        Arc::new(Policy { rules })
     }
 
     /// Why a call of `definition` waits for a person before it runs, as far as its tool and

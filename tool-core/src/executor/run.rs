@@ -12,6 +12,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::{Environment, ToolContext};
 use crate::model::{serialized_over, ToolCallRequest, ToolError, ToolOutput};
+use crate::policy::{Outcome, PolicyDecision, Stage};
+use crate::state::StateError;
 use crate::tool::{Invocation, ToolResult};
 
 use super::{CallFailure, CallScope, ExecutionRecord, OutputCut};
@@ -159,6 +161,24 @@ pub(super) fn failed(
     message: String,
 ) -> ExecutionRecord {
     ExecutionRecord::failed(request, failure, ToolOutput::text(message), started.elapsed())
+}
+
+/// The record of a call refused because the policy's state in `store` could not be reached
+/// (at `stage`, by the policy `by`): the tool did not run, nothing fell back to memory, and the
+/// model reads to try again in a moment; the store's own words go to the log, for the host.
+pub(super) fn state_unavailable(
+    request: Arc<ToolCallRequest>,
+    started: Instant,
+    store: &'static str,
+    error: StateError,
+    (stage, by): (Stage, &'static str),
+) -> ExecutionRecord {
+    tracing::warn!(target: "tools", store, error = %error, "the call's policy state is unavailable; it did not run");
+    let message = error.into_tool_error().message().to_owned();
+    let failure = CallFailure::StateUnavailable { store: store.to_owned() };
+    let mut record = failed(request, started, failure, message.clone());
+    record.decisions.push(PolicyDecision::new(stage, by, Outcome::Rejected, Some(message)));
+    record
 }
 
 /// The record of a call whose task never reported (aborted by a runtime shutdown).

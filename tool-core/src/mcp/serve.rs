@@ -250,7 +250,8 @@ impl McpServerBuilder {
     /// A call nobody is asked about ends pending: its result is an error result with the text
     /// for the model and, for a tool without an output schema, the pending call in
     /// `structuredContent`; the host's [`on_record`](Self::on_record) observer gets its record
-    /// with the [`PendingCall`](crate::policy::PendingCall) to store and resume.
+    /// with the [`PendingCall`](crate::policy::PendingCall) to show and resume, on the server's
+    /// executor or one sharing its store.
     pub fn ask_approval_by_elicitation(mut self, ask: bool) -> Self {
         self.approval_by_elicitation = ask;
         self

@@ -91,14 +91,30 @@ pub enum ApprovalReason {
 }
 
 /// A call that waits for a person's approval: everything needed to show it and to run it
-/// later, in this process or another (it serializes with serde).
+/// later, in this process or another that shares the executor's store (it serializes with
+/// serde).
 ///
-/// Resume it with [`Executor::resume`](crate::Executor::resume) and a [`Decision`]. An approved
-/// call is read again from the request as it arrived, so the tool sees the same values; edited
-/// arguments are read as a model's would be, and checked again.
+/// A call that ends pending is kept in the executor's [store](crate::ExecutorBuilder::store)
+/// under its [`id`](Self::id), bound to its principal and conversation and to a digest of what
+/// it would run, for [`ExecutorBuilder::pending_ttl`](crate::ExecutorBuilder::pending_ttl)
+/// (24 hours by default). Resume it with [`Executor::resume`](crate::Executor::resume) and a
+/// [`Decision`]: the executor takes the stored call once and runs that one, so of two replicas
+/// resuming the same call only one runs it. An approved call is read again from the request
+/// as it arrived, so the tool sees the same values; edited arguments are read as a model's
+/// would be, and checked again.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PendingCall {
+    /// The id the call waits under in the executor's store: 128 random bits in 32 hexadecimal
+    /// characters. A call shown to an approver that answers at once
+    /// ([`ExecutorBuilder::on_approval`](crate::ExecutorBuilder::on_approval)) has one too, but
+    /// is never stored.
+    #[serde(default)]
+    pub id: String,
+    /// When the stored call expires, in milliseconds since the Unix epoch: resumed later, it is
+    /// refused as expired. `None` for a call that was never stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at_ms: Option<u64>,
     /// The call as it arrived, before extraction: the tool's name, the call id, the raw
     /// arguments verbatim and the conversation.
     pub request: ToolCallRequest,
@@ -118,7 +134,7 @@ impl PendingCall {
         warnings: Vec<ParseWarning>,
         reasons: Vec<ApprovalReason>,
     ) -> Self {
-        PendingCall { request, arguments, warnings, reasons }
+        PendingCall { id: crate::state::random_id(), expires_at_ms: None, request, arguments, warnings, reasons }
     }
 
     /// The tool asked for.

@@ -7,17 +7,18 @@
 //! itself (a transient failure of an idempotent tool retried with [`Backoff`]), output
 //! guardrails ([`OutputGuardrail`]), and the retry budget that ends a model's loop of failing
 //! calls ([`RetryBudget`]). Each decision is kept in the call's record as a
-//! [`PolicyDecision`]. The types live in private files and are named here, at
-//! `tool_core::policy::`.
+//! [`PolicyDecision`]. What the budget and the limits count between calls lives in the
+//! executor's [store](crate::ExecutorBuilder::store), never in the executor. The types live in
+//! private files and are named here, at `tool_core::policy::`.
 
 pub(crate) mod approval;
 pub(crate) mod backoff;
 pub(crate) mod budget;
 mod decision;
 pub(crate) mod guard;
+pub(crate) mod keys;
 pub(crate) mod rate;
 pub(crate) mod repair;
-pub(crate) mod state;
 
 pub use approval::{ApprovalReason, ApprovalRule, Decision, PendingCall};
 pub use backoff::Backoff;

@@ -1,8 +1,12 @@
-//! Rate limits per tool and per conversation.
+//! Rate limits per tool and per conversation, and their cells in the executor's store (every
+//! limit that covers a call admitted in one batch).
 
 use std::time::Duration;
 
 use super::guard::GuardScope;
+use super::keys;
+use crate::model::ToolDefinition;
+use crate::state::{Count, Counters, Owner};
 
 /// What one rate limit counts separately.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -21,7 +25,9 @@ pub enum RateScope {
 /// then one call per `per / calls` (a generic cell rate: no list of past calls is kept). A
 /// call over the limit is not run, and the model reads when it may try again.
 ///
-/// Calls without a conversation count as one conversation of their own.
+/// Calls without a conversation count as one conversation of their own (per principal). The
+/// cells live in the executor's [store](crate::ExecutorBuilder::store): replicas sharing a
+/// store share the limit, which admits exactly `calls` calls per `per` across them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RateLimit {
@@ -79,6 +85,38 @@ impl RateLimit {
     pub(crate) fn interval(&self) -> Duration {
         self.per / self.calls
     }
+}
+
+/// The batch that takes a place for a call of `definition` in every limit of `limits` that
+/// covers it (in the cells of the conversation of `owner`, or of the tool across
+/// conversations); `None` when none covers it. A refusal's step is the limit's place among
+/// those covering the call ([`covering`]).
+pub(crate) fn admission(limits: &[RateLimit], owner: &Owner, definition: &ToolDefinition) -> Option<Counters> {
+    let tool = definition.name.as_str();
+    let mut ttl = Duration::ZERO;
+    let steps: Vec<_> = covering(limits, definition)
+        .map(|i| {
+            let limit = &limits[i];
+            // A cell matters until its theoretical arrival, at most one period ahead of now.
+            ttl = ttl.max(limit.per);
+            let key = match limit.scope {
+                RateScope::Tool => Owner::everyone().key(keys::TOOL_RATE, format!("{i}:{tool}")),
+                RateScope::Conversation => owner.key(keys::RATE, i.to_string()),
+                RateScope::ToolInConversation => owner.key(keys::RATE, format!("{i}:{tool}")),
+            };
+            let interval = limit.interval();
+            (key, Count::Admit { interval, tolerance: limit.per.saturating_sub(interval) })
+        })
+        .collect();
+    (!steps.is_empty()).then_some(Counters { steps, ttl })
+}
+
+/// The indices of the limits of `limits` that cover a call of `definition`, in order.
+pub(crate) fn covering<'a>(
+    limits: &'a [RateLimit],
+    definition: &'a ToolDefinition,
+) -> impl Iterator<Item = usize> + 'a {
+    (0..limits.len()).filter(move |&i| limits[i].tools.covers(definition))
 }
 
 /// `minute`, `hour`, `second`, `day`, else `30 s` or `250 ms`.

@@ -107,7 +107,7 @@ impl MemoryStore {
                     }
                 }
             }
-            let expires = now + counters.ttl;
+            let expires = until(now, counters.ttl);
             let values = counters
                 .steps
                 .iter()
@@ -125,7 +125,7 @@ impl MemoryStore {
                     }
                     Count::Admit { interval, .. } => {
                         let arrival = inner.counter(key, now).max(clock).saturating_add(micros(*interval));
-                        inner.put(key, Data::Counter(arrival), expires.max(now + *interval), max);
+                        inner.put(key, Data::Counter(arrival), expires.max(until(now, *interval)), max);
                         0
                     }
                 })
@@ -135,30 +135,33 @@ impl MemoryStore {
     }
 }
 
+/// When a value written `now` to live `ttl` expires: a life too long for the clock (a host's
+/// `Duration::MAX`) is a century, not an overflow.
+fn until(now: Instant, ttl: Duration) -> Instant {
+    now.checked_add(ttl).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 60 * 60))
+}
+
 fn micros(duration: Duration) -> i64 {
     i64::try_from(duration.as_micros()).unwrap_or(i64::MAX)
 }
 
 impl Inner {
-    fn tick(&mut self) -> u64 {
-        self.tick += 1;
-        self.tick
-    }
-
     /// The live entry at `key`, marked used; an expired one is forgotten.
     fn live(&mut self, key: &StateKey, now: Instant) -> Option<&mut Entry> {
-        let expired = self.owners.get(&key.owner)?.get(&(key.kind, key.name.clone()))?.expires <= now;
+        let place = (key.kind, key.name.as_str());
+        let expired = self.owners.get(&key.owner)?.get(&place as &dyn Place)?.expires <= now;
         if expired {
             self.remove(key);
             return None;
         }
-        let tick = self.tick();
-        let entry = self.owners.get_mut(&key.owner)?.get_mut(&(key.kind, key.name.clone()))?;
+        self.tick += 1;
+        let tick = self.tick;
+        let entry = self.owners.get_mut(&key.owner)?.get_mut(&place as &dyn Place)?;
         let last = std::mem::replace(&mut entry.used, tick);
         if let Some(key) = self.order.remove(&last) {
             self.order.insert(tick, key);
         }
-        self.owners.get_mut(&key.owner)?.get_mut(&(key.kind, key.name.clone()))
+        Some(entry)
     }
 
     fn counter(&mut self, key: &StateKey, now: Instant) -> i64 {
@@ -170,7 +173,7 @@ impl Inner {
 
     fn remove(&mut self, key: &StateKey) -> Option<Entry> {
         let values = self.owners.get_mut(&key.owner)?;
-        let entry = values.remove(&(key.kind, key.name.clone()))?;
+        let entry = values.remove(&(key.kind, key.name.as_str()) as &dyn Place)?;
         if values.is_empty() {
             self.owners.remove(&key.owner);
         }
@@ -182,19 +185,30 @@ impl Inner {
     /// Writes `data` at `key` with a new version, forgetting the least recently used value at
     /// the bound.
     fn put(&mut self, key: &StateKey, data: Data, expires: Instant, max: usize) -> Version {
-        self.remove(key);
+        self.next_version += 1;
+        let version = Version(self.next_version);
+        self.tick += 1;
+        let used = self.tick;
+        let place = (key.kind, key.name.as_str());
+        // A key written again keeps its place in the maps, with no copy of its names.
+        if let Some(entry) = self.owners.get_mut(&key.owner).and_then(|values| values.get_mut(&place as &dyn Place)) {
+            let last = std::mem::replace(entry, Entry { data, version, expires, used }).used;
+            if let Some(key) = self.order.remove(&last) {
+                self.order.insert(used, key);
+            }
+            return version;
+        }
         while self.len >= max {
             let Some((_, oldest)) = self.order.pop_first() else { break };
             self.remove(&oldest);
         }
-        self.next_version += 1;
-        let version = Version(self.next_version);
-        let used = self.tick();
         self.order.insert(used, key.clone());
-        self.owners
-            .entry(key.owner.clone())
-            .or_default()
-            .insert((key.kind, key.name.clone()), Entry { data, version, expires, used });
+        if !self.owners.contains_key(&key.owner) {
+            self.owners.insert(key.owner.clone(), HashMap::new());
+        }
+        if let Some(values) = self.owners.get_mut(&key.owner) {
+            values.insert((key.kind, key.name.clone()), Entry { data, version, expires, used });
+        }
         self.len += 1;
         version
     }
@@ -203,6 +217,45 @@ impl Inner {
         self.live(key, now).map(|entry| entry.version)
     }
 }
+
+/// A value's place among its owner's: its kind and name, so that a lookup borrows the name of
+/// the key it is given rather than copying it.
+trait Place {
+    fn place(&self) -> (&str, &str);
+}
+
+impl Place for (&'static str, String) {
+    fn place(&self) -> (&str, &str) {
+        (self.0, &self.1)
+    }
+}
+
+impl Place for (&'static str, &str) {
+    fn place(&self) -> (&str, &str) {
+        (self.0, self.1)
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn Place + 'a> for (&'static str, String) {
+    fn borrow(&self) -> &(dyn Place + 'a) {
+        self
+    }
+}
+
+// Hashed and compared as the tuple of the owned key is: a `String` hashes as its `str`.
+impl std::hash::Hash for dyn Place + '_ {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.place().hash(state);
+    }
+}
+
+impl PartialEq for dyn Place + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.place() == other.place()
+    }
+}
+
+impl Eq for dyn Place + '_ {}
 
 fn ready<'a, T: Send + 'a>(value: T) -> StoreFuture<'a, T> {
     Box::pin(std::future::ready(Ok(value)))
@@ -244,7 +297,7 @@ impl StateStore for MemoryStore {
             if !matches {
                 return Written::Conflict(found);
             }
-            Written::Done(inner.put(key, Data::Bytes(write.value), now + write.ttl, max))
+            Written::Done(inner.put(key, Data::Bytes(write.value), until(now, write.ttl), max))
         }))
     }
 
@@ -261,7 +314,7 @@ impl StateStore for MemoryStore {
         let now = Instant::now();
         ready(self.with(|inner| match inner.live(key, now) {
             Some(entry) => {
-                entry.expires = now + ttl;
+                entry.expires = until(now, ttl);
                 true
             }
             None => false,

@@ -6,7 +6,7 @@
 //! [`StateStore`] is the few atomic operations that state needs: a read with a version, a
 //! compare-and-set (optionally fenced by another key's version: a lease), a delete, an expiry
 //! touch, a take-once, and atomic counters over a window. [`MemoryStore`] keeps them in this
-//! process (the default); [`RedisStore`] (feature `redis`) keeps them in Redis, where every
+//! process (the default); `RedisStore` (feature `redis`) keeps them in Redis, where every
 //! read-modify-write is one Lua script.
 
 mod error;

@@ -452,6 +452,7 @@ return e.d or e.n
         r#"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- Numbers go back to Redis as text of their digits: Lua would write a large one with an exponent.
 local ttl = tonumber(ARGV[1])
 local steps = #KEYS / 2
 -- Every key is read before anything is written: an unreadable one changes nothing.
@@ -495,8 +496,8 @@ for j = 1, steps do
     else
       value = redis.call('HGET', key, 'n')
     end
-    redis.call('PEXPIRE', key, ttl)
-    index(2 * j, 2 * j - 1, ttl)
+    redis.call('PEXPIRE', key, ARGV[1])
+    index(2 * j, 2 * j - 1, ARGV[1])
   elseif op == 'reset' then
     value = counter(j)
     redis.call('DEL', key)
@@ -636,7 +637,12 @@ impl StateStore for RedisStore {
                         ("admit", cell_micros(*interval) as i64, cell_micros(*tolerance) as i64)
                     }
                 };
-                invocation.arg(op).arg(amount).arg(tolerance).arg(new_version()?.to_string());
+                // A version for each step that writes; reads and resets write none.
+                let version = match step {
+                    Count::Read | Count::Reset => String::new(),
+                    Count::Add(_) | Count::Admit { .. } => new_version()?.to_string(),
+                };
+                invocation.arg(op).arg(amount).arg(tolerance).arg(version);
             }
             let answer: Vec<String> = self.run(&invocation, &named).await?;
             let first = &counters.steps[0].0;
@@ -686,5 +692,41 @@ impl StateStore for RedisStore {
 
     fn is_shared(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_urls_password_is_shown_nowhere_in_any_form() {
+        let url = Redacted::parse("redis://user:p%40ss%20word@example.com:6380/2").unwrap();
+        assert_eq!(url.shown, "redis://user:***@example.com:6380/2");
+        // As written in the URL, and as the server gets it.
+        assert_eq!(url.secrets, vec!["p%40ss%20word".to_owned(), "p@ss word".to_owned()]);
+        assert_eq!(url.redact("WRONGPASS p@ss word, p%40ss%20word"), "WRONGPASS ***, ***");
+        let socket = Redacted::parse("redis+unix:///run/redis.sock?db=1&pass=s%26cret").unwrap();
+        assert_eq!(socket.shown, "redis+unix:///run/redis.sock?db=1&pass=***");
+        assert_eq!(socket.secrets, vec!["s&cret".to_owned()]);
+        let none = Redacted::parse("redis://127.0.0.1").unwrap();
+        assert_eq!((none.shown.as_str(), none.secrets.len()), ("redis://127.0.0.1", 0));
+        assert!(Redacted::parse("http://user:secret@example.com").is_none());
+    }
+
+    #[test]
+    fn kinds_never_run_into_names() {
+        assert_eq!(escape("stateful"), "stateful");
+        assert_eq!(escape("a:b"), "a%3Ab");
+        assert_eq!(escape("100%:"), "100%25%3A");
+    }
+
+    #[test]
+    fn lives_are_whole_milliseconds_rounded_up_and_bounded() {
+        assert_eq!(ttl_ms(Duration::ZERO), 0);
+        assert_eq!(ttl_ms(Duration::from_micros(1)), 1);
+        assert_eq!(ttl_ms(Duration::from_millis(1500)), 1500);
+        assert_eq!(ttl_ms(Duration::MAX), MAX_TTL_MS);
+        assert_eq!(cell_micros(Duration::MAX), MAX_CELL_MICROS);
     }
 }

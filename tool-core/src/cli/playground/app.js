@@ -485,7 +485,8 @@ async function refreshWaiting() {
   list.replaceChildren();
   for (const record of records) {
     const item = el("li", { "data-pending-id": record.pending_id }, record.request.tool_name,
-      el("span", { class: "tag" }, "#" + record.pending_id));
+      // The id's first 8 of its 32 characters tell the calls apart at a glance.
+      el("span", { class: "tag", title: record.pending_id }, "#" + record.pending_id.slice(0, 8)));
     item.addEventListener("click", () => showWaiting(record));
     list.append(item);
   }

@@ -1,7 +1,8 @@
-//! Approval by a person: a call that needs it shown to the approver (or ended pending when
-//! there is none), and the person's answer applied: the call goes on as it is, goes on with
-//! edited arguments checked again from the start, or ends denied. A resumed call enters the
-//! chain here with the answer already given.
+//! Approval by a person: a call that needs it shown to the approver (or, when there is none,
+//! kept in the executor's store and ended pending), and the person's answer applied: the call
+//! goes on as it is, goes on with edited arguments checked again from the start, or ends
+//! denied. A resumed call enters the chain here with the answer already given, the stored call
+//! taken from the store.
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -13,8 +14,9 @@ use crate::model::{ToolCallRequest, ToolOutput};
 use crate::policy::{ApprovalReason, Decision, Outcome, PendingCall, Stage};
 
 use super::super::call::{CallRun, Flow, Go, Held};
+use super::super::pending::keep;
 use super::super::run::failed;
-use super::super::{CallFailure, ExecutionRecord};
+use super::super::{CallFailure, ExecutionRecord, Executor};
 
 /// What a person's answer lets the call do.
 // Handed back once per answer, the edited request moved on into the call.
@@ -27,7 +29,7 @@ pub(crate) enum Answer {
 }
 
 /// The stage: a resumed call's answer applied, or a call that needs approval asked about.
-pub(crate) async fn approve(run: &mut CallRun) -> Flow {
+pub(crate) async fn approve(executor: &Executor, run: &mut CallRun) -> Flow {
     if let Some(answer) = run.answer.take() {
         let (pending, decision) = *answer;
         // The resumed record tells the whole story: why it waited, then the answer.
@@ -46,7 +48,7 @@ pub(crate) async fn approve(run: &mut CallRun) -> Flow {
     }
     let pending = pending_call(run.received.as_deref().cloned(), &prepared.request, reasons);
     // Boxed: a person's wait, kept out of the future of every call that needs none.
-    match Box::pin(ask(run, pending)).await? {
+    match Box::pin(ask(executor, run, pending)).await? {
         Answer::AsIs => {
             if let Held::Bound(prepared) = &mut run.held {
                 // The time limit counts from the approval, not from a person's wait for it.
@@ -58,11 +60,19 @@ pub(crate) async fn approve(run: &mut CallRun) -> Flow {
     }
 }
 
-/// Asks the approver about a pending call; without one, the call ends pending.
-pub(crate) async fn ask(run: &mut CallRun, pending: PendingCall) -> ControlFlow<ExecutionRecord, Answer> {
+/// Asks the approver about a pending call; without one, the call is kept in the executor's
+/// store and ends pending (or, when the store cannot keep it, ends `state_unavailable`).
+pub(crate) async fn ask(
+    executor: &Executor,
+    run: &mut CallRun,
+    mut pending: PendingCall,
+) -> ControlFlow<ExecutionRecord, Answer> {
     run.decide(Stage::Approval, "approval", Outcome::Pending, Some(pending.reasons_text()));
     let Some(approver) = run.approver.clone() else {
-        return ControlFlow::Break(pending_record(pending, run.started));
+        return ControlFlow::Break(match keep(executor, &mut pending).await {
+            Ok(()) => pending_record(pending, run.started),
+            Err(error) => not_kept(pending, &error, run.started),
+        });
     };
     let decision = match &run.watched {
         None => approver(pending.clone()).await,
@@ -127,6 +137,23 @@ pub(crate) fn pending_call(
         request
     });
     PendingCall::new(request, arguments, bound.parse_warnings.clone(), reasons)
+}
+
+/// The record of a call that needs approval but could not be kept: it did not run, and there
+/// is nothing to resume.
+fn not_kept(pending: PendingCall, error: &crate::state::StateError, started: Instant) -> ExecutionRecord {
+    let message = format!(
+        "`{}` needs a person's approval, but the store that keeps pending calls could not be reached, so it \
+         was not kept and has not run. Try again in a moment.",
+        pending.request.tool_name
+    );
+    let (crate::state::StateError::Unavailable { store, .. } | crate::state::StateError::Unreadable { store, .. }) =
+        error;
+    let failure = CallFailure::StateUnavailable { store: (*store).to_owned() };
+    let mut request = pending.request;
+    request.arguments = Some(pending.arguments);
+    request.parse_warnings = pending.warnings;
+    failed(Arc::new(request), started, failure, message)
 }
 
 /// The record of a call that waits for approval.

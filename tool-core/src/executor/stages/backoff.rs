@@ -85,7 +85,7 @@ async fn approved_again(
 ) -> ControlFlow<Flow, Prepared> {
     let reasons = vec![ApprovalReason::Asked { message: error.message().to_owned() }];
     let pending = pending_call(call.received.as_deref().cloned(), request, reasons);
-    match ask(call, pending).await {
+    match ask(executor, call, pending).await {
         ControlFlow::Break(record) => ControlFlow::Break(ControlFlow::Break(record)),
         ControlFlow::Continue(Answer::Edited(edited)) => ControlFlow::Break(call.restart(edited)),
         ControlFlow::Continue(Answer::AsIs) => {

@@ -6,28 +6,60 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::model::{ErrorKind, ToolCallRequest};
-use crate::policy::state::{Spent, Try};
+use crate::policy::budget::{Counted, Counting, Spent, Try};
+use crate::policy::keys;
 use crate::policy::{Outcome, PolicyDecision, Stage};
+use crate::state::{Owner, StateError};
 
 use super::super::call::{CallRun, Flow, Go, Held};
-use super::super::run::failed;
+use super::super::run::{failed, state_unavailable};
 use super::super::{BudgetScope, CallFailure, CallStatus, ExecutionRecord, Executor};
 
+/// Who refuses a call whose budget could not be read, in its record.
+const BY: (Stage, &str) = (Stage::RetryBudget, "retry budget");
+
 /// The first stage: the tool looked up, and the call refused when its conversation spent the
-/// tool's budget or its own.
-pub(crate) fn refuse_spent(executor: &Executor, run: &mut CallRun) -> Flow {
+/// tool's budget or its own. The conversation's spent flags and counts are read in one batch
+/// (kept in the call, for the count at the end); a call without a conversation, or under an
+/// unlimited budget, reads nothing.
+pub(crate) async fn refuse_spent(executor: &Executor, run: &mut CallRun) -> Flow {
     let Held::Request(request) = &run.held else { return ControlFlow::Continue(Go::Next) };
     if run.tool.is_none() {
         run.tool = executor.catalog.shared(&request.tool_name).cloned();
     }
-    let tool = run.tool.as_ref().map(|tool| tool.definition().name.as_str());
+    run.tally = None;
     let budget = &executor.policy.rules.budget;
-    match executor.policy.state.spent(request.conversation_id.as_deref(), tool, budget) {
-        None => ControlFlow::Continue(Go::Next),
-        Some(spent) => {
-            let Held::Request(request) = run.take() else { unreachable!("the call was a request above") };
-            ControlFlow::Break(budget_refusal(request, run.started, spent))
+    if !budget.in_play() || request.conversation_id.is_none() {
+        return ControlFlow::Continue(Go::Next);
+    }
+    let owner = keys::owner(request.principal.as_deref(), request.conversation_id.as_deref());
+    let tool = run.tool.as_ref().map(|tool| tool.definition().name.as_str());
+    let check = budget.check(&owner, tool);
+    let store = &executor.store;
+    let found = store.count(&check).await.and_then(|found| {
+        budget.checked(&check, &found).ok_or_else(|| unreadable(store.kind(), &owner, found.values.len(), &check))
+    });
+    let refusal = match found {
+        Ok(Ok(tally)) => {
+            run.tally = Some(tally);
+            return ControlFlow::Continue(Go::Next);
         }
+        Ok(Err(spent)) => Ok(spent),
+        Err(error) => Err(error),
+    };
+    let Held::Request(request) = run.take() else { unreachable!("the call was a request above") };
+    ControlFlow::Break(match refusal {
+        Ok(spent) => budget_refusal(request, run.started, spent),
+        Err(error) => state_unavailable(Arc::new(request), run.started, store.kind(), error, BY),
+    })
+}
+
+/// The error of a store that answered a batch with another number of values than it had steps.
+fn unreadable(store: &'static str, owner: &Owner, values: usize, batch: &crate::state::Counters) -> StateError {
+    StateError::Unreadable {
+        store,
+        key: owner.key(keys::BUDGET, "*").to_string(),
+        reason: format!("{values} values for a batch of {} steps", batch.steps.len()),
     }
 }
 
@@ -56,9 +88,12 @@ fn budget_refusal(request: ToolCallRequest, started: Instant, spent: Spent) -> E
 }
 
 /// The last stage: the call counted against the retry budget, and the model told what it
-/// has left.
-pub(crate) fn settle(executor: &Executor, run: &mut CallRun) -> Flow {
-    let mut record = match run.take() {
+/// has left. A success with nothing counted before it changes nothing in the store; any other
+/// count is one batch (a second only when another call of the conversation counted between
+/// this call's check and its count, and the spent flags need putting right). When the store
+/// cannot be reached the call keeps its record (its tool ran) and is not counted.
+pub(crate) async fn settle(executor: &Executor, run: &mut CallRun) -> Flow {
+    let record = match &run.held {
         Held::Ended(record) | Held::Ran(record) => record,
         _ => unreachable!("a call is settled once it ended"),
     };
@@ -76,25 +111,40 @@ pub(crate) fn settle(executor: &Executor, run: &mut CallRun) -> Flow {
         Some(CallFailure::UnknownTool { .. }) => None,
         _ => Some(record.request.tool_name.as_str()),
     };
-    let counted = executor.policy.state.count(record.request.conversation_id.as_deref(), tool, outcome, budget);
+    let request = &record.request;
+    let counting = match (budget.in_play(), &request.conversation_id) {
+        (true, Some(conversation)) => {
+            let owner = keys::owner(request.principal.as_deref(), Some(conversation));
+            budget.count(&owner, tool, outcome, run.tally, executor.policy.rules.ttl).map(|counting| (owner, counting))
+        }
+        _ => None,
+    };
+    let counted = match counting {
+        Some((owner, counting)) => count(executor, &owner, &counting).await,
+        None => None,
+    };
+    let mut record = match run.take() {
+        Held::Ended(record) | Held::Ran(record) => record,
+        _ => unreachable!("a call is settled once it ended"),
+    };
     let name = &record.request.tool_name;
     let note = match counted {
-        Some((_, Some(Spent::Tool(tries)))) => Some(format!(
+        Some(Counted { spent: Some(Spent::Tool(tries)), .. }) => Some(format!(
             "This was the last try: `{name}` failed {tries} times in a row in this conversation, so it will not run \
              again. Do not call it again; tell the user what went wrong."
         )),
-        Some((_, Some(Spent::Conversation(tries)))) => Some(format!(
+        Some(Counted { spent: Some(Spent::Conversation(tries)), .. }) => Some(format!(
             "This was the last try: the tool calls of this conversation failed {tries} times in a row, so no tool \
              will run again. Do not call tools again; tell the user what went wrong."
         )),
-        Some((count, None)) if retry => {
-            Some(format!("Fix this and call `{name}` again (try {count} of {}).", budget.per_tool))
+        Some(Counted { tries, spent: None, .. }) if retry => {
+            Some(format!("Fix this and call `{name}` again (try {tries} of {}).", budget.per_tool))
         }
         None if retry => Some(format!("Fix this and call `{name}` again.")),
         _ => None,
     };
     if let Some(note) = note {
-        if matches!(counted, Some((_, Some(_)))) {
+        if matches!(counted, Some(Counted { spent: Some(_), .. })) {
             record.decisions.push(PolicyDecision::new(
                 Stage::RetryBudget,
                 "retry budget",
@@ -106,4 +156,25 @@ pub(crate) fn settle(executor: &Executor, run: &mut CallRun) -> Flow {
         record.content.text.push_str(&note);
     }
     ControlFlow::Break(record)
+}
+
+/// Counts a try in the store: what a failure's count found (`None` after a success, or when
+/// the store could not be reached: the call is then not counted, and the log says so).
+async fn count(executor: &Executor, owner: &Owner, counting: &Counting) -> Option<Counted> {
+    let budget = &executor.policy.rules.budget;
+    let store = &executor.store;
+    let found = match store.count(&counting.counters).await {
+        Ok(found) => found,
+        Err(error) => {
+            tracing::warn!(target: "tools", store = store.kind(), error = %error, "the call was not counted against the retry budget");
+            return None;
+        }
+    };
+    let mut counted = budget.counted(owner, counting, &found)?;
+    if let Some(correction) = counted.correction.take()
+        && let Err(error) = store.count(&correction).await
+    {
+        tracing::warn!(target: "tools", store = store.kind(), error = %error, "a spent retry budget's flag was not put right");
+    }
+    Some(counted)
 }
