@@ -264,7 +264,7 @@ fn stored(block: &ImplTool) -> TokenStream {
         }
 
         #krate::__private::inventory::submit! {
-            #krate::__private::StoredType::new::<#self_ty>()
+            #krate::__private::stored_type::<#self_ty>()
         }
     }
 }

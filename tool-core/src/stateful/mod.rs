@@ -17,13 +17,16 @@
 
 mod lease;
 mod queue;
+mod registry;
 mod state;
 mod store;
 mod stored;
 
+#[doc(hidden)]
+pub use registry::StoredType;
 pub use state::{ConversationState, StateLimits};
 pub use store::Conversations;
 #[doc(hidden)]
 pub use store::{reserve, run_exclusive, run_shared, Turn};
 #[doc(hidden)]
-pub use stored::{reserve_stored, run_stored_exclusive, run_stored_shared, SharedState, Storable, StoredType};
+pub use stored::{reserve_stored, run_stored_exclusive, run_stored_shared, stored_type, SharedState, Storable};

@@ -338,7 +338,7 @@ impl Conversations {
     /// store, so that of two replicas ending one conversation exactly one runs its cleanup.
     pub async fn end(&self, conversation: &str) -> usize {
         let local = self.across_stores(|store| store.end(Some(conversation))).await;
-        local + super::stored::end_everywhere(&self.backends(), &Owner::new(None, Some(conversation))).await
+        local + super::registry::end_everywhere(&self.backends(), &Owner::new(None, Some(conversation))).await
     }
 
     /// Ends every conversation whose instances live in this process. Returns how many instances

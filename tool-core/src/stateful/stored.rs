@@ -5,10 +5,9 @@
 //! lease, with a compare-and-set that the lease fences.
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
 use std::future::Future;
 use std::marker::PhantomData;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -17,6 +16,7 @@ use serde_json::Value;
 use tokio::sync::{OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock};
 
 use super::lease::{Lease, Leased, LEASE_WAIT};
+use super::registry::{duplicate_names, StoredType};
 use super::state::{ConversationState, StateLimits};
 use super::store::{in_turn, reserve_in, Turn};
 use crate::context::ToolContext;
@@ -323,46 +323,9 @@ fn busy(ctx: &ToolContext) -> ToolError {
     .with_code("state_busy")
 }
 
-/// A stored type, registered by `#[tool(shared_state)]`, so that ending a conversation ends its
-/// state in the store even in a process that never called it.
-#[doc(hidden)]
-pub struct StoredType {
-    end: for<'a> fn(&'a SharedStore, &'a Owner) -> BoxFuture<'a, Result<bool, StateError>>,
-    name: &'static str,
-}
-
-impl StoredType {
-    /// The registration of `T`.
-    pub const fn new<T: SharedState>() -> StoredType {
-        StoredType { end: end_stored::<T>, name: T::NAME }
-    }
-}
-
-inventory::collect!(StoredType);
-
-/// The names two stored types of this program share.
-fn duplicate_names() -> &'static HashSet<&'static str> {
-    static DUPLICATES: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    DUPLICATES.get_or_init(|| {
-        let mut seen = HashSet::new();
-        inventory::iter::<StoredType>.into_iter().filter(|stored| !seen.insert(stored.name)).map(|s| s.name).collect()
-    })
-}
-
-/// Ends `owner`'s state of every stored type in each of `stores`. How many states there were.
-pub(super) async fn end_everywhere(stores: &[SharedStore], owner: &Owner) -> usize {
-    let mut ended = 0;
-    for store in stores {
-        for stored in inventory::iter::<StoredType> {
-            match (stored.end)(store, owner).await {
-                Ok(found) => ended += usize::from(found),
-                Err(error) => {
-                    tracing::warn!(%error, state = stored.name, "a conversation's stored state was not ended")
-                }
-            }
-        }
-    }
-    ended
+/// The registration of `T`, which `#[tool(shared_state)]` submits.
+pub const fn stored_type<T: SharedState>() -> StoredType {
+    StoredType::new(T::NAME, end_stored::<T>)
 }
 
 /// Takes `owner`'s state of `T` from `store` and cleans it up: after the call holding the
