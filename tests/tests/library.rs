@@ -38,6 +38,7 @@ mod real_world_arguments;
 mod rule_ids;
 mod stateful;
 mod stateful_end_all;
+mod stateful_store;
 mod strict;
 mod tool_examples;
 mod tool_search;

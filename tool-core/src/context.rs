@@ -51,6 +51,9 @@ pub struct Environment {
     values: HashMap<String, Value>,
     /// The executor's state store, set when it is built.
     pub(crate) store: Option<SharedStore>,
+    /// Whether types whose state lives in this process run on a shared store
+    /// ([`ExecutorBuilder::allow_local_state`](crate::ExecutorBuilder::allow_local_state)).
+    pub(crate) local_state: bool,
 }
 
 impl Environment {

@@ -322,10 +322,13 @@ pub mod __private {
     pub use crate::model::Approval;
     pub use crate::model::IntoToolOutput;
     pub use crate::stateful::{reserve, run_exclusive, run_shared, ConversationState, StateLimits, Turn};
+    pub use crate::stateful::{reserve_stored, run_stored_exclusive, run_stored_shared, stored_type};
+    pub use crate::stateful::{SharedState, Storable, StoredType};
     pub use crate::tool::{BoxFuture, Tool, ToolResult};
     pub use crate::{ToolCallRequest, ToolContext, ToolError};
     pub use inventory;
     pub use schemars::{Schema, SchemaGenerator};
+    pub use serde_json::Value;
     pub use std::boxed::Box;
     pub use std::result::Result::{Err, Ok};
 }

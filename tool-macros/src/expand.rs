@@ -129,10 +129,11 @@ fn callable(func: &Callable) -> TokenStream {
     let invoke_body = match &func.method {
         Some(method) => {
             let self_ty = &method.self_ty;
-            let (run, this) = if method.exclusive {
-                (quote!(run_exclusive), quote!(mut __this))
-            } else {
-                (quote!(run_shared), quote!(__this))
+            let (run, this) = match (method.exclusive, method.stored) {
+                (true, false) => (quote!(run_exclusive), quote!(mut __this)),
+                (false, false) => (quote!(run_shared), quote!(__this)),
+                (true, true) => (quote!(run_stored_exclusive), quote!(mut __this)),
+                (false, true) => (quote!(run_stored_shared), quote!(__this)),
             };
             quote! {
                 #krate::__private::#run::<#self_ty, _>(__ctx, __turn, move |__ctx, #this| #body)
@@ -158,11 +159,12 @@ fn callable(func: &Callable) -> TokenStream {
         None => TokenStream::new(),
         Some(method) => {
             let self_ty = &method.self_ty;
+            let reserve = if method.stored { quote!(reserve_stored) } else { quote!(reserve) };
             quote! {
                 const STATEFUL: bool = true;
 
                 fn reserve(request: &#krate::__private::ToolCallRequest) -> #krate::__private::Turn {
-                    #krate::__private::reserve::<#self_ty>(request)
+                    #krate::__private::#reserve::<#self_ty>(request)
                 }
             }
         }
@@ -208,6 +210,7 @@ fn impl_block(block: &ImplTool) -> TokenStream {
     let idle = limit(&config.idle_timeout_ms, quote!(::core::time::Duration::from_millis));
     let max = limit(&config.max_instances, quote!(::core::convert::identity));
     let methods = block.methods.iter().map(callable);
+    let stored = stored(block);
     quote! {
         #item
         const _: () = {
@@ -224,8 +227,45 @@ fn impl_block(block: &ImplTool) -> TokenStream {
                     #krate::__private::StateLimits { idle_timeout: #idle, max_instances: #max }
                 }
             }
+
+            #stored
         };
         #(#methods)*
+    }
+}
+
+/// With `shared_state`: how the state is stored (its name, schema version and migration), and
+/// its registration for the conversations' end. The impl's type sits at the key, where a type
+/// that does not serialize is reported.
+fn stored(block: &ImplTool) -> TokenStream {
+    let ImplTool { self_ty, krate, config, state_name, .. } = block;
+    let Some(span) = config.shared_state else { return TokenStream::new() };
+    let version = match &config.schema_version {
+        Some(lit) => quote!(#lit),
+        None => quote!(1),
+    };
+    let migrate = config.migrate.as_ref().map(|migrate| {
+        quote_spanned! {migrate.span()=>
+            fn migrate(
+                from_version: u32,
+                data: #krate::__private::Value,
+            ) -> ::core::option::Option<::core::result::Result<Self, #krate::__private::ToolError>> {
+                ::core::option::Option::Some(<#self_ty>::#migrate(from_version, data))
+            }
+        }
+    });
+    let at_key = respan(self_ty.to_token_stream(), span);
+    quote! {
+        #[automatically_derived]
+        impl #krate::__private::SharedState for #at_key {
+            const NAME: &'static str = #state_name;
+            const SCHEMA_VERSION: u32 = #version;
+            #migrate
+        }
+
+        #krate::__private::inventory::submit! {
+            #krate::__private::stored_type::<#self_ty>()
+        }
     }
 }
 

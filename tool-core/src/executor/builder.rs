@@ -214,6 +214,17 @@ impl ExecutorBuilder {
         self
     }
 
+    /// Whether the stateful tools whose state lives in this process's memory (an impl block
+    /// without `shared_state`) run when the [store](Self::store) is shared with other
+    /// processes. Off by default: behind a load balancer each replica would keep a state of its
+    /// own for one conversation, so their calls fail with `state_not_shared`, whose message
+    /// names the fix. Turn it on for a host whose conversations each stay on one process
+    /// (sticky sessions) or whose instances hold nothing that must survive a replica.
+    pub fn allow_local_state(mut self, allow: bool) -> Self {
+        self.environment.local_state = allow;
+        self
+    }
+
     /// Answers the [`ToolContext::sample`](crate::ToolContext::sample) requests of calls whose scope gives no handler
     /// (see [`CallScope::on_sample`](crate::CallScope::on_sample)): over MCP, those of clients without the `sampling`
     /// capability.
@@ -319,6 +330,7 @@ impl ExecutorBuilder {
     pub fn build(mut self) -> Executor {
         let store = self.store.unwrap_or_else(|| Arc::new(MemoryStore::new()));
         self.environment.store = Some(Arc::clone(&store));
+        self.conversations.attach(&store);
         Executor {
             catalog: self.catalog,
             environment: Arc::new(self.environment),

@@ -9,12 +9,24 @@
 //! so executors never share one; the store ends one conversation or all, running each
 //! instance's [`ConversationState::cleanup`] once, and an idle time and a cap on live instances,
 //! by default 30 minutes and 10,000 per type, keep a long-running host's memory bounded.
+//!
+//! With `#[tool(shared_state)]` the state lives in the executor's state store instead
+//! (`stored.rs`): serialized with its schema version, read at each call, and written back by a
+//! `&mut self` call under the conversation's lease (`lease.rs`), so that processes sharing the
+//! store serve a conversation alike; the slot in this process then only orders the calls.
 
+mod lease;
 mod queue;
+mod registry;
 mod state;
 mod store;
+mod stored;
 
+#[doc(hidden)]
+pub use registry::StoredType;
 pub use state::{ConversationState, StateLimits};
 pub use store::Conversations;
 #[doc(hidden)]
 pub use store::{reserve, run_exclusive, run_shared, Turn};
+#[doc(hidden)]
+pub use stored::{reserve_stored, run_stored_exclusive, run_stored_shared, stored_type, SharedState, Storable};

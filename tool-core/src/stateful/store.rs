@@ -16,11 +16,17 @@ use super::queue::Queue;
 use super::state::{ConversationState, StateLimits};
 use crate::context::ToolContext;
 use crate::model::{ToolCallRequest, ToolError};
+use crate::state::{Owner, SharedStore};
 use crate::tool::{BoxFuture, ToolResult};
 
 /// What every slot has, whatever its type: its conversation, its queue, its use.
-struct Core {
+pub(super) struct Core {
     conversation: String,
+    /// The type's idle time: a stored state's time to live.
+    pub(super) idle: Duration,
+    /// Whether the slot holds an instance in this process (not a type whose state lives in
+    /// the store, whose slot only orders its calls).
+    local: bool,
     queue: Queue,
     /// Set once, by whoever cleans the instance up.
     ended: AtomicBool,
@@ -70,6 +76,8 @@ struct Store<T> {
     /// The type's idle time and cap, resolved against the store's defaults.
     idle: Duration,
     max: usize,
+    /// Whether its instances live in this process (see [`Core::local`]).
+    local: bool,
 }
 
 /// The slots by conversation, and their order of last use, so that evicting the least recently
@@ -113,13 +121,14 @@ impl<T> Slots<T> {
 }
 
 impl<T: ConversationState> Store<T> {
-    fn new(defaults: StateLimits) -> Store<T> {
+    fn new(defaults: StateLimits, local: bool) -> Store<T> {
         let limits = T::limits().or(defaults);
         Store {
             slots: Mutex::default(),
             last_sweep: Mutex::new(Instant::now()),
             idle: limits.idle_timeout.unwrap_or(StateLimits::DEFAULT_IDLE_TIMEOUT),
             max: limits.max_instances.unwrap_or(StateLimits::DEFAULT_MAX_INSTANCES).max(1),
+            local,
         }
     }
 
@@ -146,6 +155,8 @@ impl<T: ConversationState> Store<T> {
         }
         let core = Core {
             conversation: conversation.to_owned(),
+            idle: self.idle,
+            local: self.local,
             queue: Queue::default(),
             ended: AtomicBool::new(false),
             active: AtomicUsize::new(0),
@@ -193,10 +204,13 @@ fn finish_later<T: ConversationState>(slot: Arc<Slot<T>>) {
     }
 }
 
+/// Cleans the slots up; how many held an instance of this process (a stored state's slot
+/// only ordered its calls: its state is ended in the store).
 async fn finish_all<T: ConversationState>(slots: Vec<Arc<Slot<T>>>) -> usize {
     let mut finished = 0;
     for slot in slots {
-        finished += usize::from(slot.finish().await);
+        let local = slot.core.local;
+        finished += usize::from(slot.finish().await && local);
     }
     finished
 }
@@ -234,6 +248,9 @@ impl<T: ConversationState> AnyStore for Store<T> {
     }
 
     fn live(&self) -> usize {
+        if !self.local {
+            return 0;
+        }
         let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         slots.by_conversation.values().filter(|(slot, _)| slot.instance.initialized()).count()
     }
@@ -246,6 +263,9 @@ struct Registry {
     stores: Mutex<HashMap<TypeId, Registered>>,
     /// The bounds of the types that set none.
     defaults: StateLimits,
+    /// The state stores of the executors built with these conversations, where the types with
+    /// `shared_state` keep theirs: ending a conversation ends it there too.
+    backends: Mutex<Vec<SharedStore>>,
 }
 
 /// The instances of stateful tools, across all their types and conversations: one store,
@@ -306,16 +326,24 @@ impl Conversations {
     /// [`StateLimits::DEFAULT_MAX_INSTANCES`]). A host that wants no practical bound says so
     /// with `Duration::MAX` or `usize::MAX`.
     pub fn with_limits(limits: StateLimits) -> Conversations {
-        Conversations(Arc::new(Registry { stores: Mutex::default(), defaults: limits }))
+        Conversations(Arc::new(Registry { stores: Mutex::default(), defaults: limits, backends: Mutex::default() }))
     }
 
     /// Ends `conversation`: each of its instances is cleaned up (after the calls holding it
     /// finish) and dropped. Returns how many there were.
+    ///
+    /// The state of the types with `shared_state` is ended in the store of each executor built
+    /// with these conversations, for the conversation without a principal: after the call
+    /// holding its lease commits (or the lease's wait runs out), the state is taken from the
+    /// store, so that of two replicas ending one conversation exactly one runs its cleanup.
     pub async fn end(&self, conversation: &str) -> usize {
-        self.across_stores(|store| store.end(Some(conversation))).await
+        let local = self.across_stores(|store| store.end(Some(conversation))).await;
+        local + super::registry::end_everywhere(&self.backends(), &Owner::new(None, Some(conversation))).await
     }
 
-    /// Ends every conversation. Returns how many instances were cleaned up.
+    /// Ends every conversation whose instances live in this process. Returns how many instances
+    /// were cleaned up. The state of the types with `shared_state` stays in the store: it
+    /// outlives this process, other replicas may be serving it, and its time to live ends it.
     pub async fn end_all(&self) -> usize {
         self.across_stores(|store| store.end(None)).await
     }
@@ -337,6 +365,19 @@ impl Conversations {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// Notes that an executor keeps its state in `store`, so that ending a conversation ends
+    /// its stored state there.
+    pub(crate) fn attach(&self, store: &SharedStore) {
+        let mut backends = self.0.backends.lock().unwrap_or_else(|e| e.into_inner());
+        if !backends.iter().any(|known| Arc::ptr_eq(known, store)) {
+            backends.push(Arc::clone(store));
+        }
+    }
+
+    fn backends(&self) -> Vec<SharedStore> {
+        self.0.backends.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     /// Runs `bind` with this store as the one the stateful tools it binds take their turns in.
     pub(crate) fn binding<R>(&self, bind: impl FnOnce() -> R) -> R {
         let previous = BINDING.with(|binding| binding.borrow_mut().replace(self.clone()));
@@ -344,10 +385,10 @@ impl Conversations {
         bind()
     }
 
-    fn store<T: ConversationState>(&self) -> Arc<Store<T>> {
+    fn store<T: ConversationState>(&self, local: bool) -> Arc<Store<T>> {
         let mut stores = self.0.stores.lock().unwrap_or_else(|e| e.into_inner());
         let (typed, _) = stores.entry(TypeId::of::<T>()).or_insert_with(|| {
-            let store = Arc::new(Store::<T>::new(self.0.defaults));
+            let store = Arc::new(Store::<T>::new(self.0.defaults, local));
             (Arc::clone(&store) as Arc<dyn Any + Send + Sync>, store as Arc<dyn AnyStore>)
         });
         Arc::clone(typed).downcast::<Store<T>>().unwrap_or_else(|_| unreachable!("the stores are keyed by type"))
@@ -417,6 +458,12 @@ impl Drop for Turn {
 
 /// Takes `request`'s turn on its conversation's instance of `T`.
 pub fn reserve<T: ConversationState>(request: &ToolCallRequest) -> Turn {
+    reserve_in::<T>(request, true)
+}
+
+/// Takes `request`'s turn on its conversation's slot of `T`, whose instance lives in this
+/// process when `local` (else the slot only orders the calls of a stored state).
+pub(super) fn reserve_in<T: ConversationState>(request: &ToolCallRequest, local: bool) -> Turn {
     let Some(conversation) = request.conversation_id.as_deref() else {
         return Turn(TurnState::Refused(
             ToolError::new(format!(
@@ -438,7 +485,7 @@ pub fn reserve<T: ConversationState>(request: &ToolCallRequest) -> Turn {
     for store in conversations.stores() {
         store.sweep_if_due();
     }
-    match conversations.store::<T>().slot(conversation, &request.tool_name) {
+    match conversations.store::<T>(local).slot(conversation, &request.tool_name) {
         Err(refused) => Turn(TurnState::Refused(refused)),
         Ok(slot) => {
             let core = Arc::clone(&slot.core);
@@ -467,13 +514,16 @@ fn reserved<T: ConversationState>(turn: &Turn) -> Result<Reserved<T>, ToolError>
 }
 
 /// Waits for `turn`, then for the lock `acquire` asks for; the next ticket goes as soon as
-/// this call has its place in the lock's first-come queue.
-async fn in_turn<T: ConversationState, G>(
+/// this call has its place in the lock's first-come queue. With the lock, the type's idle time.
+pub(super) async fn in_turn<T: ConversationState, G>(
     turn: &mut Turn,
     ctx: &ToolContext,
     acquire: fn(Arc<RwLock<T>>) -> BoxFuture<'static, G>,
-) -> Result<G, ToolError> {
+) -> Result<(G, Duration), ToolError> {
     let (slot, core, ticket) = reserved::<T>(turn)?;
+    if core.local && ctx.store().is_some_and(|store| store.is_shared()) && !ctx.environment().local_state {
+        return Err(not_shared::<T>(ctx));
+    }
     let instance = slot.instance(ctx).await?;
     core.queue.wait(ticket).await;
     let mut acquiring = acquire(instance);
@@ -490,7 +540,19 @@ async fn in_turn<T: ConversationState, G>(
         ))
         .with_code("conversation_ended"));
     }
-    Ok(guard)
+    Ok((guard, core.idle))
+}
+
+/// Why a type whose instance lives in this process cannot run on a shared store.
+#[cold]
+fn not_shared<T>(ctx: &ToolContext) -> ToolError {
+    let store = ctx.store().map_or("shared", |store| store.kind());
+    ToolError::new(format!(
+        "The tool `{}` keeps its state in this process's memory, and this executor's {store} state store is shared with other processes: each of them would keep a state of its own for the conversation. Add `shared_state` to `#[tool(..)]` on the impl block of `{}` to keep its state in the store, or allow state in this process with `ExecutorBuilder::allow_local_state(true)`.",
+        crate::model::truncate(&ctx.request().tool_name),
+        short_type_name::<T>()
+    ))
+    .with_code("state_not_shared")
 }
 
 /// Runs `body` with the lock guard `acquire` gets, in `turn`.
@@ -506,7 +568,7 @@ where
     F: FnOnce(ToolContext, G) -> BoxFuture<'static, ToolResult> + Send + 'static,
 {
     Box::pin(async move {
-        let guard = in_turn(&mut turn, &ctx, acquire).await?;
+        let (guard, _) = in_turn(&mut turn, &ctx, acquire).await?;
         let result = body(ctx, guard).await;
         drop(turn);
         result
@@ -532,7 +594,7 @@ where
     run_locked(ctx, turn, |lock| Box::pin(lock.read_owned()), body)
 }
 
-fn short_type_name<T>() -> &'static str {
+pub(super) fn short_type_name<T>() -> &'static str {
     let name = std::any::type_name::<T>();
     name.rsplit("::").next().unwrap_or(name)
 }

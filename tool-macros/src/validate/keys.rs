@@ -32,7 +32,17 @@ pub const TOOL_KEYS: &[&str] = &[
 ];
 
 /// The keys of `#[tool(..)]` on an impl block.
-pub const IMPL_KEYS: &[&str] = &["new", "create", "cleanup", "idle_timeout_ms", "max_instances", "crate"];
+pub const IMPL_KEYS: &[&str] = &[
+    "new",
+    "create",
+    "cleanup",
+    "idle_timeout_ms",
+    "max_instances",
+    "shared_state",
+    "schema_version",
+    "migrate",
+    "crate",
+];
 
 pub const PARAM_KEYS: &[&str] =
     &["rename", "description", "example", "default", "range", "length", "pattern", "case_sensitive", "strict"];
@@ -114,6 +124,12 @@ pub struct ImplConfig {
     pub cleanup: Option<syn::Ident>,
     pub idle_timeout_ms: Option<LitInt>,
     pub max_instances: Option<LitInt>,
+    /// Set when `shared_state` is true: the state lives in the executor's store.
+    pub shared_state: Option<Span>,
+    /// The stored state's schema version (1 when not given).
+    pub schema_version: Option<LitInt>,
+    /// The function that migrates a state stored by an older schema version.
+    pub migrate: Option<syn::Ident>,
     pub krate: Option<Path>,
 }
 
@@ -270,9 +286,24 @@ impl ToolConfig {
 
 pub fn impl_config(entries: &[Entry], errors: &mut Errors) -> ImplConfig {
     let mut config = ImplConfig::default();
+    let mut stored_keys = Vec::new();
     for key in keys(entries, "#[tool(..)]", "#[tool(create = \"..\")]", errors) {
+        if matches!(key.name().as_str(), "schema_version" | "migrate") {
+            stored_keys.push(key);
+        }
         if let Err(error) = config.read(key) {
             errors.push(error);
+        }
+    }
+    if config.shared_state.is_none() {
+        for key in stored_keys {
+            errors.push(syn::Error::new(
+                key.span(),
+                format!(
+                    "`{}` applies to a state kept in the store: add `shared_state` to this `#[tool(..)]`, or remove it",
+                    key.name()
+                ),
+            ));
         }
     }
     config
@@ -295,9 +326,19 @@ impl ImplConfig {
                 self.max_instances =
                     Some(integer(key, "`max_instances` takes an integer literal: `max_instances = 100`")?);
             }
+            "shared_state" => self.shared_state = flag(key)?.then(|| key.span()),
+            "schema_version" => {
+                let message = "`schema_version` takes an integer literal from 1, the version of the stored state's shape: `schema_version = 2`";
+                let version = integer(key, message)?;
+                if !version.base10_parse::<u32>().is_ok_and(|v| v >= 1) {
+                    return Err(syn::Error::new(version.span(), message));
+                }
+                self.schema_version = Some(version);
+            }
+            "migrate" => self.migrate = Some(method_name(key)?),
             "crate" => self.krate = Some(krate(key)?),
             other if TOOL_KEYS.contains(&other) => {
-                return Err(syn::Error::new(key.span(), format!("`{other}` belongs to a tool: on an impl block, `#[tool]` takes `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances` and `crate`; put `{other}` in the method's `#[tool(..)]`")));
+                return Err(syn::Error::new(key.span(), format!("`{other}` belongs to a tool: on an impl block, `#[tool]` takes `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances`, `shared_state`, `schema_version`, `migrate` and `crate`; put `{other}` in the method's `#[tool(..)]`")));
             }
             _ => return Err(unknown_key(key, "`tool` attribute", " on an impl block", IMPL_KEYS)),
         }
@@ -835,9 +876,9 @@ mod tests {
         assert_eq!(
             errors,
             [
-                "unknown `tool` attribute `max_instance` on an impl block (did you mean `max_instances`?); expected one of `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances`, `crate`",
-                "unknown `tool` attribute `timeout` on an impl block; expected one of `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances`, `crate`",
-                "`name` belongs to a tool: on an impl block, `#[tool]` takes `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances` and `crate`; put `name` in the method's `#[tool(..)]`",
+                "unknown `tool` attribute `max_instance` on an impl block (did you mean `max_instances`?); expected one of `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances`, `shared_state`, `schema_version`, `migrate`, `crate`",
+                "unknown `tool` attribute `timeout` on an impl block; expected one of `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances`, `shared_state`, `schema_version`, `migrate`, `crate`",
+                "`name` belongs to a tool: on an impl block, `#[tool]` takes `new`, `create`, `cleanup`, `idle_timeout_ms`, `max_instances`, `shared_state`, `schema_version`, `migrate` and `crate`; put `name` in the method's `#[tool(..)]`",
             ]
         );
         assert_eq!(config.idle_timeout_ms.map(|l| l.base10_digits().to_owned()).as_deref(), Some("10"));

@@ -80,6 +80,8 @@ pub struct MethodOf {
     pub self_ty: Type,
     /// `&mut self`.
     pub exclusive: bool,
+    /// The impl block has `shared_state`: the state lives in the executor's store.
+    pub stored: bool,
 }
 
 /// A struct tool, whose `ToolRun` impl is the body.
@@ -102,6 +104,8 @@ pub struct ImplTool {
     pub krate: Path,
     pub config: ImplConfig,
     pub methods: Vec<Callable>,
+    /// The type's name as written (`Counter`): what a stored state is keyed by.
+    pub state_name: String,
 }
 
 pub enum ImplMember {

@@ -20,6 +20,8 @@ pub struct Owner<'a> {
     pub type_ident: Option<&'a Ident>,
     /// The block's `crate` key, which its methods inherit.
     pub krate: Option<&'a Path>,
+    /// The block's `shared_state` key.
+    pub stored: bool,
 }
 
 pub fn validate(config: ToolConfig, mut func: ItemFn, owner: Option<&Owner>, errors: &mut Errors) -> Callable {
@@ -122,7 +124,7 @@ pub fn validate(config: ToolConfig, mut func: ItemFn, owner: Option<&Owner>, err
     });
     let name = tool_name(&config, &default_name, fn_ident.span(), errors);
     let description = description(&config, doc_text(&func.attrs), fn_ident.span(), &fn_ident, errors);
-    let method = owner.map(|o| MethodOf { self_ty: o.self_ty.clone(), exclusive });
+    let method = owner.map(|o| MethodOf { self_ty: o.self_ty.clone(), exclusive, stored: o.stored });
     Callable { item: func, companion, krate, config, name, description, wire, injected, call_args, method }
 }
 

@@ -2,6 +2,7 @@
 //! conversation.
 
 use proc_macro2::TokenStream;
+use syn::ext::IdentExt as _;
 use syn::{Meta, Type};
 
 use super::keys::{impl_config, tool_config, Target};
@@ -39,7 +40,8 @@ pub fn validate(entries: &[Entry], item: ToolImpl, errors: &mut Errors) -> ImplT
             "`#[tool]` goes on the impl block of a named type (`impl Counter { .. }`)",
         ));
     }
-    let owner = Owner { self_ty: &self_ty, type_ident: type_ident.as_ref(), krate: config.krate.as_ref() };
+    let stored = config.shared_state.is_some();
+    let owner = Owner { self_ty: &self_ty, type_ident: type_ident.as_ref(), krate: config.krate.as_ref(), stored };
     let mut members = Vec::new();
     let mut methods = Vec::new();
     for member in parsed {
@@ -62,7 +64,8 @@ pub fn validate(entries: &[Entry], item: ToolImpl, errors: &mut Errors) -> ImplT
         ));
     }
     let krate = krate(config.krate.as_ref());
-    ImplTool { header, members, self_ty, krate, config, methods }
+    let state_name = type_ident.map(|ident| ident.unraw().to_string()).unwrap_or_default();
+    ImplTool { header, members, self_ty, krate, config, methods, state_name }
 }
 
 /// The tokens of a method's `#[tool(..)]`, taken off the method; `None` when it has none.
