@@ -80,8 +80,7 @@ fn replica_main() -> ExitCode {
         return ExitCode::from(2);
     };
     let ping = RateLimit::per_tool(5, Duration::from_secs(60)).only(GuardScope::tool("replica.ping"));
-    let executor =
-        Executor::builder(catalog.clone()).timeout(Duration::from_secs(90)).rate_limit(ping).build();
+    let executor = Executor::builder(catalog.clone()).timeout(Duration::from_secs(90)).rate_limit(ping).build();
     ToolsCli::new(executor).run()
 }
 
@@ -112,10 +111,16 @@ async fn demo() -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("tool-core-replicas-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("logs")).map_err(|e| format!("{}: {e}", dir.display()))?;
     let redis_port = free_port()?;
-    let _redis = start(
-        Command::new(program("redis-server", &["/usr/bin", "/usr/sbin"])?)
-            .args(["--port", &redis_port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]),
-    )?;
+    let _redis = start(Command::new(program("redis-server", &["/usr/bin", "/usr/sbin"])?).args([
+        "--port",
+        &redis_port.to_string(),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+    ]))?;
     wait_for(([127, 0, 0, 1], redis_port).into(), "redis-server")?;
     let state = format!("redis://127.0.0.1:{redis_port}");
     let mut replicas = Vec::new();
@@ -206,7 +211,8 @@ fn nginx(dir: &Path, port: u16, upstreams: &[SocketAddr]) -> Result<Running, Str
          \x20   upstream replicas {{\n{servers}    }}\n\
          \x20   server {{\n        listen 127.0.0.1:{port};\n        location / {{\n\
          \x20           proxy_pass http://replicas;\n            proxy_http_version 1.1;\n\
-         \x20           proxy_set_header Connection \"\";\n            proxy_buffering off;\n\
+         \x20           proxy_set_header Connection \"\";\n            proxy_set_header Host $host;\n\
+         \x20           proxy_buffering off;\n\
          \x20           proxy_next_upstream off;\n        }}\n    }}\n}}\n"
     );
     let path = dir.join("nginx.conf");

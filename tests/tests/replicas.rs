@@ -65,6 +65,11 @@ async fn client(url: &str, conversation: &str) -> Client {
     ().serve(StreamableHttpClientTransport::from_config(config)).await.expect("the client connects")
 }
 
+/// A client that names no conversation.
+async fn outside_any_conversation(url: &str) -> Client {
+    ().serve(StreamableHttpClientTransport::from_uri(url)).await.expect("the client connects")
+}
+
 /// A call's text and whether it is an error.
 async fn call(client: &Client, tool: &str, arguments: Value) -> (String, bool) {
     let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments.as_object().unwrap().clone());
@@ -94,7 +99,7 @@ async fn a_conversation_alternating_between_two_replicas_keeps_every_increment()
         let replica = if i % 2 == 0 { "A" } else { "B" };
         assert_eq!((text, error), (format!("{i} (replica {replica})"), false));
     }
-    assert_eq!(call(&clients[0], "tally.get", json!({})).await, ("100".to_owned(), false));
+    assert_eq!(call(&clients[0], "tally.get", json!({})).await, (r#"{"result":100}"#.to_owned(), false));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -132,14 +137,18 @@ async fn sixty_four_concurrent_calls_of_one_conversation_across_replicas_lose_no
     let mut reported = Vec::new();
     for call in calls {
         let (text, error) = call.await.unwrap();
-        if error { reported.push(text) } else { succeeded.push(total(&text)) }
+        if error {
+            reported.push(text)
+        } else {
+            succeeded.push(total(&text))
+        }
     }
     // Every success saw a total of its own: no two calls committed over the same state.
     succeeded.sort_unstable();
     let expected: Vec<u64> = (1..=succeeded.len() as u64).collect();
     assert_eq!(succeeded, expected, "reported: {reported:?}");
     let (stored, _) = call(&clients[0], "tally.get", json!({})).await;
-    assert_eq!(stored.parse::<usize>().unwrap(), succeeded.len(), "reported: {reported:?}");
+    assert_eq!(stored, format!(r#"{{"result":{}}}"#, succeeded.len()), "reported: {reported:?}");
     assert_eq!(succeeded.len(), 64, "the calls wait for the conversation's lease in turn: {reported:?}");
 }
 
@@ -163,7 +172,8 @@ async fn a_replica_killed_mid_call_leaves_the_last_committed_state_and_its_call_
     assert_eq!(call(&on_b, "tally.add", json!({ "by": 1 })).await, ("6 (replica B)".to_owned(), false));
     assert!(started.elapsed() < Duration::from_secs(30), "waited {:?} for the lease", started.elapsed());
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert_eq!(call(&on_b, "tally.get", json!({})).await, ("6".to_owned(), false), "the slow call never ran again");
+    let stored = call(&on_b, "tally.get", json!({})).await;
+    assert_eq!(stored, (r#"{"result":6}"#.to_owned(), false), "the slow call never ran again");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -178,7 +188,12 @@ async fn a_rate_limit_holds_across_replicas() {
     assert_eq!(passed, 5, "5 calls a minute across both replicas: {answers:?}");
     for (text, error) in &answers[5..] {
         assert!(error, "{text}");
-        assert!(text.starts_with("`replica.ping` was not run: its rate limit (5 calls per 1 min per tool) is reached. Try again in "), "{text}");
+        assert!(
+            text.starts_with(
+                "`replica.ping` was not run: its rate limit (5 calls per minute per tool) is reached. Try again in "
+            ),
+            "{text}"
+        );
     }
 }
 
@@ -191,7 +206,10 @@ async fn with_redis_stopped_calls_that_need_state_fail_closed_and_recover_when_i
     let (text, error) = call(&client, "tally.add", json!({ "by": 1 })).await;
     assert!(error);
     assert_eq!(text, "The call could not run: the state it needs is unavailable right now. Try again in a moment.");
-    assert_eq!(call(&client, "replica.name", json!({})).await, ("A".to_owned(), false), "a stateless call still runs");
+    // A call outside any conversation, of a tool without state, needs nothing of the store (a
+    // call in a conversation does: its retry budget is counted there).
+    let outside = outside_any_conversation(&a.url).await;
+    assert_eq!(call(&outside, "replica.name", json!({})).await, ("A".to_owned(), false), "a stateless call still runs");
     redis.start_again();
     // The connection manager reconnects; the server kept nothing (`--save ""`), so the tally
     // starts again.

@@ -191,6 +191,11 @@ enum Command {
         /// `x-conversation-id`) instead of by session.
         #[arg(long, value_name = "NAME")]
         conversation_header: Option<String>,
+        /// With --http: also serve requests addressed to this host (a `Host` header such as
+        /// `tools.example.com`, the name a load balancer forwards), beside the loopback names;
+        /// may be given again.
+        #[arg(long, value_name = "HOST")]
+        allow_host: Vec<String>,
     },
     /// Serve the playground page: forms for every tool, calls run through the executor.
     #[cfg(feature = "playground")]
@@ -360,6 +365,7 @@ impl ToolsCli {
                 state_file,
                 stateless,
                 conversation_header,
+                allow_host,
             } => {
                 let store = match secret("the state store's URL", "--state", state, state_env, state_file) {
                     Ok(store) => store,
@@ -390,7 +396,7 @@ impl ToolsCli {
                         ),
                     );
                 }
-                let served = Served { address, token, json, stateless, conversation_header };
+                let served = Served { address, token, json, stateless, conversation_header, hosts: allow_host };
                 runtime.block_on(serve_mcp(executor, served, out))
             }
             #[cfg(feature = "playground")]
@@ -427,6 +433,7 @@ struct Served {
     json: bool,
     stateless: bool,
     conversation_header: Option<String>,
+    hosts: Vec<String>,
 }
 
 #[cfg(feature = "mcp")]
@@ -447,6 +454,9 @@ async fn serve_mcp(executor: crate::Executor, served: Served, out: Out<'_>) -> s
     }
     if let Some(header) = served.conversation_header {
         builder = builder.conversation_header(header);
+    }
+    for host in served.hosts {
+        builder = builder.allow_host(host);
     }
     let running = builder.start().await.map_err(std::io::Error::other)?;
     if served.json {
