@@ -79,7 +79,7 @@ async fn ask_a_person_first() -> Result<(), Box<dyn std::error::Error>> {
     let executor = Executor::builder(ToolCatalog::global()?.clone()).require_approval(ApprovalRule::all()).build();
     let record = executor.execute(ToolCallRequest::new("notes.search", "call_5", r#"{"query": "rust"}"#)).await;
     assert_eq!(record.status, CallStatus::Pending); // nothing ran: store the call, ask a person
-    let stored = serde_json::to_string(&record.pending)?; // resumable here, or in another process
+    let stored = serde_json::to_string(&record.pending)?; // resumable once, here or by a replica sharing the store
     let record = executor.resume(serde_json::from_str(&stored)?, Decision::Approve).await;
     assert_eq!(record.content.text, r#"["rust #1","rust #2","rust #3"]"#);
     Ok(())

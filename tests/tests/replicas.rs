@@ -224,3 +224,38 @@ async fn with_redis_stopped_calls_that_need_state_fail_closed_and_recover_when_i
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// What `serve-mcp` prints and returns when it cannot start.
+fn refused(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
+        .args(["serve-mcp", "--http", "127.0.0.1:0"])
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .expect("the replica runs");
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn serve_mcp_refuses_a_store_it_cannot_reach_or_read_and_never_prints_its_password() {
+    // Port 1 on loopback: nothing listens, the connection is refused at once.
+    let (code, stderr) = refused(&["--state", "redis://:hunter2@127.0.0.1:1"], &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.starts_with("error: --state: the redis state store is unavailable: "), "{stderr}");
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+    assert_eq!(
+        refused(&["--state-env", "TOOL_TEST_NO_SUCH_VARIABLE"], &[]),
+        (
+            Some(2),
+            "error: --state-env TOOL_TEST_NO_SUCH_VARIABLE: the environment variable `TOOL_TEST_NO_SUCH_VARIABLE` is not set (or not text)\n"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        refused(&["--state-env", "TOOL_TEST_EMPTY"], &[("TOOL_TEST_EMPTY", "")]),
+        (Some(2), "error: the state store's URL is empty; give a secret\n".to_owned())
+    );
+    let (code, stderr) = refused(&["--state", "memcached://127.0.0.1:1"], &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.starts_with("error: --state: "), "{stderr}");
+}

@@ -299,7 +299,7 @@ mod guides {
     #[cfg(feature = "search")]
     #[doc = include_str!("../../docs/tool-search.md")]
     pub struct ToolSearch;
-    #[cfg(feature = "redis")]
+    #[cfg(all(feature = "redis", feature = "mcp"))]
     #[doc = include_str!("../../docs/scale-out.md")]
     pub struct ScaleOut;
 }
