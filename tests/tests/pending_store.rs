@@ -489,18 +489,10 @@ async fn a_pending_call_from_before_ids_is_refused_as_unknown() {
     assert_eq!(runs.load(Ordering::SeqCst), 0);
 }
 
-/// A store on a `redis-server` of this test's own; `None` (after one `SKIPPED` line) without
-/// one.
-async fn redis(test: &str) -> Option<(RedisServer, SharedStore)> {
-    let server = RedisServer::start(test)?;
-    let store = tool_core::state::RedisStore::builder(server.url()).connect().await.expect("the test's redis-server");
-    Some((server, Arc::new(store)))
-}
-
 #[tokio::test]
 async fn redis_a_call_waiting_on_one_replica_is_resumed_on_another() {
     let Some((_server, store)) =
-        redis("pending_store::redis_a_call_waiting_on_one_replica_is_resumed_on_another").await
+        RedisServer::with_store("pending_store::redis_a_call_waiting_on_one_replica_is_resumed_on_another").await
     else {
         return;
     };
@@ -509,7 +501,9 @@ async fn redis_a_call_waiting_on_one_replica_is_resumed_on_another() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_two_racing_resumes_run_the_call_once() {
-    let Some((_server, store)) = redis("pending_store::redis_two_racing_resumes_run_the_call_once").await else {
+    let Some((_server, store)) =
+        RedisServer::with_store("pending_store::redis_two_racing_resumes_run_the_call_once").await
+    else {
         return;
     };
     check_two_racing_resumes_run_the_call_once(store).await;
@@ -517,13 +511,18 @@ async fn redis_two_racing_resumes_run_the_call_once() {
 
 #[tokio::test]
 async fn redis_an_expired_pending_call_is_refused() {
-    let Some((_server, store)) = redis("pending_store::redis_an_expired_pending_call_is_refused").await else { return };
+    let Some((_server, store)) =
+        RedisServer::with_store("pending_store::redis_an_expired_pending_call_is_refused").await
+    else {
+        return;
+    };
     check_an_expired_pending_call_is_refused(store).await;
 }
 
 #[tokio::test]
 async fn redis_only_its_principal_and_conversation_resume_a_call() {
-    let Some((_server, store)) = redis("pending_store::redis_only_its_principal_and_conversation_resume_a_call").await
+    let Some((_server, store)) =
+        RedisServer::with_store("pending_store::redis_only_its_principal_and_conversation_resume_a_call").await
     else {
         return;
     };
@@ -532,8 +531,10 @@ async fn redis_only_its_principal_and_conversation_resume_a_call() {
 
 #[tokio::test]
 async fn redis_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits() {
-    let Some((_server, store)) =
-        redis("pending_store::redis_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits").await
+    let Some((_server, store)) = RedisServer::with_store(
+        "pending_store::redis_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits",
+    )
+    .await
     else {
         return;
     };

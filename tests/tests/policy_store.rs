@@ -423,18 +423,12 @@ async fn a_store_that_stops_answering_fails_the_calls_that_need_state_and_servic
     check_an_unreachable_store_fails_closed_and_recovers(Arc::new(MemoryStore::new())).await;
 }
 
-/// A store on a `redis-server` of this test's own; `None` (after one `SKIPPED` line) without
-/// one.
-async fn redis(test: &str) -> Option<(RedisServer, SharedStore)> {
-    let server = RedisServer::start(test)?;
-    let store = tool_core::state::RedisStore::builder(server.url()).connect().await.expect("the test's redis-server");
-    Some((server, Arc::new(store)))
-}
-
 #[tokio::test]
 async fn redis_a_rate_limit_of_n_admits_exactly_n_across_two_executors_sharing_a_store() {
-    let Some((_server, store)) =
-        redis("policy_store::redis_a_rate_limit_of_n_admits_exactly_n_across_two_executors_sharing_a_store").await
+    let Some((_server, store)) = RedisServer::with_store(
+        "policy_store::redis_a_rate_limit_of_n_admits_exactly_n_across_two_executors_sharing_a_store",
+    )
+    .await
     else {
         return;
     };
@@ -443,8 +437,10 @@ async fn redis_a_rate_limit_of_n_admits_exactly_n_across_two_executors_sharing_a
 
 #[tokio::test]
 async fn redis_a_retry_budget_spent_on_one_executor_is_spent_on_another_sharing_the_store() {
-    let Some((_server, store)) =
-        redis("policy_store::redis_a_retry_budget_spent_on_one_executor_is_spent_on_another_sharing_the_store").await
+    let Some((_server, store)) = RedisServer::with_store(
+        "policy_store::redis_a_retry_budget_spent_on_one_executor_is_spent_on_another_sharing_the_store",
+    )
+    .await
     else {
         return;
     };
@@ -453,9 +449,10 @@ async fn redis_a_retry_budget_spent_on_one_executor_is_spent_on_another_sharing_
 
 #[tokio::test]
 async fn redis_two_principals_with_the_same_conversation_id_have_separate_budgets_and_limits() {
-    let Some((_server, store)) =
-        redis("policy_store::redis_two_principals_with_the_same_conversation_id_have_separate_budgets_and_limits")
-            .await
+    let Some((_server, store)) = RedisServer::with_store(
+        "policy_store::redis_two_principals_with_the_same_conversation_id_have_separate_budgets_and_limits",
+    )
+    .await
     else {
         return;
     };

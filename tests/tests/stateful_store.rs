@@ -626,18 +626,11 @@ async fn a_mut_call_costs_two_operations_and_a_shared_call_one() {
     assert_eq!(raw(&store, &state).await, Some(stored));
 }
 
-/// A store on a `redis-server` of this test's own; `None` (after one `SKIPPED` line) without
-/// one.
-async fn redis(test: &str) -> Option<(RedisServer, SharedStore)> {
-    let server = RedisServer::start(test)?;
-    let store = tool_core::state::RedisStore::builder(server.url()).connect().await.expect("the test's redis-server");
-    Some((server, Arc::new(store)))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn redis_alternating_increments_on_two_replicas_end_at_exactly_100() {
     let Some((_server, store)) =
-        redis("stateful_store::redis_alternating_increments_on_two_replicas_end_at_exactly_100").await
+        RedisServer::with_store("stateful_store::redis_alternating_increments_on_two_replicas_end_at_exactly_100")
+            .await
     else {
         return;
     };
@@ -647,7 +640,8 @@ async fn redis_alternating_increments_on_two_replicas_end_at_exactly_100() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn redis_concurrent_increments_split_across_two_replicas_lose_none() {
     let Some((_server, store)) =
-        redis("stateful_store::redis_concurrent_increments_split_across_two_replicas_lose_none").await
+        RedisServer::with_store("stateful_store::redis_concurrent_increments_split_across_two_replicas_lose_none")
+            .await
     else {
         return;
     };
@@ -656,7 +650,9 @@ async fn redis_concurrent_increments_split_across_two_replicas_lose_none() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn redis_a_call_that_lost_its_lease_cannot_write() {
-    let Some((_server, store)) = redis("stateful_store::redis_a_call_that_lost_its_lease_cannot_write").await else {
+    let Some((_server, store)) =
+        RedisServer::with_store("stateful_store::redis_a_call_that_lost_its_lease_cannot_write").await
+    else {
         return;
     };
     check_lost_lease(store).await;
@@ -665,7 +661,8 @@ async fn redis_a_call_that_lost_its_lease_cannot_write() {
 #[tokio::test]
 async fn redis_a_state_that_does_not_read_is_reported_and_kept_as_it_was() {
     let Some((_server, store)) =
-        redis("stateful_store::redis_a_state_that_does_not_read_is_reported_and_kept_as_it_was").await
+        RedisServer::with_store("stateful_store::redis_a_state_that_does_not_read_is_reported_and_kept_as_it_was")
+            .await
     else {
         return;
     };
@@ -675,7 +672,7 @@ async fn redis_a_state_that_does_not_read_is_reported_and_kept_as_it_was() {
 #[tokio::test]
 async fn redis_an_older_state_is_migrated_by_the_hook_or_reported() {
     let Some((_server, store)) =
-        redis("stateful_store::redis_an_older_state_is_migrated_by_the_hook_or_reported").await
+        RedisServer::with_store("stateful_store::redis_an_older_state_is_migrated_by_the_hook_or_reported").await
     else {
         return;
     };
@@ -685,7 +682,8 @@ async fn redis_an_older_state_is_migrated_by_the_hook_or_reported() {
 #[tokio::test]
 async fn redis_two_principals_with_one_conversation_id_never_share_a_state() {
     let Some((_server, store)) =
-        redis("stateful_store::redis_two_principals_with_one_conversation_id_never_share_a_state").await
+        RedisServer::with_store("stateful_store::redis_two_principals_with_one_conversation_id_never_share_a_state")
+            .await
     else {
         return;
     };
@@ -694,7 +692,8 @@ async fn redis_two_principals_with_one_conversation_id_never_share_a_state() {
 
 #[tokio::test]
 async fn redis_ending_a_conversation_takes_its_stored_state_once() {
-    let Some((_server, store)) = redis("stateful_store::redis_ending_a_conversation_takes_its_stored_state_once").await
+    let Some((_server, store)) =
+        RedisServer::with_store("stateful_store::redis_ending_a_conversation_takes_its_stored_state_once").await
     else {
         return;
     };

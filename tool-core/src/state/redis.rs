@@ -681,12 +681,7 @@ impl StateStore for RedisStore {
             if read.owner != key.owner {
                 // Another owner's key may live in another Cluster slot: two steps, as the
                 // trait's default.
-                let written = self.write(key, write).await?;
-                let found = match written {
-                    Written::Done(_) => self.read(read).await?,
-                    Written::Conflict(_) | Written::Fenced => None,
-                };
-                return Ok((written, found));
+                return super::store::write_then_read_in_turn(self, key, write, read).await;
             }
             let (invocation, named, version) = self.invoke_write(&SCRIPTS.write_then_read, key, &write, Some(read))?;
             let (outcome, found, read_version, value): (String, Option<String>, Option<String>, Option<Vec<u8>>) =
@@ -721,11 +716,7 @@ impl StateStore for RedisStore {
             if delete.owner != key.owner {
                 // Another owner's key may live in another Cluster slot: two steps, as the
                 // trait's default.
-                let written = self.write(key, write).await?;
-                if let Written::Done(_) = written {
-                    self.delete(delete, Some(expected)).await?;
-                }
-                return Ok(written);
+                return super::store::write_then_delete_in_turn(self, key, write, delete, expected).await;
             }
             let (mut invocation, named, version) =
                 self.invoke_write(&SCRIPTS.write_then_delete, key, &write, Some(delete))?;

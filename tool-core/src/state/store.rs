@@ -178,14 +178,7 @@ pub trait StateStore: Send + Sync + fmt::Debug + 'static {
         write: Write,
         read: &'a StateKey,
     ) -> StoreFuture<'a, (Written, Option<Versioned>)> {
-        Box::pin(async move {
-            let written = self.write(key, write).await?;
-            let found = match written {
-                Written::Done(_) => self.read(read).await?,
-                Written::Conflict(_) | Written::Fenced => None,
-            };
-            Ok((written, found))
-        })
+        Box::pin(write_then_read_in_turn(self, key, write, read))
     }
 
     /// A write (see [`Write`]) and then, when it was done, the removal of the value at
@@ -204,13 +197,7 @@ pub trait StateStore: Send + Sync + fmt::Debug + 'static {
         delete: &'a StateKey,
         expected: Version,
     ) -> StoreFuture<'a, Written> {
-        Box::pin(async move {
-            let written = self.write(key, write).await?;
-            if let Written::Done(_) = written {
-                self.delete(delete, Some(expected)).await?;
-            }
-            Ok(written)
-        })
+        Box::pin(write_then_delete_in_turn(self, key, write, delete, expected))
     }
 
     /// The value at `key` and its version, if there is one, which then lives `ttl` more (as
@@ -234,6 +221,36 @@ pub trait StateStore: Send + Sync + fmt::Debug + 'static {
     fn is_shared(&self) -> bool {
         false
     }
+}
+
+/// [`StateStore::write_then_read`] as two operations in turn.
+pub(crate) async fn write_then_read_in_turn<S: StateStore + ?Sized>(
+    store: &S,
+    key: &StateKey,
+    write: Write,
+    read: &StateKey,
+) -> Result<(Written, Option<Versioned>), StateError> {
+    let written = store.write(key, write).await?;
+    let found = match written {
+        Written::Done(_) => store.read(read).await?,
+        Written::Conflict(_) | Written::Fenced => None,
+    };
+    Ok((written, found))
+}
+
+/// [`StateStore::write_then_delete`] as two operations in turn.
+pub(crate) async fn write_then_delete_in_turn<S: StateStore + ?Sized>(
+    store: &S,
+    key: &StateKey,
+    write: Write,
+    delete: &StateKey,
+    expected: Version,
+) -> Result<Written, StateError> {
+    let written = store.write(key, write).await?;
+    if let Written::Done(_) = written {
+        store.delete(delete, Some(expected)).await?;
+    }
+    Ok(written)
 }
 
 impl fmt::Display for Version {
