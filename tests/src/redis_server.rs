@@ -32,6 +32,15 @@ impl RedisServer {
         RedisServer::start_with(test, &[])
     }
 
+    /// A server for `test` and a `RedisStore` connected to it with the default prefix and
+    /// timeout; `None` after the `SKIPPED` line when there is no `redis-server`.
+    pub async fn with_store(test: &str) -> Option<(RedisServer, tool_core::state::SharedStore)> {
+        let server = RedisServer::start(test)?;
+        let store =
+            tool_core::state::RedisStore::builder(server.url()).connect().await.expect("the test's redis-server");
+        Some((server, std::sync::Arc::new(store)))
+    }
+
     /// A server started with more arguments (`["--requirepass", "secret"]`).
     pub fn start_with(test: &str, args: &[&str]) -> Option<RedisServer> {
         let program = crate::external::or_skip(test, find())?;

@@ -3,8 +3,9 @@
 //! expires; only its principal and conversation resume it; a call edited on its way is
 //! refused while the stored one still waits; a store that fails loses nothing.
 //!
-//! Each check is an `async fn check_*(store: SharedStore)` run here on a `MemoryStore`, so that
-//! another store (Redis) runs the same checks with one line each.
+//! Each check is an `async fn check_*(store: SharedStore)` run here on a `MemoryStore`, and the
+//! main ones on a `RedisStore` too, on a `redis-server` of their own (each skipping with one
+//! `SKIPPED` line without it).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use tool_core::state::{
     Versioned, Write, Written,
 };
 use tool_core::{Approval, CallFailure, DynamicTool, ExecutionRecord, Executor, NotPendingReason};
+use tool_tests::redis_server::RedisServer;
 
 /// `transfer(amount, to)`: every call waits for approval; each run counted in `runs`.
 fn transfer(runs: Arc<AtomicUsize>) -> DynamicTool {
@@ -485,4 +487,56 @@ async fn a_pending_call_from_before_ids_is_refused_as_unknown() {
     let record = a.resume(pending, Decision::Approve).await;
     assert_eq!(record.failure, Some(CallFailure::NotPending { id: String::new(), reason: NotPendingReason::Unknown }));
     assert_eq!(runs.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn redis_a_call_waiting_on_one_replica_is_resumed_on_another() {
+    let Some((_server, store)) =
+        RedisServer::with_store("pending_store::redis_a_call_waiting_on_one_replica_is_resumed_on_another").await
+    else {
+        return;
+    };
+    check_a_call_waiting_on_one_replica_is_resumed_on_another(store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_two_racing_resumes_run_the_call_once() {
+    let Some((_server, store)) =
+        RedisServer::with_store("pending_store::redis_two_racing_resumes_run_the_call_once").await
+    else {
+        return;
+    };
+    check_two_racing_resumes_run_the_call_once(store).await;
+}
+
+#[tokio::test]
+async fn redis_an_expired_pending_call_is_refused() {
+    let Some((_server, store)) =
+        RedisServer::with_store("pending_store::redis_an_expired_pending_call_is_refused").await
+    else {
+        return;
+    };
+    check_an_expired_pending_call_is_refused(store).await;
+}
+
+#[tokio::test]
+async fn redis_only_its_principal_and_conversation_resume_a_call() {
+    let Some((_server, store)) =
+        RedisServer::with_store("pending_store::redis_only_its_principal_and_conversation_resume_a_call").await
+    else {
+        return;
+    };
+    check_only_its_principal_and_conversation_resume_a_call(store).await;
+}
+
+#[tokio::test]
+async fn redis_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits() {
+    let Some((_server, store)) = RedisServer::with_store(
+        "pending_store::redis_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits",
+    )
+    .await
+    else {
+        return;
+    };
+    check_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits(store).await;
 }

@@ -53,6 +53,9 @@ conformance!(
     clear_by_owner_and_by_kind,
     owners_never_see_each_other,
     versions_are_never_given_twice,
+    write_then_read_sees_the_write_only_when_done,
+    write_then_delete_removes_the_expected_version_only_when_done,
+    read_and_touch_reads_and_gives_a_new_life,
 );
 
 const LIFE: Duration = Duration::from_secs(60);
@@ -402,6 +405,113 @@ async fn versions_are_never_given_twice(store: SharedStore) {
     assert!(!store.delete(&key, Some(old)).await.unwrap());
 }
 
+/// A lease taken and the state it guards read in one operation: the read only when the write
+/// was done, and as it stands after the write.
+async fn write_then_read_sees_the_write_only_when_done(store: SharedStore) {
+    let lease = alice().key("lease", "Cart");
+    let key = alice().key("stateful", "Cart");
+    // Taken, with no state yet.
+    let (written, found) = store.write_then_read(&lease, write("a").expect(Expect::Absent), &key).await.unwrap();
+    let held = done(written);
+    assert_eq!(found, None);
+    assert_eq!(value(&store, &lease).await, Some(("a".to_owned(), held)));
+    let state = done(store.write(&key, write("s1")).await.unwrap());
+    // Held by another: nothing written, nothing read.
+    assert_eq!(
+        store.write_then_read(&lease, write("b").expect(Expect::Absent), &key).await.unwrap(),
+        (Written::Conflict(Some(held)), None)
+    );
+    assert_eq!(value(&store, &lease).await, Some(("a".to_owned(), held)));
+    // Released, then taken with the state.
+    assert!(store.delete(&lease, Some(held)).await.unwrap());
+    let (written, found) = store.write_then_read(&lease, write("b").expect(Expect::Absent), &key).await.unwrap();
+    let taken = done(written);
+    assert_ne!(taken, held);
+    let found = found.expect("the state written before");
+    assert_eq!((found.value.as_slice(), found.version), (&b"s1"[..], state));
+    // Fenced: nothing written, nothing read.
+    assert_eq!(
+        store.write_then_read(&key, write("s2").fenced_by(lease.clone(), held), &key).await.unwrap(),
+        (Written::Fenced, None)
+    );
+    assert_eq!(value(&store, &key).await, Some(("s1".to_owned(), state)));
+    // The read sees the write when it is of the written key.
+    let (written, found) = store
+        .write_then_read(&key, write("s2").expect(Expect::Version(state)).fenced_by(lease.clone(), taken), &key)
+        .await
+        .unwrap();
+    let second = done(written);
+    let found = found.expect("the value just written");
+    assert_eq!((found.value.as_slice(), found.version), (&b"s2"[..], second));
+    assert_eq!(value(&store, &key).await, Some(("s2".to_owned(), second)));
+}
+
+/// A state committed and its lease given up in one operation: the lease removed only when the
+/// write was done, and only at the version given.
+async fn write_then_delete_removes_the_expected_version_only_when_done(store: SharedStore) {
+    let lease = alice().key("lease", "Cart");
+    let key = alice().key("stateful", "Cart");
+    let held = done(store.write(&lease, write("a").expect(Expect::Absent)).await.unwrap());
+    let first = done(store.write(&key, write("s1")).await.unwrap());
+    // A conflict: nothing written, the lease kept.
+    assert_eq!(
+        store
+            .write_then_delete(&key, write("x").expect(Expect::Absent).fenced_by(lease.clone(), held), &lease, held)
+            .await
+            .unwrap(),
+        Written::Conflict(Some(first))
+    );
+    assert_eq!(value(&store, &key).await, Some(("s1".to_owned(), first)));
+    assert_eq!(value(&store, &lease).await, Some(("a".to_owned(), held)));
+    // Fenced (the lease is another's version): nothing written, the lease kept.
+    let other = Version(held.0.wrapping_add(1));
+    assert_eq!(
+        store.write_then_delete(&key, write("x").fenced_by(lease.clone(), other), &lease, other).await.unwrap(),
+        Written::Fenced
+    );
+    assert_eq!(value(&store, &key).await, Some(("s1".to_owned(), first)));
+    assert_eq!(value(&store, &lease).await, Some(("a".to_owned(), held)));
+    // Done, but the lease has another version than the one to remove: written, the lease kept.
+    let second =
+        done(store.write_then_delete(&key, write("s2").expect(Expect::Version(first)), &lease, other).await.unwrap());
+    assert_eq!(value(&store, &key).await, Some(("s2".to_owned(), second)));
+    assert_eq!(value(&store, &lease).await, Some(("a".to_owned(), held)));
+    // Done, fenced by the lease it removes.
+    let third = done(
+        store
+            .write_then_delete(
+                &key,
+                write("s3").expect(Expect::Version(second)).fenced_by(lease.clone(), held),
+                &lease,
+                held,
+            )
+            .await
+            .unwrap(),
+    );
+    assert_eq!(value(&store, &key).await, Some(("s3".to_owned(), third)));
+    assert_eq!(value(&store, &lease).await, None);
+    // The lease is free again, and gone from the owner's keys.
+    done(store.write(&lease, write("b").expect(Expect::Absent)).await.unwrap());
+    assert_eq!(store.clear(&alice(), Some("lease")).await.unwrap(), 1);
+}
+
+/// A `&self` call's read: the value and its version, then a new life.
+async fn read_and_touch_reads_and_gives_a_new_life(store: SharedStore) {
+    let key = alice().key("stateful", "Cart");
+    assert_eq!(store.read_and_touch(&key, LIFE).await.unwrap(), None);
+    assert_eq!(value(&store, &key).await, None);
+    let version = done(store.write(&key, Write::new(b"s".to_vec(), Duration::from_secs(1))).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let found = store.read_and_touch(&key, Duration::from_secs(5)).await.unwrap().expect("the value written");
+    assert_eq!((found.value.as_slice(), found.version), (&b"s"[..], version));
+    // Past the first life: the touch kept it, at the same version.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(value(&store, &key).await, Some(("s".to_owned(), version)));
+    assert!(store.read_and_touch(&key, Duration::from_millis(100)).await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(store.read_and_touch(&key, LIFE).await.unwrap(), None);
+}
+
 /// What an operation gave, its success as text: one type for the checks of every operation.
 fn shown<T: std::fmt::Debug>(result: Result<T, StateError>) -> Result<String, StateError> {
     result.map(|found| format!("{found:?}"))
@@ -433,6 +543,10 @@ async fn every_operation_is_unavailable(store: &SharedStore, timeout: Duration, 
     unavailable!(store.take(&key));
     unavailable!(store.count(&counters));
     unavailable!(store.clear(&alice(), None));
+    let lease = alice().key("lease", "p1");
+    unavailable!(store.write_then_read(&lease, write("during"), &key));
+    unavailable!(store.write_then_delete(&key, write("during"), &lease, Version(1)));
+    unavailable!(store.read_and_touch(&key, LIFE));
     for text in &texts {
         assert!(!text.contains(secret), "{when}: {text}");
     }
@@ -611,6 +725,23 @@ async fn redis_values_it_did_not_write_are_unreadable_and_left_alone() {
     unreadable(shown(store.delete(&string, None).await), &string, "a string, not a hash");
     unreadable(shown(store.touch(&string, LIFE).await), &string, "a string, not a hash");
     unreadable(shown(store.read(&no_version).await), &no_version, "a hash without a version");
+    unreadable(shown(store.read_and_touch(&string, LIFE).await), &string, "a string, not a hash");
+    // A lease is not taken over a state that does not read, nor a state written beside a
+    // lease that does not read.
+    let lease = alice().key("lease", "String");
+    unreadable(
+        shown(store.write_then_read(&lease, write("l").expect(Expect::Absent), &string).await),
+        &string,
+        "a string, not a hash",
+    );
+    assert_eq!(store.read(&lease).await.unwrap(), None);
+    let state = alice().key("stateful", "Fine");
+    unreadable(
+        shown(store.write_then_delete(&state, write("s"), &string, Version(1)).await),
+        &string,
+        "a string, not a hash",
+    );
+    assert_eq!(store.read(&state).await.unwrap(), None);
     let ok = alice().key("budget", "ok");
     let counters =
         Counters { steps: vec![(ok.clone(), Count::Add(1)), (not_a_number.clone(), Count::Read)], ttl: LIFE };

@@ -5,19 +5,24 @@
 //! closed and recovers; a type without `shared_state` is refused on a shared store.
 //!
 //! Each check takes the store, so that a shared store (Redis) runs the same checks with one
-//! more test each.
+//! more test each: on a real `redis-server` of their own, each skipping with one `SKIPPED` line
+//! without it. A store that counts its operations shows what a call costs: a `&mut self` call
+//! two (the lease taken with the state read, the state committed with the lease given up), a
+//! `&self` call one.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::Notify;
+use tool_core::policy::RetryBudget;
 use tool_core::prelude::*;
 use tool_core::state::{
     Counted, Counters, MemoryStore, Owner, SharedStore, StateError, StateKey, StateStore, StoreFuture, Versioned,
     Write, Written,
 };
 use tool_core::CallFailure;
+use tool_tests::redis_server::RedisServer;
 
 /// A counter kept in the store.
 #[derive(Default, serde::Serialize, serde::Deserialize)]
@@ -478,4 +483,220 @@ async fn shared_stores_run_every_check() {
             _ => check_end(store, 4).await,
         }
     }
+}
+
+/// A store in memory that says it is shared and records each operation asked of it, as
+/// `operation:kind`: one operation is one round trip to a store such as Redis.
+#[derive(Debug, Default)]
+struct Counting {
+    inner: MemoryStore,
+    ops: Mutex<Vec<String>>,
+}
+
+impl Counting {
+    fn record(&self, op: &str, key: &StateKey) {
+        self.ops.lock().unwrap().push(format!("{op}:{}", key.kind));
+    }
+
+    /// The operations asked since the last call.
+    fn ops(&self) -> Vec<String> {
+        std::mem::take(&mut *self.ops.lock().unwrap())
+    }
+}
+
+impl StateStore for Counting {
+    fn kind(&self) -> &'static str {
+        "counting"
+    }
+
+    fn read<'a>(&'a self, key: &'a StateKey) -> StoreFuture<'a, Option<Versioned>> {
+        self.record("read", key);
+        self.inner.read(key)
+    }
+
+    fn write<'a>(&'a self, key: &'a StateKey, write: Write) -> StoreFuture<'a, Written> {
+        self.record("write", key);
+        self.inner.write(key, write)
+    }
+
+    fn write_then_read<'a>(
+        &'a self,
+        key: &'a StateKey,
+        write: Write,
+        read: &'a StateKey,
+    ) -> StoreFuture<'a, (Written, Option<Versioned>)> {
+        self.record("write_then_read", key);
+        self.inner.write_then_read(key, write, read)
+    }
+
+    fn write_then_delete<'a>(
+        &'a self,
+        key: &'a StateKey,
+        write: Write,
+        delete: &'a StateKey,
+        expected: tool_core::state::Version,
+    ) -> StoreFuture<'a, Written> {
+        self.record("write_then_delete", key);
+        self.inner.write_then_delete(key, write, delete, expected)
+    }
+
+    fn read_and_touch<'a>(&'a self, key: &'a StateKey, ttl: Duration) -> StoreFuture<'a, Option<Versioned>> {
+        self.record("read_and_touch", key);
+        self.inner.read_and_touch(key, ttl)
+    }
+
+    fn delete<'a>(&'a self, key: &'a StateKey, expected: Option<tool_core::state::Version>) -> StoreFuture<'a, bool> {
+        self.record("delete", key);
+        self.inner.delete(key, expected)
+    }
+
+    fn touch<'a>(&'a self, key: &'a StateKey, ttl: Duration) -> StoreFuture<'a, bool> {
+        self.record("touch", key);
+        self.inner.touch(key, ttl)
+    }
+
+    fn take<'a>(&'a self, key: &'a StateKey) -> StoreFuture<'a, Option<Vec<u8>>> {
+        self.record("take", key);
+        self.inner.take(key)
+    }
+
+    fn count<'a>(&'a self, counters: &'a Counters) -> StoreFuture<'a, Counted> {
+        self.ops.lock().unwrap().push("count".to_owned());
+        self.inner.count(counters)
+    }
+
+    fn clear<'a>(&'a self, owner: &'a Owner, kind: Option<&'a str>) -> StoreFuture<'a, usize> {
+        self.ops.lock().unwrap().push("clear".to_owned());
+        self.inner.clear(owner, kind)
+    }
+
+    fn is_shared(&self) -> bool {
+        true
+    }
+}
+
+/// Two replicas over `store` that keep no retry budget, whose check (one counter batch per
+/// call) would be the policy's operation rather than the state's.
+fn replicas_without_budget(store: &SharedStore) -> (Executor, Executor, Arc<Gate>) {
+    let gate = Arc::new(Gate::default());
+    let replica = || {
+        Executor::builder(catalog())
+            .store(Arc::clone(store))
+            .state(Arc::clone(&gate))
+            .retry_budget(RetryBudget::unlimited())
+            .build()
+    };
+    (replica(), replica(), gate)
+}
+
+#[tokio::test]
+async fn a_mut_call_costs_two_operations_and_a_shared_call_one() {
+    let counting = Arc::new(Counting::default());
+    let store: SharedStore = counting.clone();
+    let (a, b, gate) = replicas_without_budget(&store);
+    let mutating = ["write_then_read:lease", "write_then_delete:stateful"];
+    // The first call, on no state yet; the next on another replica, on the state written.
+    assert_eq!(a.execute(call("counter.add", "costs", r#"{"by": 2}"#)).await.content.text, "2");
+    assert_eq!(counting.ops(), mutating);
+    assert_eq!(b.execute(call("counter.add", "costs", r#"{"by": 3}"#)).await.content.text, "5");
+    assert_eq!(counting.ops(), mutating);
+    assert_eq!(a.execute(call("counter.read", "costs", "{}")).await.content.text, "5");
+    assert_eq!(counting.ops(), ["read_and_touch:stateful"]);
+    // On no state: the same one operation.
+    assert_eq!(b.execute(call("counter.read", "fresh", "{}")).await.content.text, "0");
+    assert_eq!(counting.ops(), ["read_and_touch:stateful"]);
+    // A call whose write is refused gives its lease up on its own: one more operation.
+    let lease = key("costs", "lease", "Counter");
+    let state = key("costs", "stateful", "Counter");
+    let entered = gate.entered.notified();
+    let held = tokio::spawn({
+        let a = a.clone();
+        async move { a.execute(call("counter.add_when_told", "costs", r#"{"by": 100}"#)).await }
+    });
+    entered.await;
+    // Another writes the state under the held lease: the call's compare-and-set conflicts.
+    let stored = br#"{"schema_version":1,"data":{"total":9}}"#.to_vec();
+    store.write(&state, Write::new(stored.clone(), Duration::from_secs(60))).await.unwrap();
+    assert_eq!(counting.ops(), ["write_then_read:lease", "write:stateful"]);
+    gate.go.notify_one();
+    let record = held.await.unwrap();
+    assert_eq!(tool_error(&record).code(), Some("state_conflict"));
+    assert_eq!(counting.ops(), ["write_then_delete:stateful", "delete:lease"]);
+    assert_eq!(raw(&store, &lease).await, None, "the lease was given up");
+    assert_eq!(raw(&store, &state).await, Some(stored));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn redis_alternating_increments_on_two_replicas_end_at_exactly_100() {
+    let Some((_server, store)) =
+        RedisServer::with_store("stateful_store::redis_alternating_increments_on_two_replicas_end_at_exactly_100")
+            .await
+    else {
+        return;
+    };
+    check_alternating_increments(store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn redis_concurrent_increments_split_across_two_replicas_lose_none() {
+    let Some((_server, store)) =
+        RedisServer::with_store("stateful_store::redis_concurrent_increments_split_across_two_replicas_lose_none")
+            .await
+    else {
+        return;
+    };
+    check_concurrent_increments(store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn redis_a_call_that_lost_its_lease_cannot_write() {
+    let Some((_server, store)) =
+        RedisServer::with_store("stateful_store::redis_a_call_that_lost_its_lease_cannot_write").await
+    else {
+        return;
+    };
+    check_lost_lease(store).await;
+}
+
+#[tokio::test]
+async fn redis_a_state_that_does_not_read_is_reported_and_kept_as_it_was() {
+    let Some((_server, store)) =
+        RedisServer::with_store("stateful_store::redis_a_state_that_does_not_read_is_reported_and_kept_as_it_was")
+            .await
+    else {
+        return;
+    };
+    check_unreadable_states(store).await;
+}
+
+#[tokio::test]
+async fn redis_an_older_state_is_migrated_by_the_hook_or_reported() {
+    let Some((_server, store)) =
+        RedisServer::with_store("stateful_store::redis_an_older_state_is_migrated_by_the_hook_or_reported").await
+    else {
+        return;
+    };
+    check_migrations(store).await;
+}
+
+#[tokio::test]
+async fn redis_two_principals_with_one_conversation_id_never_share_a_state() {
+    let Some((_server, store)) =
+        RedisServer::with_store("stateful_store::redis_two_principals_with_one_conversation_id_never_share_a_state")
+            .await
+    else {
+        return;
+    };
+    check_principals(store).await;
+}
+
+#[tokio::test]
+async fn redis_ending_a_conversation_takes_its_stored_state_once() {
+    let Some((_server, store)) =
+        RedisServer::with_store("stateful_store::redis_ending_a_conversation_takes_its_stored_state_once").await
+    else {
+        return;
+    };
+    // A total of its own: the other runs of this check clean up 3 and 4.
+    check_end(store, 5).await;
 }

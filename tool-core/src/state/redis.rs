@@ -262,6 +262,47 @@ impl RedisStore {
         }
     }
 
+    /// `script` prepared for a compare-and-set (see the `write` script): KEYS the key, its
+    /// owner's index, `with` when given, the fence when there is one; ARGV as `write` takes
+    /// them. With the names of its keys and the version the write would give.
+    fn invoke_write<'s>(
+        &self,
+        script: &'s Script,
+        key: &'s StateKey,
+        write: &'s Write,
+        with: Option<&'s StateKey>,
+    ) -> Result<(ScriptInvocation<'s>, Vec<Named<'s>>, u64), StateError> {
+        let version = new_version()?;
+        let (expect, expected) = match write.expect {
+            Expect::Any => ("any", String::new()),
+            Expect::Absent => ("absent", String::new()),
+            Expect::Version(version) => ("version", version.0.to_string()),
+        };
+        let mut invocation = script.prepare_invoke();
+        invocation.key(self.key(key)).key(self.index(&key.owner));
+        let mut named = vec![Named::Key(key), Named::Index(&key.owner)];
+        if let Some(with) = with {
+            invocation.key(self.key(with));
+            named.push(Named::Key(with));
+        }
+        let fence_version = match &write.fence {
+            Some((fence, version)) => {
+                invocation.key(self.key(fence));
+                named.push(Named::Key(fence));
+                version.0.to_string()
+            }
+            None => String::new(),
+        };
+        invocation
+            .arg(expect)
+            .arg(expected)
+            .arg(version.to_string())
+            .arg(ttl_ms(write.ttl))
+            .arg(&write.value[..])
+            .arg(fence_version);
+        Ok((invocation, named, version))
+    }
+
     fn failure(&self, error: &RedisError, keys: &[Named<'_>]) -> StateError {
         let unreadable = |index: usize, reason: &str| StateError::Unreadable {
             store: STORE,
@@ -290,6 +331,20 @@ fn escape(kind: &str) -> Cow<'_, str> {
         Cow::Owned(kind.replace('%', "%25").replace(':', "%3A"))
     } else {
         Cow::Borrowed(kind)
+    }
+}
+
+/// What a compare-and-set script answered, as a [`Written`].
+fn written(outcome: &str, found: Option<String>, version: u64, key: &StateKey) -> Result<Written, StateError> {
+    match outcome {
+        "done" => Ok(Written::Done(Version(version))),
+        "fenced" => Ok(Written::Fenced),
+        "conflict" => Ok(Written::Conflict(found.map(|found| parse_version(&found, key)).transpose()?)),
+        other => Err(StateError::Unreadable {
+            store: STORE,
+            key: key.to_string(),
+            reason: format!("a write answered {other:?}"),
+        }),
     }
 }
 
@@ -362,6 +417,24 @@ local function index(i, k, ttl)
     end
   end
   if redis.call('PTTL', idx) < tonumber(ttl) then redis.call('PEXPIRE', idx, ttl) end
+end-- The compare-and-set of KEYS[k] (its owner's index KEYS[i], fenced by KEYS[f] when f is set),
+-- with ARGV[1..6] as `write` takes them; every key it reads is read before it writes.
+-- {'done', version}, {'conflict', found version or false} or {'fenced', false}.
+local function cas(k, i, f)
+  if f then
+    local fence = entry(f)
+    if not fence or fence.v ~= ARGV[6] then return {'fenced', false} end
+  end
+  local found = entry(k)
+  local v = found and found.v or false
+  if (ARGV[1] == 'absent' and found) or (ARGV[1] == 'version' and v ~= ARGV[2]) then
+    return {'conflict', v}
+  end
+  redis.call('DEL', KEYS[k])
+  redis.call('HSET', KEYS[k], 'v', ARGV[3], 'd', ARGV[5])
+  redis.call('PEXPIRE', KEYS[k], ARGV[4])
+  index(i, k, ARGV[4])
+  return {'done', ARGV[3]}
 end
 "#
     };
@@ -370,6 +443,9 @@ end
 struct Scripts {
     read: Script,
     write: Script,
+    write_then_read: Script,
+    write_then_delete: Script,
+    read_and_touch: Script,
     delete: Script,
     touch: Script,
     take: Script,
@@ -393,20 +469,56 @@ return {e.v, e.d or e.n}
         prelude!(),
         r#"
 check_index(2)
-if KEYS[3] then
-  local fence = entry(3)
-  if not fence or fence.v ~= ARGV[6] then return {'fenced', false} end
+return cas(1, 2, KEYS[3] and 3)
+"#
+    )),
+    // KEYS: the key, its owner's index, the key to read (the same owner's), the fence
+    // (optional). ARGV: as `write`. The write's outcome and version, then, when it was done, the
+    // read key's version and value after it.
+    write_then_read: Script::new(concat!(
+        prelude!(),
+        r#"
+check_index(2)
+-- Read before anything is written: an unreadable value changes nothing.
+entry(3)
+local w = cas(1, 2, KEYS[4] and 4)
+if w[1] ~= 'done' then return {w[1], w[2], false, false} end
+local r = entry(3)
+if not r then return {w[1], w[2], false, false} end
+return {w[1], w[2], r.v, r.d or r.n}
+"#
+    )),
+    // KEYS: the key, its owner's index, the key to delete (the same owner's), the fence
+    // (optional). ARGV: as `write`, then the version the key to delete must have. The write's
+    // outcome and version; the key is deleted only when the write was done.
+    write_then_delete: Script::new(concat!(
+        prelude!(),
+        r#"
+check_index(2)
+-- Read before anything is written: an unreadable value changes nothing.
+local gone = entry(3)
+local w = cas(1, 2, KEYS[4] and 4)
+if w[1] == 'done' then
+  -- Read again: the write may have been to the same key.
+  gone = entry(3)
+  if gone and gone.v == ARGV[7] then
+    redis.call('DEL', KEYS[3])
+    redis.call('SREM', KEYS[2], KEYS[3])
+  end
 end
-local found = entry(1)
-local v = found and found.v or false
-if (ARGV[1] == 'absent' and found) or (ARGV[1] == 'version' and v ~= ARGV[2]) then
-  return {'conflict', v}
-end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'v', ARGV[3], 'd', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-index(2, 1, ARGV[4])
-return {'done', ARGV[3]}
+return w
+"#
+    )),
+    // KEYS: the key, its owner's index. ARGV: the ttl in ms. Nil, or its version and value.
+    read_and_touch: Script::new(concat!(
+        prelude!(),
+        r#"
+check_index(2)
+local e = entry(1)
+if not e then return false end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+index(2, 1, ARGV[1])
+return {e.v, e.d or e.n}
 "#
     )),
     // KEYS: the key, its owner's index. ARGV: the expected version, or '' for any.
@@ -553,41 +665,74 @@ impl StateStore for RedisStore {
 
     fn write<'a>(&'a self, key: &'a StateKey, write: Write) -> StoreFuture<'a, Written> {
         Box::pin(async move {
-            let version = new_version()?;
-            let (expect, expected) = match write.expect {
-                Expect::Any => ("any", String::new()),
-                Expect::Absent => ("absent", String::new()),
-                Expect::Version(version) => ("version", version.0.to_string()),
-            };
-            let mut invocation = SCRIPTS.write.prepare_invoke();
-            invocation.key(self.key(key)).key(self.index(&key.owner));
-            let mut named = vec![Named::Key(key), Named::Index(&key.owner)];
-            let fence_version = match &write.fence {
-                Some((fence, version)) => {
-                    invocation.key(self.key(fence));
-                    named.push(Named::Key(fence));
-                    version.0.to_string()
-                }
-                None => String::new(),
-            };
-            invocation
-                .arg(expect)
-                .arg(expected)
-                .arg(version.to_string())
-                .arg(ttl_ms(write.ttl))
-                .arg(&write.value[..])
-                .arg(fence_version);
+            let (invocation, named, version) = self.invoke_write(&SCRIPTS.write, key, &write, None)?;
             let (outcome, found): (String, Option<String>) = self.run(&invocation, &named).await?;
-            match outcome.as_str() {
-                "done" => Ok(Written::Done(Version(version))),
-                "fenced" => Ok(Written::Fenced),
-                "conflict" => Ok(Written::Conflict(found.map(|found| parse_version(&found, key)).transpose()?)),
-                other => Err(StateError::Unreadable {
-                    store: STORE,
-                    key: key.to_string(),
-                    reason: format!("a write answered {other:?}"),
-                }),
+            written(&outcome, found, version, key)
+        })
+    }
+
+    fn write_then_read<'a>(
+        &'a self,
+        key: &'a StateKey,
+        write: Write,
+        read: &'a StateKey,
+    ) -> StoreFuture<'a, (Written, Option<Versioned>)> {
+        Box::pin(async move {
+            if read.owner != key.owner {
+                // Another owner's key may live in another Cluster slot: two steps, as the
+                // trait's default.
+                return super::store::write_then_read_in_turn(self, key, write, read).await;
             }
+            let (invocation, named, version) = self.invoke_write(&SCRIPTS.write_then_read, key, &write, Some(read))?;
+            let (outcome, found, read_version, value): (String, Option<String>, Option<String>, Option<Vec<u8>>) =
+                self.run(&invocation, &named).await?;
+            let written = written(&outcome, found, version, key)?;
+            let found = match (read_version, value) {
+                (Some(version), Some(value)) => Some(Versioned { value, version: parse_version(&version, read)? }),
+                (None, None) => None,
+                (version, value) => {
+                    return Err(StateError::Unreadable {
+                        store: STORE,
+                        key: read.to_string(),
+                        reason: format!(
+                            "a read answered a version without a value or a value without a version ({version:?}, {} bytes)",
+                            value.map_or(0, |value| value.len())
+                        ),
+                    });
+                }
+            };
+            Ok((written, found))
+        })
+    }
+
+    fn write_then_delete<'a>(
+        &'a self,
+        key: &'a StateKey,
+        write: Write,
+        delete: &'a StateKey,
+        expected: Version,
+    ) -> StoreFuture<'a, Written> {
+        Box::pin(async move {
+            if delete.owner != key.owner {
+                // Another owner's key may live in another Cluster slot: two steps, as the
+                // trait's default.
+                return super::store::write_then_delete_in_turn(self, key, write, delete, expected).await;
+            }
+            let (mut invocation, named, version) =
+                self.invoke_write(&SCRIPTS.write_then_delete, key, &write, Some(delete))?;
+            invocation.arg(expected.0.to_string());
+            let (outcome, found): (String, Option<String>) = self.run(&invocation, &named).await?;
+            written(&outcome, found, version, key)
+        })
+    }
+
+    fn read_and_touch<'a>(&'a self, key: &'a StateKey, ttl: Duration) -> StoreFuture<'a, Option<Versioned>> {
+        Box::pin(async move {
+            let mut invocation = SCRIPTS.read_and_touch.prepare_invoke();
+            invocation.key(self.key(key)).key(self.index(&key.owner)).arg(ttl_ms(ttl));
+            let found: Option<(String, Vec<u8>)> =
+                self.run(&invocation, &[Named::Key(key), Named::Index(&key.owner)]).await?;
+            found.map(|(version, value)| Ok(Versioned { value, version: parse_version(&version, key)? })).transpose()
         })
     }
 

@@ -162,11 +162,95 @@ pub trait StateStore: Send + Sync + fmt::Debug + 'static {
     /// Removes every value of `owner` (of the kind `kind` only, when given). How many.
     fn clear<'a>(&'a self, owner: &'a Owner, kind: Option<&'a str>) -> StoreFuture<'a, usize>;
 
+    /// A write (see [`Write`]) and then, when it was done, the value at `read` as it stands
+    /// after it (`None` when the write was not done or `read` has no value): how a call takes a
+    /// conversation's lease and reads the state it guards in one operation.
+    ///
+    /// `RedisStore` runs both in one script, atomically, when `read` has
+    /// the owner of `key` (the keys of one owner share a Redis Cluster slot); an unreadable
+    /// value at `read` then fails the whole before anything is written. The default runs
+    /// [`write`](StateStore::write) and then [`read`](StateStore::read): enough for a store
+    /// within one process, since a value that the write made (a lease) keeps out whoever else
+    /// would write at `read`; there, an error of the read comes after the write was done.
+    fn write_then_read<'a>(
+        &'a self,
+        key: &'a StateKey,
+        write: Write,
+        read: &'a StateKey,
+    ) -> StoreFuture<'a, (Written, Option<Versioned>)> {
+        Box::pin(write_then_read_in_turn(self, key, write, read))
+    }
+
+    /// A write (see [`Write`]) and then, when it was done, the removal of the value at
+    /// `delete` if it still has version `expected`: how a call commits a state and gives up the
+    /// lease that fenced it in one operation. When the write was not done, `delete` is left
+    /// as it is.
+    ///
+    /// `RedisStore` runs both in one script, atomically, when `delete`
+    /// has the owner of `key`. The default runs [`write`](StateStore::write) and then
+    /// [`delete`](StateStore::delete): the removal only takes the expected version, so a value
+    /// written there meanwhile by another is kept.
+    fn write_then_delete<'a>(
+        &'a self,
+        key: &'a StateKey,
+        write: Write,
+        delete: &'a StateKey,
+        expected: Version,
+    ) -> StoreFuture<'a, Written> {
+        Box::pin(write_then_delete_in_turn(self, key, write, delete, expected))
+    }
+
+    /// The value at `key` and its version, if there is one, which then lives `ttl` more (as
+    /// [`touch`](StateStore::touch) gives it): how a call that only reads a state keeps it alive.
+    ///
+    /// `RedisStore` does both in one script. The default runs
+    /// [`read`](StateStore::read) and then, when there was a value,
+    /// [`touch`](StateStore::touch).
+    fn read_and_touch<'a>(&'a self, key: &'a StateKey, ttl: Duration) -> StoreFuture<'a, Option<Versioned>> {
+        Box::pin(async move {
+            let found = self.read(key).await?;
+            if found.is_some() {
+                self.touch(key, ttl).await?;
+            }
+            Ok(found)
+        })
+    }
+
     /// Whether values written here are seen by other processes (a shared store), so that what
     /// lives in one process's memory (a stateful type that is not serialized) must be refused.
     fn is_shared(&self) -> bool {
         false
     }
+}
+
+/// [`StateStore::write_then_read`] as two operations in turn.
+pub(crate) async fn write_then_read_in_turn<S: StateStore + ?Sized>(
+    store: &S,
+    key: &StateKey,
+    write: Write,
+    read: &StateKey,
+) -> Result<(Written, Option<Versioned>), StateError> {
+    let written = store.write(key, write).await?;
+    let found = match written {
+        Written::Done(_) => store.read(read).await?,
+        Written::Conflict(_) | Written::Fenced => None,
+    };
+    Ok((written, found))
+}
+
+/// [`StateStore::write_then_delete`] as two operations in turn.
+pub(crate) async fn write_then_delete_in_turn<S: StateStore + ?Sized>(
+    store: &S,
+    key: &StateKey,
+    write: Write,
+    delete: &StateKey,
+    expected: Version,
+) -> Result<Written, StateError> {
+    let written = store.write(key, write).await?;
+    if let Written::Done(_) = written {
+        store.delete(delete, Some(expected)).await?;
+    }
+    Ok(written)
 }
 
 impl fmt::Display for Version {

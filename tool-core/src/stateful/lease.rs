@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use crate::state::{random_id, Expect, SharedStore, StateError, StateKey, Version, Write, Written};
+use crate::state::{random_id, Expect, SharedStore, StateError, StateKey, Version, Versioned, Write, Written};
 
 /// The kind of key a lease lives under (its name is the stored type's).
 pub const LEASE_KIND: &str = "lease";
@@ -33,25 +33,33 @@ pub(super) struct Lease {
 
 /// What asking for a lease came to.
 pub(super) enum Leased {
-    Held(Lease),
+    /// Held, with the value of the key asked to be read with it (`None` when none was asked,
+    /// or it has none).
+    Held(Lease, Option<Versioned>),
     /// Another call held it all the wait.
     Busy,
     Failed(StateError),
 }
 
 impl Lease {
-    /// Takes the lease at `key`, waiting up to `wait` while another holder has it.
-    pub(super) async fn acquire(store: &SharedStore, key: StateKey, wait: Duration) -> Leased {
+    /// Takes the lease at `key`, waiting up to `wait` while another holder has it; with
+    /// `read`, reads that key in the same operation once the lease is taken (the state the
+    /// lease guards, which nobody else writes while it is held).
+    pub(super) async fn acquire(store: &SharedStore, key: StateKey, wait: Duration, read: Option<&StateKey>) -> Leased {
         let deadline = tokio::time::Instant::now() + wait;
         let token = random_id().into_bytes();
         let mut pause = FIRST_PAUSE;
         loop {
             let write = Write::new(token.clone(), LEASE_TTL).expect(Expect::Absent);
-            match store.write(&key, write).await {
-                Ok(Written::Done(version)) => {
-                    return Leased::Held(Lease { store: store.clone(), key, version, released: false });
+            let taken = match read {
+                Some(read) => store.write_then_read(&key, write, read).await,
+                None => store.write(&key, write).await.map(|written| (written, None)),
+            };
+            match taken {
+                Ok((Written::Done(version), found)) => {
+                    return Leased::Held(Lease { store: store.clone(), key, version, released: false }, found);
                 }
-                Ok(Written::Conflict(_) | Written::Fenced) => {}
+                Ok((Written::Conflict(_) | Written::Fenced, _)) => {}
                 Err(error) => return Leased::Failed(error),
             }
             let now = tokio::time::Instant::now();
@@ -61,14 +69,6 @@ impl Lease {
             tokio::time::sleep(pause.min(deadline - now)).await;
             pause = (pause * 2).min(LAST_PAUSE);
         }
-    }
-
-    pub(super) fn key(&self) -> &StateKey {
-        &self.key
-    }
-
-    pub(super) fn version(&self) -> Version {
-        self.version
     }
 
     /// Runs `work`, renewing the lease every third of its time to live until it is done. A
@@ -88,6 +88,19 @@ impl Lease {
                 }
             }
         }
+    }
+
+    /// Writes `write` at `key` fenced by the lease and, when it was done, gives the lease up
+    /// in the same operation. When it was not, the lease is given up on its own (unless it was
+    /// lost: it is no longer this holder's).
+    pub(super) async fn commit(mut self, key: &StateKey, write: Write) -> Result<Written, StateError> {
+        let write = write.fenced_by(self.key.clone(), self.version);
+        let written = self.store.write_then_delete(key, write, &self.key, self.version).await;
+        match written {
+            Ok(Written::Done(_) | Written::Fenced) => self.released = true,
+            Ok(Written::Conflict(_)) | Err(_) => self.release().await,
+        }
+        written
     }
 
     /// Gives the lease up (only if it is still this holder's).

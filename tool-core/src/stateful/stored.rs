@@ -101,13 +101,14 @@ where
     Box::pin(async move {
         let (order, idle) = in_turn::<Calls<T>, _>(&mut turn, &ctx, |lock| Box::pin(lock.write_owned())).await?;
         let at = At::<T>::of(&ctx, idle)?;
-        let lease = match Lease::acquire(&at.store, at.owner.key(super::lease::LEASE_KIND, T::NAME), LEASE_WAIT).await {
-            Leased::Held(lease) => lease,
+        let lease_key = at.owner.key(super::lease::LEASE_KIND, T::NAME);
+        // The lease is taken and the state read in one operation.
+        let (lease, found) = match Lease::acquire(&at.store, lease_key, LEASE_WAIT, Some(&at.key)).await {
+            Leased::Held(lease, found) => (lease, found),
             Leased::Busy => return Err(busy(&ctx)),
             Leased::Failed(error) => return Err(error.into_tool_error()),
         };
-        let result = at.update(&ctx, &lease, body).await;
-        lease.release().await;
+        let result = at.update(&ctx, lease, found, body).await;
         drop(order);
         drop(turn);
         result
@@ -124,7 +125,9 @@ where
     Box::pin(async move {
         let (order, idle) = in_turn::<Calls<T>, _>(&mut turn, &ctx, |lock| Box::pin(lock.read_owned())).await?;
         let at = At::<T>::of(&ctx, idle)?;
-        let (state, _) = at.load(&ctx, true).await?;
+        // One operation: the read renews the state's time to live.
+        let found = at.store.read_and_touch(&at.key, at.ttl).await.map_err(StateError::into_tool_error)?;
+        let (state, _) = at.state(&ctx, found).await?;
         let guard = Arc::new(RwLock::new(state)).read_owned().await;
         let result = body(ctx, guard).await;
         drop(order);
@@ -165,18 +168,10 @@ impl<T: SharedState> At<T> {
         Ok(At { store: Arc::clone(store), owner, key, ttl, state: PhantomData })
     }
 
-    /// The stored state and its version, or a new one (`create`) when there is none. A `&self`
-    /// call also renews its time to live (in the same round trip as the read).
-    async fn load(&self, ctx: &ToolContext, touch: bool) -> Result<(T, Option<Version>), ToolError> {
-        let read = self.store.read(&self.key);
-        let found = if touch {
-            let (found, touched) = tokio::join!(read, self.store.touch(&self.key, self.ttl));
-            touched.map_err(StateError::into_tool_error)?;
-            found
-        } else {
-            read.await
-        };
-        match found.map_err(StateError::into_tool_error)? {
+    /// The state `found` in the store and its version, or a new one (`create`) when there is
+    /// none.
+    async fn state(&self, ctx: &ToolContext, found: Option<Versioned>) -> Result<(T, Option<Version>), ToolError> {
+        match found {
             None => Ok((T::create(ctx).await?, None)),
             Some(Versioned { value, version }) => match decode::<T>(&value) {
                 Ok(state) => Ok((state, Some(version))),
@@ -185,22 +180,35 @@ impl<T: SharedState> At<T> {
         }
     }
 
-    /// Reads the state, runs `body` on it while the lease is renewed, and writes it back
-    /// fenced by the lease: a call that lost its lease, or whose state was written by another
-    /// meanwhile, fails and its changes are dropped.
-    async fn update<F>(&self, ctx: &ToolContext, lease: &Lease, body: F) -> ToolResult
+    /// Runs `body` on the state `found` (read with the lease) while the lease is renewed, and
+    /// writes it back fenced by the lease, giving the lease up in the same operation: a call
+    /// that lost its lease, or whose state was written by another meanwhile, fails and its
+    /// changes are dropped.
+    async fn update<F>(&self, ctx: &ToolContext, lease: Lease, found: Option<Versioned>, body: F) -> ToolResult
     where
         F: FnOnce(ToolContext, OwnedRwLockWriteGuard<T>) -> BoxFuture<'static, ToolResult>,
     {
-        let (state, version) = self.load(ctx, false).await?;
+        let (state, version) = match self.state(ctx, found).await {
+            Ok(loaded) => loaded,
+            Err(error) => {
+                lease.release().await;
+                return Err(error);
+            }
+        };
         let state = Arc::new(RwLock::new(state));
         let guard = Arc::clone(&state).write_owned().await;
         let result = lease.hold(body(ctx.clone(), guard)).await;
         // The body's guard is gone once it returned: this waits for nothing.
-        let value = encode(&*state.read().await).map_err(|error| unwritable::<T>(ctx, &error))?;
+        let value = match encode(&*state.read().await) {
+            Ok(value) => value,
+            Err(error) => {
+                lease.release().await;
+                return Err(unwritable::<T>(ctx, &error));
+            }
+        };
         let expect = version.map_or(Expect::Absent, Expect::Version);
-        let write = Write::new(value, self.ttl).expect(expect).fenced_by(lease.key().clone(), lease.version());
-        match self.store.write(&self.key, write).await.map_err(StateError::into_tool_error)? {
+        let write = Write::new(value, self.ttl).expect(expect);
+        match lease.commit(&self.key, write).await.map_err(StateError::into_tool_error)? {
             Written::Done(_) => result,
             Written::Conflict(_) | Written::Fenced => Err(conflict(ctx, result.err())),
         }
@@ -332,8 +340,8 @@ pub const fn stored_type<T: SharedState>() -> StoredType {
 /// lease commits, and once across processes (the state is taken once).
 fn end_stored<'a, T: SharedState>(store: &'a SharedStore, owner: &'a Owner) -> BoxFuture<'a, Result<bool, StateError>> {
     Box::pin(async move {
-        let lease = match Lease::acquire(store, owner.key(super::lease::LEASE_KIND, T::NAME), LEASE_WAIT).await {
-            Leased::Held(lease) => Some(lease),
+        let lease = match Lease::acquire(store, owner.key(super::lease::LEASE_KIND, T::NAME), LEASE_WAIT, None).await {
+            Leased::Held(lease, _) => Some(lease),
             // A call that holds it still cannot commit: the state it read is gone.
             Leased::Busy => None,
             Leased::Failed(error) => return Err(error),
