@@ -239,7 +239,7 @@ impl RedisStore {
     }
 
     fn key(&self, key: &StateKey) -> String {
-        format!("{}:{}:{}", self.base(&key.owner), escape(key.kind), key.name)
+        format!("{}:{}:{}", self.base(key.owner()), escape(key.kind()), key.name())
     }
 
     /// The set of the owner's keys. Beside the hash tag, where no value's key has anything
@@ -560,8 +560,8 @@ impl StateStore for RedisStore {
                 Expect::Version(version) => ("version", version.0.to_string()),
             };
             let mut invocation = SCRIPTS.write.prepare_invoke();
-            invocation.key(self.key(key)).key(self.index(&key.owner));
-            let mut named = vec![Named::Key(key), Named::Index(&key.owner)];
+            invocation.key(self.key(key)).key(self.index(key.owner()));
+            let mut named = vec![Named::Key(key), Named::Index(key.owner())];
             let fence_version = match &write.fence {
                 Some((fence, version)) => {
                     invocation.key(self.key(fence));
@@ -596,25 +596,25 @@ impl StateStore for RedisStore {
             let mut invocation = SCRIPTS.delete.prepare_invoke();
             invocation
                 .key(self.key(key))
-                .key(self.index(&key.owner))
+                .key(self.index(key.owner()))
                 .arg(expected.map_or_else(String::new, |version| version.0.to_string()));
-            self.run(&invocation, &[Named::Key(key), Named::Index(&key.owner)]).await
+            self.run(&invocation, &[Named::Key(key), Named::Index(key.owner())]).await
         })
     }
 
     fn touch<'a>(&'a self, key: &'a StateKey, ttl: Duration) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let mut invocation = SCRIPTS.touch.prepare_invoke();
-            invocation.key(self.key(key)).key(self.index(&key.owner)).arg(ttl_ms(ttl));
-            self.run(&invocation, &[Named::Key(key), Named::Index(&key.owner)]).await
+            invocation.key(self.key(key)).key(self.index(key.owner())).arg(ttl_ms(ttl));
+            self.run(&invocation, &[Named::Key(key), Named::Index(key.owner())]).await
         })
     }
 
     fn take<'a>(&'a self, key: &'a StateKey) -> StoreFuture<'a, Option<Vec<u8>>> {
         Box::pin(async move {
             let mut invocation = SCRIPTS.take.prepare_invoke();
-            invocation.key(self.key(key)).key(self.index(&key.owner));
-            self.run(&invocation, &[Named::Key(key), Named::Index(&key.owner)]).await
+            invocation.key(self.key(key)).key(self.index(key.owner()));
+            self.run(&invocation, &[Named::Key(key), Named::Index(key.owner())]).await
         })
     }
 
@@ -627,8 +627,8 @@ impl StateStore for RedisStore {
             invocation.arg(ttl_ms(counters.ttl));
             let mut named = Vec::with_capacity(counters.steps.len() * 2);
             for (key, step) in &counters.steps {
-                invocation.key(self.key(key)).key(self.index(&key.owner));
-                named.extend([Named::Key(key), Named::Index(&key.owner)]);
+                invocation.key(self.key(key)).key(self.index(key.owner()));
+                named.extend([Named::Key(key), Named::Index(key.owner())]);
                 let (op, amount, tolerance) = match step {
                     Count::Read => ("read", 0, 0),
                     Count::Add(n) => ("add", *n, 0),
