@@ -60,35 +60,35 @@ impl StateStore for Probe {
 
     fn read<'a>(&'a self, key: &'a StateKey) -> StoreFuture<'a, Option<Versioned>> {
         Box::pin(async move {
-            self.gate(format!("read:{}", key.kind))?;
+            self.gate(format!("read:{}", key.kind()))?;
             self.inner.read(key).await
         })
     }
 
     fn write<'a>(&'a self, key: &'a StateKey, write: Write) -> StoreFuture<'a, Written> {
         Box::pin(async move {
-            self.gate(format!("write:{}", key.kind))?;
+            self.gate(format!("write:{}", key.kind()))?;
             self.inner.write(key, write).await
         })
     }
 
     fn delete<'a>(&'a self, key: &'a StateKey, expected: Option<Version>) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            self.gate(format!("delete:{}", key.kind))?;
+            self.gate(format!("delete:{}", key.kind()))?;
             self.inner.delete(key, expected).await
         })
     }
 
     fn touch<'a>(&'a self, key: &'a StateKey, ttl: Duration) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            self.gate(format!("touch:{}", key.kind))?;
+            self.gate(format!("touch:{}", key.kind()))?;
             self.inner.touch(key, ttl).await
         })
     }
 
     fn take<'a>(&'a self, key: &'a StateKey) -> StoreFuture<'a, Option<Vec<u8>>> {
         Box::pin(async move {
-            self.gate(format!("take:{}", key.kind))?;
+            self.gate(format!("take:{}", key.kind()))?;
             self.inner.take(key).await
         })
     }
@@ -105,7 +105,7 @@ impl StateStore for Probe {
                         Count::Reset => "reset",
                         Count::Admit { .. } => "admit",
                     };
-                    format!("{verb}:{}", key.kind)
+                    format!("{verb}:{}", key.kind())
                 })
                 .collect();
             self.gate(format!("count {}", steps.join(" ")))?;

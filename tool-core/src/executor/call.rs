@@ -11,7 +11,8 @@ use tokio_util::sync::CancellationToken;
 use crate::model::ToolCallRequest;
 use crate::policy::approval::ApprovalHandler;
 use crate::policy::budget::Tally;
-use crate::policy::{ApprovalReason, Decision, Outcome, PendingCall, PolicyDecision, Stage};
+use crate::policy::{keys, ApprovalReason, Decision, Outcome, PendingCall, PolicyDecision, Stage};
+use crate::state::Owner;
 use crate::tool::Tool;
 
 use super::run::Prepared;
@@ -103,6 +104,15 @@ pub(super) struct CallRun {
     pub(super) answer: Option<Box<(PendingCall, Decision)>>,
     /// What the retry budget's check read of the conversation, for the count at the end.
     pub(super) tally: Option<Tally>,
+    /// Who owns the call's policy values in the store, made once for the stages that need it
+    /// (the budget's check, the rate limits, the count): their keys share its ids.
+    pub(super) owner: Option<Owner>,
+}
+
+/// Who owns the policy values of the call of `request` (the call a run holds), made once per
+/// run in `made` (its `owner`).
+pub(super) fn policy_owner(made: &mut Option<Owner>, request: &ToolCallRequest) -> Owner {
+    made.get_or_insert_with(|| keys::owner(request.principal.as_deref(), request.conversation_id.as_deref())).clone()
 }
 
 impl CallRun {
@@ -123,6 +133,7 @@ impl CallRun {
             received: None,
             answer: None,
             tally: None,
+            owner: None,
         }
     }
 
@@ -153,6 +164,7 @@ impl CallRun {
     pub(super) fn restart(&mut self, request: ToolCallRequest) -> Flow {
         self.held = Held::Request(request);
         self.tool = None;
+        self.owner = None;
         ControlFlow::Continue(Go::To(Step::Budget))
     }
 

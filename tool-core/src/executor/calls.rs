@@ -166,7 +166,7 @@ impl Executor {
     /// places (a tool's limit across conversations is not the conversation's to reset). Every
     /// replica sharing the store sees it at once.
     pub async fn reset_policy(&self, owner: &Owner) -> Result<(), StateError> {
-        let owner = keys::owner(owner.principal.as_deref(), owner.conversation.as_deref());
+        let owner = keys::owner(owner.principal(), owner.conversation());
         for kind in [keys::BUDGET, keys::RATE] {
             self.store.clear(&owner, Some(kind)).await?;
         }

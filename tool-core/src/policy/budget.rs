@@ -109,12 +109,12 @@ const IN_A_ROW: &str = "in_a_row";
 const SPENT: &str = "spent";
 
 fn tries_key(owner: &Owner, tool: &str) -> StateKey {
-    owner.key(keys::BUDGET, format!("tries:{tool}"))
+    owner.key_of(keys::BUDGET, &["tries:", tool])
 }
 
 fn flag_key(owner: &Owner, spent: Spent, tool: Option<&str>) -> StateKey {
     match (spent, tool) {
-        (Spent::Tool(_), Some(tool)) => owner.key(keys::BUDGET, format!("spent:{tool}")),
+        (Spent::Tool(_), Some(tool)) => owner.key_of(keys::BUDGET, &["spent:", tool]),
         _ => owner.key(keys::BUDGET, SPENT),
     }
 }
@@ -229,7 +229,7 @@ mod tests {
     }
 
     fn verbs(counters: &Counters) -> Vec<(String, Count)> {
-        counters.steps.iter().map(|(key, count)| (key.name.clone(), count.clone())).collect()
+        counters.steps.iter().map(|(key, count)| (key.name().to_owned(), count.clone())).collect()
     }
 
     #[test]

@@ -25,9 +25,7 @@ const LONGEST_KEPT_ID: usize = 128;
 /// values.
 pub(crate) fn owner(principal: Option<&str>, conversation: Option<&str>) -> Owner {
     match conversation {
-        Some(id) if id.len() > LONGEST_KEPT_ID => {
-            Owner { principal: principal.map(str::to_owned), conversation: Some(format!("#{}", digest(id.as_bytes()))) }
-        }
+        Some(id) if id.len() > LONGEST_KEPT_ID => Owner::new(principal, Some(&format!("#{}", digest(id.as_bytes())))),
         _ => Owner::new(principal, conversation),
     }
 }
@@ -41,7 +39,7 @@ mod tests {
         let (long_a, long_b) = ("a".repeat(10_000), "b".repeat(10_000));
         let a = owner(Some("p"), Some(&long_a));
         assert_eq!(a, owner(Some("p"), Some(&long_a)));
-        assert_eq!(a.conversation.as_deref().map(str::len), Some(33));
+        assert_eq!(a.conversation().map(str::len), Some(33));
         assert_ne!(a, owner(Some("p"), Some(&long_b)));
         assert_ne!(a, owner(Some("q"), Some(&long_a)));
         let short = "c".repeat(LONGEST_KEPT_ID);

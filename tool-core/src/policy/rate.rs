@@ -99,10 +99,12 @@ pub(crate) fn admission(limits: &[RateLimit], owner: &Owner, definition: &ToolDe
             let limit = &limits[i];
             // A cell matters until its theoretical arrival, at most one period ahead of now.
             ttl = ttl.max(limit.per);
+            let mut digits = itoa::Buffer::new();
+            let index = digits.format(i);
             let key = match limit.scope {
-                RateScope::Tool => Owner::everyone().key(keys::TOOL_RATE, format!("{i}:{tool}")),
-                RateScope::Conversation => owner.key(keys::RATE, i.to_string()),
-                RateScope::ToolInConversation => owner.key(keys::RATE, format!("{i}:{tool}")),
+                RateScope::Tool => Owner::everyone().key_of(keys::TOOL_RATE, &[index, ":", tool]),
+                RateScope::Conversation => owner.key_of(keys::RATE, &[index]),
+                RateScope::ToolInConversation => owner.key_of(keys::RATE, &[index, ":", tool]),
             };
             let interval = limit.interval();
             (key, Count::Admit { interval, tolerance: limit.per.saturating_sub(interval) })

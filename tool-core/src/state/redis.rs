@@ -239,7 +239,7 @@ impl RedisStore {
     }
 
     fn key(&self, key: &StateKey) -> String {
-        format!("{}:{}:{}", self.base(&key.owner), escape(key.kind), key.name)
+        format!("{}:{}:{}", self.base(key.owner()), escape(key.kind()), key.name())
     }
 
     /// The set of the owner's keys. Beside the hash tag, where no value's key has anything
@@ -279,8 +279,8 @@ impl RedisStore {
             Expect::Version(version) => ("version", version.0.to_string()),
         };
         let mut invocation = script.prepare_invoke();
-        invocation.key(self.key(key)).key(self.index(&key.owner));
-        let mut named = vec![Named::Key(key), Named::Index(&key.owner)];
+        invocation.key(self.key(key)).key(self.index(key.owner()));
+        let mut named = vec![Named::Key(key), Named::Index(key.owner())];
         if let Some(with) = with {
             invocation.key(self.key(with));
             named.push(Named::Key(with));
@@ -678,7 +678,7 @@ impl StateStore for RedisStore {
         read: &'a StateKey,
     ) -> StoreFuture<'a, (Written, Option<Versioned>)> {
         Box::pin(async move {
-            if read.owner != key.owner {
+            if read.owner() != key.owner() {
                 // Another owner's key may live in another Cluster slot: two steps, as the
                 // trait's default.
                 return super::store::write_then_read_in_turn(self, key, write, read).await;
@@ -713,7 +713,7 @@ impl StateStore for RedisStore {
         expected: Version,
     ) -> StoreFuture<'a, Written> {
         Box::pin(async move {
-            if delete.owner != key.owner {
+            if delete.owner() != key.owner() {
                 // Another owner's key may live in another Cluster slot: two steps, as the
                 // trait's default.
                 return super::store::write_then_delete_in_turn(self, key, write, delete, expected).await;
@@ -729,9 +729,9 @@ impl StateStore for RedisStore {
     fn read_and_touch<'a>(&'a self, key: &'a StateKey, ttl: Duration) -> StoreFuture<'a, Option<Versioned>> {
         Box::pin(async move {
             let mut invocation = SCRIPTS.read_and_touch.prepare_invoke();
-            invocation.key(self.key(key)).key(self.index(&key.owner)).arg(ttl_ms(ttl));
+            invocation.key(self.key(key)).key(self.index(key.owner())).arg(ttl_ms(ttl));
             let found: Option<(String, Vec<u8>)> =
-                self.run(&invocation, &[Named::Key(key), Named::Index(&key.owner)]).await?;
+                self.run(&invocation, &[Named::Key(key), Named::Index(key.owner())]).await?;
             found.map(|(version, value)| Ok(Versioned { value, version: parse_version(&version, key)? })).transpose()
         })
     }
@@ -741,25 +741,25 @@ impl StateStore for RedisStore {
             let mut invocation = SCRIPTS.delete.prepare_invoke();
             invocation
                 .key(self.key(key))
-                .key(self.index(&key.owner))
+                .key(self.index(key.owner()))
                 .arg(expected.map_or_else(String::new, |version| version.0.to_string()));
-            self.run(&invocation, &[Named::Key(key), Named::Index(&key.owner)]).await
+            self.run(&invocation, &[Named::Key(key), Named::Index(key.owner())]).await
         })
     }
 
     fn touch<'a>(&'a self, key: &'a StateKey, ttl: Duration) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let mut invocation = SCRIPTS.touch.prepare_invoke();
-            invocation.key(self.key(key)).key(self.index(&key.owner)).arg(ttl_ms(ttl));
-            self.run(&invocation, &[Named::Key(key), Named::Index(&key.owner)]).await
+            invocation.key(self.key(key)).key(self.index(key.owner())).arg(ttl_ms(ttl));
+            self.run(&invocation, &[Named::Key(key), Named::Index(key.owner())]).await
         })
     }
 
     fn take<'a>(&'a self, key: &'a StateKey) -> StoreFuture<'a, Option<Vec<u8>>> {
         Box::pin(async move {
             let mut invocation = SCRIPTS.take.prepare_invoke();
-            invocation.key(self.key(key)).key(self.index(&key.owner));
-            self.run(&invocation, &[Named::Key(key), Named::Index(&key.owner)]).await
+            invocation.key(self.key(key)).key(self.index(key.owner()));
+            self.run(&invocation, &[Named::Key(key), Named::Index(key.owner())]).await
         })
     }
 
@@ -772,8 +772,8 @@ impl StateStore for RedisStore {
             invocation.arg(ttl_ms(counters.ttl));
             let mut named = Vec::with_capacity(counters.steps.len() * 2);
             for (key, step) in &counters.steps {
-                invocation.key(self.key(key)).key(self.index(&key.owner));
-                named.extend([Named::Key(key), Named::Index(&key.owner)]);
+                invocation.key(self.key(key)).key(self.index(key.owner()));
+                named.extend([Named::Key(key), Named::Index(key.owner())]);
                 let (op, amount, tolerance) = match step {
                     Count::Read => ("read", 0, 0),
                     Count::Add(n) => ("add", *n, 0),

@@ -11,7 +11,7 @@ use crate::policy::keys;
 use crate::policy::{Outcome, PolicyDecision, Stage};
 use crate::state::{Owner, StateError};
 
-use super::super::call::{CallRun, Flow, Go, Held};
+use super::super::call::{policy_owner, CallRun, Flow, Go, Held};
 use super::super::run::{failed, state_unavailable};
 use super::super::{BudgetScope, CallFailure, CallStatus, ExecutionRecord, Executor};
 
@@ -32,7 +32,7 @@ pub(crate) async fn refuse_spent(executor: &Executor, run: &mut CallRun) -> Flow
     if !budget.in_play() || request.conversation_id.is_none() {
         return ControlFlow::Continue(Go::Next);
     }
-    let owner = keys::owner(request.principal.as_deref(), request.conversation_id.as_deref());
+    let owner = policy_owner(&mut run.owner, request);
     let tool = run.tool.as_ref().map(|tool| tool.definition().name.as_str());
     let check = budget.check(&owner, tool);
     let store = &executor.store;
@@ -113,8 +113,8 @@ pub(crate) async fn settle(executor: &Executor, run: &mut CallRun) -> Flow {
     };
     let request = &record.request;
     let counting = match (budget.in_play(), &request.conversation_id) {
-        (true, Some(conversation)) => {
-            let owner = keys::owner(request.principal.as_deref(), Some(conversation));
+        (true, Some(_)) => {
+            let owner = policy_owner(&mut run.owner, request);
             budget.count(&owner, tool, outcome, run.tally, executor.policy.rules.ttl).map(|counting| (owner, counting))
         }
         _ => None,

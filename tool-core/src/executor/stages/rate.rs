@@ -5,10 +5,10 @@ use std::ops::ControlFlow;
 
 use crate::model::duration_words;
 use crate::policy::rate::{admission, covering};
-use crate::policy::{keys, Outcome, Stage};
+use crate::policy::{Outcome, Stage};
 use crate::state::StateError;
 
-use super::super::call::{CallRun, Flow, Go, Held};
+use super::super::call::{policy_owner, CallRun, Flow, Go, Held};
 use super::super::run::{failed, state_unavailable};
 use super::super::{CallFailure, Executor};
 
@@ -20,7 +20,7 @@ pub(crate) async fn admit(executor: &Executor, run: &mut CallRun) -> Flow {
     }
     let definition = tool.definition();
     let request = &prepared.request;
-    let owner = keys::owner(request.principal.as_deref(), request.conversation_id.as_deref());
+    let owner = policy_owner(&mut run.owner, request);
     let Some(cells) = admission(rates, &owner, definition) else { return ControlFlow::Continue(Go::Next) };
     let store = &executor.store;
     let refused = store.count(&cells).await.and_then(|found| {
