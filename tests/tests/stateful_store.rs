@@ -495,7 +495,7 @@ struct Counting {
 
 impl Counting {
     fn record(&self, op: &str, key: &StateKey) {
-        self.ops.lock().unwrap().push(format!("{op}:{}", key.kind));
+        self.ops.lock().unwrap().push(format!("{op}:{}", key.kind()));
     }
 
     /// The operations asked since the last call.
