@@ -452,6 +452,28 @@ async fn a_store_that_is_down_fails_calls_closed_and_they_recover() {
 }
 
 #[tokio::test]
+async fn a_state_grown_past_its_bound_is_not_kept_and_the_stored_one_stays() {
+    let store = memory();
+    let executor = Executor::builder(catalog()).store(Arc::clone(&store)).max_state_bytes(40).build();
+    // `{"schema_version":1,"data":{"total":99}}` is 40 bytes: it fits.
+    assert_eq!(executor.execute(call("counter.add", "big", r#"{"by": 99}"#)).await.content.text, "99");
+    let kept = raw(&store, &key("big", "stateful", "Counter")).await.unwrap();
+    assert_eq!(kept, br#"{"schema_version":1,"data":{"total":99}}"#);
+    // 100 would take 41.
+    let record = executor.execute(call("counter.add", "big", r#"{"by": 1}"#)).await;
+    let error = tool_error(&record);
+    assert_eq!(error.code(), Some("state_too_large"));
+    assert_eq!(
+        record.content.text,
+        "The call of `counter.add` ran, and its changes to the conversation's state were not kept: the state would take 41 bytes, more than the 40 bytes it may take. Remove something from it before adding more."
+    );
+    assert_eq!(error.details(), Some(&serde_json::json!({ "state": "Counter", "bytes": 41, "max_bytes": 40 })));
+    assert_eq!(raw(&store, &key("big", "stateful", "Counter")).await.unwrap(), kept, "the stored state is as it was");
+    // The lease was given up: the next call runs at once.
+    assert_eq!(executor.execute(call("counter.add", "big", r#"{"by": 0}"#)).await.content.text, "99");
+}
+
+#[tokio::test]
 async fn a_type_kept_in_memory_is_refused_on_a_shared_store_unless_allowed() {
     let store: SharedStore = Arc::new(TestStore::default());
     let refused = Executor::builder(catalog()).store(Arc::clone(&store)).build();

@@ -54,6 +54,9 @@ pub struct Environment {
     /// Whether types whose state lives in this process run on a shared store
     /// ([`ExecutorBuilder::allow_local_state`](crate::ExecutorBuilder::allow_local_state)).
     pub(crate) local_state: bool,
+    /// The most bytes a `shared_state` value may take in the store, when the host set it
+    /// ([`ExecutorBuilder::max_state_bytes`](crate::ExecutorBuilder::max_state_bytes)).
+    pub(crate) max_state_bytes: Option<usize>,
 }
 
 impl Environment {

@@ -92,7 +92,7 @@ pub use model::{
 pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
 pub use model::{Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink};
 pub use model::{ErrorKind, IntoToolOutput, Json, ToolError, ToolOutput};
-pub use stateful::{ConversationState, Conversations, StateLimits};
+pub use stateful::{ConversationState, Conversations, StateLimits, DEFAULT_MAX_STATE_BYTES};
 pub use tokio_util::sync::CancellationToken;
 pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Invocation, Tool, ToolResult};
 

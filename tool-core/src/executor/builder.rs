@@ -225,6 +225,16 @@ impl ExecutorBuilder {
         self
     }
 
+    /// The most bytes the state of one `shared_state` type may take in the store, for one
+    /// conversation: a call whose changes would make it larger keeps none of them
+    /// (`state_too_large`), so that a state a model can grow call by call (a cart, a list of
+    /// notes) cannot make every later call read and write more. Default:
+    /// [`DEFAULT_MAX_STATE_BYTES`](crate::DEFAULT_MAX_STATE_BYTES) (1 MiB).
+    pub fn max_state_bytes(mut self, bytes: usize) -> Self {
+        self.environment.max_state_bytes = Some(bytes);
+        self
+    }
+
     /// Answers the [`ToolContext::sample`](crate::ToolContext::sample) requests of calls whose scope gives no handler
     /// (see [`CallScope::on_sample`](crate::CallScope::on_sample)): over MCP, those of clients without the `sampling`
     /// capability.

@@ -28,5 +28,6 @@ pub use state::{ConversationState, StateLimits};
 pub use store::Conversations;
 #[doc(hidden)]
 pub use store::{reserve, run_exclusive, run_shared, Turn};
+pub use stored::DEFAULT_MAX_STATE_BYTES;
 #[doc(hidden)]
 pub use stored::{reserve_stored, run_stored_exclusive, run_stored_shared, stored_type, SharedState, Storable};

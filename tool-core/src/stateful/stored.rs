@@ -206,6 +206,11 @@ impl<T: SharedState> At<T> {
                 return Err(unwritable::<T>(ctx, &error));
             }
         };
+        let max = ctx.environment().max_state_bytes.unwrap_or(DEFAULT_MAX_STATE_BYTES);
+        if value.len() > max {
+            lease.release().await;
+            return Err(too_large::<T>(ctx, value.len(), max));
+        }
         let expect = version.map_or(Expect::Absent, Expect::Version);
         let write = Write::new(value, self.ttl).expect(expect);
         match lease.commit(&self.key, write).await.map_err(StateError::into_tool_error)? {
@@ -301,6 +306,26 @@ fn unwritable<T: SharedState>(ctx: &ToolContext, error: &serde_json::Error) -> T
     ))
     .with_code("state_unwritable")
     .with_details(serde_json::json!({ "state": T::NAME }))
+}
+
+/// The bound on one `shared_state` value when the host sets none
+/// ([`ExecutorBuilder::max_state_bytes`](crate::ExecutorBuilder::max_state_bytes)): 1 MiB.
+pub const DEFAULT_MAX_STATE_BYTES: usize = 1 << 20;
+
+/// A state that grew past the bound: nothing was written, the stored state is as it was.
+fn too_large<T: SharedState>(ctx: &ToolContext, bytes: usize, max: usize) -> ToolError {
+    ToolError::new(format!(
+        "The call of `{}` ran, and its changes to the conversation's state were not kept: the state would take {}, more than the {} it may take. Remove something from it before adding more.",
+        truncate(&ctx.request().tool_name),
+        crate::model::human_bytes(bytes),
+        crate::model::human_bytes(max)
+    ))
+    .with_code("state_too_large")
+    .with_details(serde_json::json!({ "state": T::NAME, "bytes": bytes, "max_bytes": max }))
+    .with_internal_detail(format!(
+        "raise ExecutorBuilder::max_state_bytes ({max} bytes now) if `{}` may rightly hold more",
+        T::NAME
+    ))
 }
 
 /// A `&mut self` call whose write was refused: its lease was lost (it expired, or was taken)
