@@ -164,3 +164,18 @@ fn answers_ping(port: u16, args: &[String]) -> bool {
     }
     got.ends_with(b"+PONG\r\n")
 }
+
+/// `#[tokio::test]`s that run checks written as `async fn check(store: SharedStore)` on a real
+/// Redis of their own: `redis_tests!(redis_x => check_x, ..)`. Each skips with one `SKIPPED`
+/// line when there is no `redis-server` (and fails under `TOOL_TESTS_REQUIRE_EXTERNAL=1`).
+#[macro_export]
+macro_rules! redis_tests {
+    ($($test:ident => $check:ident),* $(,)?) => {$(
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn $test() {
+            let test = concat!(module_path!(), "::", stringify!($test));
+            let Some((_server, store)) = $crate::redis_server::RedisServer::with_store(test).await else { return };
+            $check(store).await;
+        }
+    )*};
+}

@@ -19,7 +19,6 @@ use tool_core::state::{
     Versioned, Write, Written,
 };
 use tool_core::{Approval, CallFailure, DynamicTool, ExecutionRecord, Executor, NotPendingReason};
-use tool_tests::redis_server::RedisServer;
 
 /// `transfer(amount, to)`: every call waits for approval; each run counted in `runs`.
 fn transfer(runs: Arc<AtomicUsize>) -> DynamicTool {
@@ -489,54 +488,10 @@ async fn a_pending_call_from_before_ids_is_refused_as_unknown() {
     assert_eq!(runs.load(Ordering::SeqCst), 0);
 }
 
-#[tokio::test]
-async fn redis_a_call_waiting_on_one_replica_is_resumed_on_another() {
-    let Some((_server, store)) =
-        RedisServer::with_store("pending_store::redis_a_call_waiting_on_one_replica_is_resumed_on_another").await
-    else {
-        return;
-    };
-    check_a_call_waiting_on_one_replica_is_resumed_on_another(store).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn redis_two_racing_resumes_run_the_call_once() {
-    let Some((_server, store)) =
-        RedisServer::with_store("pending_store::redis_two_racing_resumes_run_the_call_once").await
-    else {
-        return;
-    };
-    check_two_racing_resumes_run_the_call_once(store).await;
-}
-
-#[tokio::test]
-async fn redis_an_expired_pending_call_is_refused() {
-    let Some((_server, store)) =
-        RedisServer::with_store("pending_store::redis_an_expired_pending_call_is_refused").await
-    else {
-        return;
-    };
-    check_an_expired_pending_call_is_refused(store).await;
-}
-
-#[tokio::test]
-async fn redis_only_its_principal_and_conversation_resume_a_call() {
-    let Some((_server, store)) =
-        RedisServer::with_store("pending_store::redis_only_its_principal_and_conversation_resume_a_call").await
-    else {
-        return;
-    };
-    check_only_its_principal_and_conversation_resume_a_call(store).await;
-}
-
-#[tokio::test]
-async fn redis_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits() {
-    let Some((_server, store)) = RedisServer::with_store(
-        "pending_store::redis_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits",
-    )
-    .await
-    else {
-        return;
-    };
-    check_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits(store).await;
-}
+tool_tests::redis_tests!(
+    redis_a_call_waiting_on_one_replica_is_resumed_on_another => check_a_call_waiting_on_one_replica_is_resumed_on_another,
+    redis_two_racing_resumes_run_the_call_once => check_two_racing_resumes_run_the_call_once,
+    redis_an_expired_pending_call_is_refused => check_an_expired_pending_call_is_refused,
+    redis_only_its_principal_and_conversation_resume_a_call => check_only_its_principal_and_conversation_resume_a_call,
+    redis_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits => check_a_tampered_pending_call_is_refused_and_the_stored_one_still_waits,
+);

@@ -19,7 +19,6 @@ use tool_core::state::{
     Versioned, Write, Written,
 };
 use tool_core::{BudgetScope, CallFailure, DynamicTool, ExecutionRecord, Executor, ExecutorBuilder};
-use tool_tests::redis_server::RedisServer;
 
 /// A store that records every operation asked of it and fails them all while it is down,
 /// over a real store.
@@ -423,38 +422,8 @@ async fn a_store_that_stops_answering_fails_the_calls_that_need_state_and_servic
     check_an_unreachable_store_fails_closed_and_recovers(Arc::new(MemoryStore::new())).await;
 }
 
-#[tokio::test]
-async fn redis_a_rate_limit_of_n_admits_exactly_n_across_two_executors_sharing_a_store() {
-    let Some((_server, store)) = RedisServer::with_store(
-        "policy_store::redis_a_rate_limit_of_n_admits_exactly_n_across_two_executors_sharing_a_store",
-    )
-    .await
-    else {
-        return;
-    };
-    check_a_rate_limit_holds_across_two_replicas(store).await;
-}
-
-#[tokio::test]
-async fn redis_a_retry_budget_spent_on_one_executor_is_spent_on_another_sharing_the_store() {
-    let Some((_server, store)) = RedisServer::with_store(
-        "policy_store::redis_a_retry_budget_spent_on_one_executor_is_spent_on_another_sharing_the_store",
-    )
-    .await
-    else {
-        return;
-    };
-    check_a_retry_budget_holds_across_two_replicas(store).await;
-}
-
-#[tokio::test]
-async fn redis_two_principals_with_the_same_conversation_id_have_separate_budgets_and_limits() {
-    let Some((_server, store)) = RedisServer::with_store(
-        "policy_store::redis_two_principals_with_the_same_conversation_id_have_separate_budgets_and_limits",
-    )
-    .await
-    else {
-        return;
-    };
-    check_principals_are_kept_apart(store).await;
-}
+tool_tests::redis_tests!(
+    redis_a_rate_limit_of_n_admits_exactly_n_across_two_executors_sharing_a_store => check_a_rate_limit_holds_across_two_replicas,
+    redis_a_retry_budget_spent_on_one_executor_is_spent_on_another_sharing_the_store => check_a_retry_budget_holds_across_two_replicas,
+    redis_two_principals_with_the_same_conversation_id_have_separate_budgets_and_limits => check_principals_are_kept_apart,
+);

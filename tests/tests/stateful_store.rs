@@ -648,69 +648,14 @@ async fn a_mut_call_costs_two_operations_and_a_shared_call_one() {
     assert_eq!(raw(&store, &state).await, Some(stored));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn redis_alternating_increments_on_two_replicas_end_at_exactly_100() {
-    let Some((_server, store)) =
-        RedisServer::with_store("stateful_store::redis_alternating_increments_on_two_replicas_end_at_exactly_100")
-            .await
-    else {
-        return;
-    };
-    check_alternating_increments(store).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn redis_concurrent_increments_split_across_two_replicas_lose_none() {
-    let Some((_server, store)) =
-        RedisServer::with_store("stateful_store::redis_concurrent_increments_split_across_two_replicas_lose_none")
-            .await
-    else {
-        return;
-    };
-    check_concurrent_increments(store).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn redis_a_call_that_lost_its_lease_cannot_write() {
-    let Some((_server, store)) =
-        RedisServer::with_store("stateful_store::redis_a_call_that_lost_its_lease_cannot_write").await
-    else {
-        return;
-    };
-    check_lost_lease(store).await;
-}
-
-#[tokio::test]
-async fn redis_a_state_that_does_not_read_is_reported_and_kept_as_it_was() {
-    let Some((_server, store)) =
-        RedisServer::with_store("stateful_store::redis_a_state_that_does_not_read_is_reported_and_kept_as_it_was")
-            .await
-    else {
-        return;
-    };
-    check_unreadable_states(store).await;
-}
-
-#[tokio::test]
-async fn redis_an_older_state_is_migrated_by_the_hook_or_reported() {
-    let Some((_server, store)) =
-        RedisServer::with_store("stateful_store::redis_an_older_state_is_migrated_by_the_hook_or_reported").await
-    else {
-        return;
-    };
-    check_migrations(store).await;
-}
-
-#[tokio::test]
-async fn redis_two_principals_with_one_conversation_id_never_share_a_state() {
-    let Some((_server, store)) =
-        RedisServer::with_store("stateful_store::redis_two_principals_with_one_conversation_id_never_share_a_state")
-            .await
-    else {
-        return;
-    };
-    check_principals(store).await;
-}
+tool_tests::redis_tests!(
+    redis_alternating_increments_on_two_replicas_end_at_exactly_100 => check_alternating_increments,
+    redis_concurrent_increments_split_across_two_replicas_lose_none => check_concurrent_increments,
+    redis_a_call_that_lost_its_lease_cannot_write => check_lost_lease,
+    redis_a_state_that_does_not_read_is_reported_and_kept_as_it_was => check_unreadable_states,
+    redis_an_older_state_is_migrated_by_the_hook_or_reported => check_migrations,
+    redis_two_principals_with_one_conversation_id_never_share_a_state => check_principals,
+);
 
 #[tokio::test]
 async fn redis_ending_a_conversation_takes_its_stored_state_once() {
