@@ -21,6 +21,7 @@ mod ask;
 mod basics;
 mod content;
 mod primitives;
+mod rounds;
 mod schema;
 
 #[tokio::main]

@@ -56,15 +56,16 @@ fn catalog() -> ToolCatalog {
     ToolCatalog::builder().add_declared::<name_colour>().add_declared::<greet>().build().unwrap()
 }
 
-/// An MCP client that answers sampling and elicitation as told, keeping what it was asked.
+/// An MCP client that answers sampling and elicitation as told, keeping what it was asked
+/// (also the 2026-07-28 client of `mcp_rounds`).
 #[derive(Clone)]
-struct Answering {
-    asked: Arc<Mutex<Vec<Value>>>,
+pub(crate) struct Answering {
+    pub(crate) asked: Arc<Mutex<Vec<Value>>>,
     form: Option<ElicitResult>,
 }
 
 impl Answering {
-    fn new(form: Option<ElicitResult>) -> Answering {
+    pub(crate) fn new(form: Option<ElicitResult>) -> Answering {
         Answering { asked: Arc::default(), form }
     }
 }

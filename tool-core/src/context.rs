@@ -262,7 +262,21 @@ impl ToolContext {
         &self,
         message: impl Into<String>,
     ) -> Result<Elicitation<T>, ToolError> {
-        crate::ask::elicit(self.elicitation.as_ref(), &self.request.tool_name, message.into()).await
+        crate::ask::elicit(self.elicitation.as_ref(), &self.request.tool_name, message.into(), None).await
+    }
+
+    /// [`elicit`](Self::elicit), with the question named `key` where questions are named: on
+    /// MCP 2026-07-28, the key of its entry in the `InputRequiredResult` the client answers
+    /// (a client that knows the key may answer it by name).
+    ///
+    /// # Errors
+    /// As [`elicit`](Self::elicit).
+    pub async fn elicit_keyed<T: schemars::JsonSchema + serde::de::DeserializeOwned>(
+        &self,
+        key: &str,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, ToolError> {
+        crate::ask::elicit(self.elicitation.as_ref(), &self.request.tool_name, message.into(), Some(key)).await
     }
 
     /// Sends the tool's log messages to `sink`.

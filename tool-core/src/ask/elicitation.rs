@@ -23,12 +23,21 @@ pub struct ElicitationRequest {
     /// The form: a JSON Schema object of flat fields, as MCP's `elicitation/create` has it
     /// (`requestedSchema`).
     pub requested_schema: Value,
+    /// The name the question goes by where questions are named: the key of its `inputRequests`
+    /// entry on MCP 2026-07-28 (`elicitation_<n>` when none).
+    pub key: Option<String>,
 }
 
 impl ElicitationRequest {
     /// A request for `message` with the form `requested_schema`.
     pub fn new(message: impl Into<String>, requested_schema: Value) -> Self {
-        ElicitationRequest { message: message.into(), requested_schema }
+        ElicitationRequest { message: message.into(), requested_schema, key: None }
+    }
+
+    /// The same request, named `key` where questions are named (see [`key`](Self::key)).
+    pub fn keyed(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
     }
 
     /// The answer `content` with the form's declared defaults added for the fields it leaves
@@ -104,6 +113,7 @@ pub(crate) async fn elicit<T: schemars::JsonSchema + DeserializeOwned>(
     handler: Option<&ElicitationHandler>,
     tool: &str,
     message: String,
+    key: Option<&str>,
 ) -> Result<Elicitation<T>, ToolError> {
     let form = Form::of::<T>()?;
     let Some(handler) = handler else {
@@ -114,7 +124,7 @@ pub(crate) async fn elicit<T: schemars::JsonSchema + DeserializeOwned>(
         ))
         .with_code("no_elicitation"));
     };
-    let request = ElicitationRequest { message, requested_schema: form.requested.clone() };
+    let request = ElicitationRequest { message, requested_schema: form.requested.clone(), key: key.map(str::to_owned) };
     match handler(request).await? {
         ElicitationAnswer::Decline => Ok(Elicitation::Declined),
         ElicitationAnswer::Cancel => Ok(Elicitation::Cancelled),

@@ -117,6 +117,10 @@ pub struct SamplingRequest {
     pub stop_sequences: Vec<String>,
     /// Which model the tool would like.
     pub model_preferences: Option<ModelPreferences>,
+    /// The name the question goes by where questions are named: the key of its `inputRequests`
+    /// entry on MCP 2026-07-28 (`sampling_<n>` when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 impl SamplingRequest {
@@ -134,7 +138,14 @@ impl SamplingRequest {
             temperature: None,
             stop_sequences: Vec::new(),
             model_preferences: None,
+            key: None,
         }
+    }
+
+    /// The same request, named `key` where questions are named (see [`key`](Self::key)).
+    pub fn keyed(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
     }
 
     /// The system prompt to ask for.

@@ -102,7 +102,7 @@ pub(super) fn approval_request(pending: &PendingCall) -> ElicitationRequest {
 }
 
 /// What the user's answer decides: only an accepted form with `approve` true approves.
-fn decision(answer: ElicitationAnswer) -> Decision {
+pub(super) fn decision(answer: ElicitationAnswer) -> Decision {
     match answer {
         ElicitationAnswer::Accept(content) if content.get("approve") == Some(&Value::Bool(true)) => Decision::Approve,
         ElicitationAnswer::Accept(content) => {

@@ -54,7 +54,7 @@ pub(super) fn scope_asking_client(context: &RequestContext<RoleServer>, mut scop
 /// Whether the client of `context` may be sent requests during the call. Protocol 2026-07-28
 /// has no server-to-client requests: its calls are answered, like those of clients without
 /// the capability, by the host's handlers or not at all.
-fn takes_requests(context: &RequestContext<RoleServer>) -> bool {
+pub(super) fn takes_requests(context: &RequestContext<RoleServer>) -> bool {
     !context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
 }
 
@@ -66,7 +66,7 @@ pub(super) fn client_takes_forms(context: &RequestContext<RoleServer>) -> bool {
 
 /// Whether the client fills in forms: it declared `elicitation` with `form`, or with neither
 /// mode (clients of versions before modes, which had only forms).
-fn takes_forms(capabilities: &ClientCapabilities) -> bool {
+pub(super) fn takes_forms(capabilities: &ClientCapabilities) -> bool {
     capabilities.elicitation.as_ref().is_some_and(|e| e.form.is_some() || e.url.is_none())
 }
 
@@ -167,7 +167,7 @@ pub(super) async fn elicit_client(
 /// MCP's `elicitation/create` params for `request` (form mode). rmcp carries the form as a
 /// typed schema: one it would read differently (a keyword it has no place for) is refused
 /// here, naming the field, rather than sent changed.
-fn elicitation_params(request: &ElicitationRequest) -> Result<ElicitRequestParams, ToolError> {
+pub(super) fn elicitation_params(request: &ElicitationRequest) -> Result<ElicitRequestParams, ToolError> {
     let invalid =
         |why: String| ToolError::new(format!("The form cannot be sent over MCP: {why}.")).with_code("invalid_form");
     let schema: ElicitationSchema =
@@ -184,7 +184,7 @@ fn elicitation_params(request: &ElicitationRequest) -> Result<ElicitRequestParam
 }
 
 /// What the user did, as the tool reads it.
-fn elicitation_answer(result: ElicitResult) -> Result<ElicitationAnswer, ToolError> {
+pub(super) fn elicitation_answer(result: ElicitResult) -> Result<ElicitationAnswer, ToolError> {
     Ok(match result.action {
         ElicitationAction::Accept => match result.content {
             None | Some(Value::Null) => ElicitationAnswer::Accept(Map::new()),
@@ -218,7 +218,7 @@ fn content_json(content: &SamplingContent) -> Value {
 }
 
 /// MCP's `sampling/createMessage` params for `request`.
-fn sampling_params(request: &SamplingRequest) -> Value {
+pub(super) fn sampling_params(request: &SamplingRequest) -> Value {
     let messages: Vec<Value> = request
         .messages
         .iter()
@@ -285,7 +285,7 @@ fn read_role(value: Option<&Value>) -> SamplingRole {
 }
 
 /// A `CreateMessageResult`, as JSON, read as our response.
-fn sampling_response(result: &Value) -> SamplingResponse {
+pub(super) fn sampling_response(result: &Value) -> SamplingResponse {
     SamplingResponse {
         role: read_role(result.get("role")),
         content: read_content(result.get("content")),

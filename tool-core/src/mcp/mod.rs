@@ -23,6 +23,7 @@ mod ask;
 mod guard;
 mod http;
 mod import;
+mod mrtr; // questions asked in rounds of a call (protocol 2026-07-28)
 mod primitives;
 mod redact;
 #[cfg(not(feature = "search"))]
@@ -35,6 +36,7 @@ mod server_error;
 
 pub use http::{McpHttpBuilder, McpHttpServer};
 pub use import::{McpCause, McpImport, McpImportBuilder, McpImportError, SkipReason, SkippedTool};
+pub use mrtr::{DEFAULT_INPUT_STATE_TTL, DEFAULT_MAX_INPUT_ROUNDS};
 pub use primitives::{
     McpPrimitives, Prompt, PromptError, PromptMessage, Resource, ResourceContent, ResourceError, ResourceRequest,
     ResourceTemplate, UriTemplateError,

@@ -102,6 +102,8 @@ pub struct McpServer {
     search: ServerSearch,
     /// Whether a call that needs approval is shown to the client's user through elicitation.
     approval_by_elicitation: bool,
+    /// How questions are asked of clients without server-to-client requests (2026-07-28).
+    rounds: Arc<super::mrtr::InputRounds>,
 }
 
 /// Numbers the sessions of this process, for their conversation ids.
@@ -227,6 +229,9 @@ pub struct McpServerBuilder {
     primitives: McpPrimitives,
     pub(super) search: ServerSearch,
     approval_by_elicitation: bool,
+    state_keys: Option<super::mrtr::StateKeys>,
+    input_state_ttl: std::time::Duration,
+    max_input_rounds: u32,
 }
 
 impl McpServerBuilder {
@@ -274,6 +279,8 @@ impl McpServerBuilder {
     /// for), or why it cannot be served.
     pub fn build(self) -> Result<McpServer, McpServerError> {
         let served = Served::new(&self.executor, &self.search)?;
+        let rounds = super::mrtr::InputRounds::new(self.state_keys, self.input_state_ttl, self.max_input_rounds)
+            .map_err(McpServerError::RequestStateKeys)?;
         Ok(McpServer {
             served: Arc::new(RwLock::new(Arc::new(served))),
             sessions: Arc::default(),
@@ -286,7 +293,43 @@ impl McpServerBuilder {
             primitives: self.primitives,
             search: self.search,
             approval_by_elicitation: self.approval_by_elicitation,
+            rounds: Arc::new(rounds),
         })
+    }
+
+    /// The keys that seal the `requestState` of multi-round-trip requests (protocol
+    /// 2026-07-28: a call that asks the client something ends its round with the questions and
+    /// a sealed state, and the client calls again with the answers). `active` names the key
+    /// that seals; every key of `keys` opens what it sealed, so a key is rotated without
+    /// downtime: add the new key beside the old one on every replica, then make it active,
+    /// then, once the states the old one sealed have expired
+    /// ([`input_state_ttl`](Self::input_state_ttl)), remove the old one. Each key is at least
+    /// 32 bytes. Replicas behind one address need the same keys (and a shared store, which
+    /// makes each state single-use across them); without keys, each process makes a random
+    /// one, and a round must come back to the process that asked.
+    pub fn request_state_keys<K: Into<String>, V: Into<Vec<u8>>>(
+        mut self,
+        active: &str,
+        keys: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        let keys = keys.into_iter().map(|(id, key)| (id.into(), key.into())).collect();
+        self.state_keys = Some(super::mrtr::InputRounds::keys(active, keys));
+        self
+    }
+
+    /// How long a client has to answer a round's questions before its `requestState` expires
+    /// ([`DEFAULT_INPUT_STATE_TTL`](super::DEFAULT_INPUT_STATE_TTL), 10 minutes).
+    pub fn input_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.input_state_ttl = ttl;
+        self
+    }
+
+    /// How many rounds one call may take ([`DEFAULT_MAX_INPUT_ROUNDS`](super::DEFAULT_MAX_INPUT_ROUNDS),
+    /// 10); a question beyond is answered to the tool with an error (code
+    /// `input_rounds_exhausted`), and an approval beyond is denied.
+    pub fn max_input_rounds(mut self, rounds: u32) -> Self {
+        self.max_input_rounds = rounds.max(1);
+        self
     }
 }
 
@@ -365,6 +408,9 @@ impl McpServer {
             primitives: McpPrimitives::default(),
             search: ServerSearch::default(),
             approval_by_elicitation: true,
+            state_keys: None,
+            input_state_ttl: super::mrtr::DEFAULT_INPUT_STATE_TTL,
+            max_input_rounds: super::mrtr::DEFAULT_MAX_INPUT_ROUNDS,
         }
     }
 
@@ -811,6 +857,8 @@ impl ServerHandler for McpServer {
         let called = request.name.to_string();
         let raw = request.arguments.map_or_else(|| "{}".to_owned(), |arguments| Value::Object(arguments).to_string());
         let served = self.current();
+        // What a round's `requestState` is bound to: the arguments as the client sent them.
+        let sent = raw.clone();
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
         served.names.restore(&mut call);
         let stateful = served.executor.catalog().get(&call.tool_name).is_some_and(|tool| tool.keeps_state());
@@ -826,12 +874,46 @@ impl ServerHandler for McpServer {
         }
         let least =
             self.session.as_ref().and_then(|session| *session.log_level.lock().unwrap_or_else(|e| e.into_inner()));
-        let mut scope = super::ask::scope_asking_client(&context, CallScope::new().cancel_on(&context.ct));
-        if self.approval_by_elicitation {
-            scope = super::approve::scope_approving_by_client(&context, &served.executor, received, scope);
+        let mut scope = CallScope::new().cancel_on(&context.ct);
+        // Protocol 2026-07-28: the call's questions go out as the rounds of its request.
+        let round = match super::mrtr::in_rounds(&context) {
+            true => {
+                let (principal, tool, arguments) = (call.principal.as_deref(), &call.tool_name, &sent);
+                let store = served.executor.store();
+                let (state, answers) = (request.request_state.as_deref(), request.input_responses.as_ref());
+                Some(Arc::new(self.rounds.begin(store, principal, tool, arguments, state, answers).await?))
+            }
+            false => None,
+        };
+        if let Some(round) = &round {
+            let ask = self.approval_by_elicitation;
+            scope = super::mrtr::scope_asking_in_rounds(&context, round, &served.executor, ask, scope);
+        } else {
+            scope = super::ask::scope_asking_client(&context, scope);
+            if self.approval_by_elicitation {
+                scope = super::approve::scope_approving_by_client(&context, &served.executor, received, scope);
+            }
         }
         let (scope, forwarding) = scope_for_client(&context, least, scope);
-        let mut record = served.executor.execute_in(call, scope).await;
+        let (principal, tool) = (call.principal.clone(), call.tool_name.clone());
+        let run = served.executor.execute_in(call, scope);
+        let mut record = match &round {
+            None => run.await,
+            Some(round) => {
+                let mut run = Box::pin(run);
+                tokio::select! {
+                    biased;
+                    record = &mut run => record,
+                    () = round.asking() => {
+                        // The call is dropped where it asked; the next round runs it again.
+                        drop(run);
+                        let store = served.executor.store();
+                        let asked = self.rounds.end(round, store, principal.as_deref(), &tool, &sent).await?;
+                        return Ok(CallToolResponse::InputRequired(asked));
+                    }
+                }
+            }
+        };
         // A tool that handed its context to a task still running could hold the sender.
         let _ = tokio::time::timeout(PROGRESS_FLUSH, forwarding).await;
         let session = self.session_search(&context);

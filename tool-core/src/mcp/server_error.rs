@@ -24,6 +24,9 @@ pub enum McpServerError {
         /// The name given.
         name: String,
     },
+    /// The keys given to seal `requestState` cannot be used.
+    #[error("the keys for `requestState` cannot be used: {0} (give at least one key of 32 bytes or more, and name one of them active)")]
+    RequestStateKeys(String),
     /// The transport failed to start the session.
     #[error("the MCP session could not start: {0}")]
     Session(#[source] Box<rmcp::service::ServerInitializeError>),
