@@ -1,8 +1,8 @@
 //! Stateful tools served over MCP keep their state per conversation and never leak it: two
 //! servers over two executors never share an instance; a session that closes (an in-process
 //! client that leaves, an HTTP client that sends `DELETE`, a server that shuts down) ends its
-//! conversation and the cleanup runs once; a stateless HTTP server refuses stateful tools unless
-//! the host keys conversations by a header. Real rmcp clients, over an in-process pipe and over
+//! conversation and the cleanup runs once; a request outside any session names its conversation
+//! by a handle a call gave (SEP-2567), or by a header the host names. Real rmcp clients, over an in-process pipe and over
 //! streamable HTTP on 127.0.0.1.
 
 use std::collections::HashMap;
@@ -159,19 +159,95 @@ async fn two_servers_over_two_executors_never_share_an_instance_for_the_same_con
     second.shutdown().await;
 }
 
+/// Calls `tally.add` with `arguments`: the result's texts, its `_meta` handle and whether it
+/// is an error.
+async fn add_with(client: &Client, arguments: Value) -> (Vec<String>, Option<String>, bool) {
+    let params = CallToolRequestParams::new("tally.add").with_arguments(arguments.as_object().unwrap().clone());
+    let result = serde_json::to_value(client.call_tool(params).await.unwrap()).unwrap();
+    let texts = result["content"].as_array().unwrap().iter().map(|b| b["text"].as_str().unwrap().to_owned()).collect();
+    let handle = result["_meta"]["tool-core/conversation"].as_str().map(str::to_owned);
+    (texts, handle, result["isError"] == Value::Bool(true))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stateless_server_with_stateful_tools_is_refused_at_start() {
-    let refused = McpServer::new(executor()).unwrap().http().stateless(true).start().await;
-    let Err(error) = refused else { panic!("a stateless server with stateful tools started") };
-    assert!(matches!(error, McpServerError::StatefulWithoutSessions { ref tools } if tools == &["tally.add"]));
+async fn a_stateless_server_names_conversations_by_handles_its_calls_give() {
+    let executor = executor();
+    let running = McpServer::new(executor.clone()).unwrap().http().stateless(true).start().await.unwrap();
+    let client = over_http(&running.url(), &[]).await;
+    // Outside any session the stateful tool takes a handle.
+    let tools = client.list_all_tools().await.unwrap();
+    let schema = serde_json::to_value(&tools[0].input_schema).unwrap();
     assert_eq!(
-        error.to_string(),
-        "a stateless MCP server cannot serve `tally.add`: they keep state for each conversation, and a stateless server's requests belong to no session; serve with sessions (leave out `.stateless(true)`) or name conversations by a request header (`.conversation_header(\"x-conversation-id\")`)"
+        schema["properties"]["conversation"],
+        json!({
+            "type": "string",
+            "description": "The handle of the conversation to continue, as an earlier call's result gave it. Leave it out to start a new conversation.",
+            "pattern": "^conv_[0-9a-f]{32}$"
+        })
     );
-    let invalid = McpServer::new(executor()).unwrap().http().conversation_header("x conversation").start().await;
+    // A call without one starts a conversation and gives its handle.
+    let (texts, handle, failed) = add_with(&client, json!({"by": 2})).await;
+    let handle = handle.unwrap();
+    assert!(!failed);
+    assert_eq!(texts[0], format!("2 in {handle}"));
+    assert_eq!(
+        texts[1],
+        format!("This call started a conversation. To go on with it, pass \"conversation\": \"{handle}\" in the arguments of later calls (the handle lasts 1440 min after its last use).")
+    );
+    assert!(handle.starts_with("conv_") && handle.len() == 37, "{handle}");
+    // Passing it goes on with the same tally, and gives nothing more.
+    let (texts, given, _) = add_with(&client, json!({"by": 3, "conversation": handle})).await;
+    assert_eq!((texts, given), (vec![format!("5 in {handle}")], None));
+    // Another call without it starts another conversation.
+    let (texts, other, _) = add_with(&client, json!({"by": 1})).await;
+    assert_eq!(texts[0], format!("1 in {}", other.unwrap()));
+    // A handle it never gave, or not text, is refused for the model to correct.
+    let made_up = format!("conv_{}", "0".repeat(32));
+    let (texts, _, failed) = add_with(&client, json!({"by": 1, "conversation": made_up})).await;
+    assert!(failed);
+    assert_eq!(
+        texts,
+        [format!("The conversation handle `{made_up}` of this call of `tally.add` is unknown or has expired (a handle lasts 1440 min after its last use). Leave `conversation` out to start a new conversation.")]
+    );
+    let (texts, _, failed) = add_with(&client, json!({"by": 1, "conversation": 7})).await;
+    assert!(failed);
+    assert_eq!(
+        texts,
+        ["`conversation` of `tally.add` must be the text of a conversation handle, not 7. Leave it out to start a new conversation."]
+    );
+    assert_eq!(executor.conversations().live(), 2);
+    client.cancel().await.unwrap();
+    running.shutdown().await;
+
+    let invalid = McpServer::new(executor).unwrap().http().conversation_header("x conversation").start().await;
     assert_eq!(
         invalid.err().map(|e| e.to_string()).as_deref(),
         Some("`x conversation` is not a valid HTTP header name for the conversation header: use letters, digits and `-`, such as `x-conversation-id`")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handle_expires_after_its_time_and_a_tool_may_not_take_the_handles_argument() {
+    let server = McpServer::builder(executor()).handle_ttl(Duration::from_millis(50)).build().unwrap();
+    let running = server.http().stateless(true).start().await.unwrap();
+    let client = over_http(&running.url(), &[]).await;
+    let (_, handle, _) = add_with(&client, json!({"by": 2})).await;
+    let handle = handle.unwrap();
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    let (texts, _, failed) = add_with(&client, json!({"by": 1, "conversation": handle})).await;
+    assert!(failed);
+    assert_eq!(
+        texts,
+        [format!("The conversation handle `{handle}` of this call of `tally.add` is unknown or has expired (a handle lasts 50 ms after its last use). Leave `conversation` out to start a new conversation.")]
+    );
+    client.cancel().await.unwrap();
+    running.shutdown().await;
+
+    let taken = McpServer::builder(executor()).conversation_argument("by").build();
+    assert!(matches!(taken, Err(McpServerError::HandleArgumentTaken { .. })));
+    assert_eq!(
+        taken.err().unwrap().to_string(),
+        "`tally.add` has a parameter `by`, the argument that carries conversation handles to the tools that keep state; name another with `McpServerBuilder::conversation_argument`"
     );
 }
 
@@ -219,23 +295,19 @@ async fn a_stateless_server_keys_conversations_by_the_header_the_host_names() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stateless_server_given_a_stateful_tool_by_replace_refuses_its_calls() {
+async fn a_stateless_server_given_a_stateful_tool_by_replace_gives_its_calls_handles() {
     // A server that starts without stateful tools may be given some later; on a stateless
-    // server their calls then fail with the reason, instead of losing state per call.
+    // server their calls then start conversations named by handles.
     let empty = Executor::new(ToolCatalog::builder().build().unwrap());
     let server = McpServer::new(empty).unwrap();
     let running = server.clone().http().stateless(true).start().await.unwrap();
     let executor = executor();
     server.replace(executor.clone()).await.unwrap();
     let client = over_http(&running.url(), &[]).await;
-    assert_eq!(
-        add(&client, 1).await,
-        (
-            "The tool `tally.add` keeps state for each conversation, and this call has none: the request belongs to no MCP session (the server is stateless, or the client uses a protocol version without sessions), so nothing would keep the state between calls.".to_owned(),
-            true
-        )
-    );
-    assert_eq!(executor.conversations().live(), 0);
+    let (texts, handle, failed) = add_with(&client, json!({"by": 1})).await;
+    assert!(!failed);
+    assert_eq!(texts[0], format!("1 in {}", handle.unwrap()));
+    assert_eq!(executor.conversations().live(), 1);
     client.cancel().await.unwrap();
     running.shutdown().await;
 }

@@ -298,3 +298,64 @@ async fn a_call_past_its_rounds_is_told_it_cannot_ask_more() {
     assert_eq!(text(&result), "The call asked the MCP client in more rounds than the server allows (1).");
     assert_eq!(result.is_error, Some(true));
 }
+
+/// A tally kept in the store, per conversation.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub struct Tally {
+    total: u64,
+}
+
+#[tool(shared_state)]
+impl Tally {
+    /// Add to the tally; returns the new total.
+    #[tool]
+    fn add(&mut self, by: u64) -> u64 {
+        self.total += by;
+        self.total
+    }
+}
+
+/// A 2026-07-28 client over streamable HTTP.
+async fn client_over_http(url: &str) -> RunningService<RoleClient, ()> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use rmcp::transport::StreamableHttpClientTransport;
+    let transport = StreamableHttpClientTransport::from_config(StreamableHttpClientTransportConfig::with_uri(url));
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    ().serve_with_lifecycle(transport, lifecycle).await.unwrap()
+}
+
+/// Calls `tally.add`: the result as JSON.
+async fn tally(client: &RunningService<RoleClient, ()>, arguments: Value) -> Value {
+    let params = params("tally.add", arguments);
+    serde_json::to_value(client.call_tool(params).await.unwrap()).unwrap()
+}
+
+/// Two replicas over one store: a 2026-07-28 client gets a handle from one, and a call with it
+/// on the other goes on with the same conversation.
+async fn check_a_handle_given_by_one_replica_works_on_another(store: SharedStore) {
+    let replica = || {
+        let catalog = ToolCatalog::builder().add_declared::<Tally_add>().build().unwrap();
+        McpServer::new(Executor::builder(catalog).store(Arc::clone(&store)).build()).unwrap()
+    };
+    let (a, b) = (replica().http().start().await.unwrap(), replica().http().start().await.unwrap());
+    let (on_a, on_b) = (client_over_http(&a.url()).await, client_over_http(&b.url()).await);
+    let first = tally(&on_a, json!({"by": 2})).await;
+    assert_eq!(first["structuredContent"], json!({"result": 2}), "{first}");
+    let handle = first["_meta"]["tool-core/conversation"].as_str().unwrap().to_owned();
+    let next = tally(&on_b, json!({"by": 3, "conversation": handle})).await;
+    assert_eq!(next["structuredContent"], json!({"result": 5}), "{next}");
+    assert_eq!(next["content"].as_array().unwrap().len(), 1, "{next}");
+    let fresh = tally(&on_b, json!({"by": 1})).await;
+    assert_eq!(fresh["structuredContent"], json!({"result": 1}), "{fresh}");
+    on_a.cancel().await.unwrap();
+    on_b.cancel().await.unwrap();
+    a.shutdown().await;
+    b.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handle_given_by_one_replica_works_on_another() {
+    check_a_handle_given_by_one_replica_works_on_another(Arc::new(MemoryStore::new())).await;
+}
+
+tool_tests::redis_tests!(a_handle_given_by_one_redis_replica_works_on_another => check_a_handle_given_by_one_replica_works_on_another);

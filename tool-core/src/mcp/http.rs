@@ -220,12 +220,6 @@ impl McpHttpBuilder {
         {
             return Err(McpServerError::InvalidConversationHeader { name: name.to_string() });
         }
-        if self.stateless && self.conversation_header.is_none() {
-            let tools = self.server.stateful_tools();
-            if !tools.is_empty() {
-                return Err(McpServerError::StatefulWithoutSessions { tools });
-            }
-        }
         let bound = |source| McpServerError::Bind { address: address.clone(), source };
         let listener = tokio::net::TcpListener::bind(self.address).await.map_err(bound)?;
         let address = listener.local_addr().map_err(bound)?;

@@ -21,6 +21,7 @@
 mod approve; // approval of served calls by the client's user, or their pending state
 mod ask;
 mod guard;
+mod handles; // the conversations of requests outside any session (SEP-2567)
 mod http;
 mod import;
 mod mrtr; // questions asked in rounds of a call (protocol 2026-07-28)
@@ -34,6 +35,7 @@ mod search; // the deferred tools served through a search tool
 mod serve;
 mod server_error;
 
+pub use handles::DEFAULT_HANDLE_TTL;
 pub use http::{McpHttpBuilder, McpHttpServer};
 pub use import::{McpCause, McpImport, McpImportBuilder, McpImportError, SkipReason, SkippedTool};
 pub use mrtr::{DEFAULT_INPUT_STATE_TTL, DEFAULT_MAX_INPUT_ROUNDS};

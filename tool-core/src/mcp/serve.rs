@@ -104,6 +104,8 @@ pub struct McpServer {
     approval_by_elicitation: bool,
     /// How questions are asked of clients without server-to-client requests (2026-07-28).
     rounds: Arc<super::mrtr::InputRounds>,
+    /// How the conversations of requests outside any session are named.
+    handles: Arc<super::handles::Handles>,
 }
 
 /// Numbers the sessions of this process, for their conversation ids.
@@ -177,6 +179,8 @@ enum CallConversation {
     Named(String),
     /// The request names none it may use; the message says why, for a stateful tool.
     None(String),
+    /// The request belongs to no session: a conversation handle among its arguments names it.
+    Handle,
 }
 
 type RecordObserver = dyn Fn(&ExecutionRecord) + Send + Sync;
@@ -188,6 +192,9 @@ struct Served {
     executor: Executor,
     /// Every tool of `executor`'s catalog, exported, in the catalog's order.
     tools: Vec<McpTool>,
+    /// The same, as a request outside any session lists them: the tools that keep state per
+    /// conversation take a conversation handle.
+    outside: Vec<McpTool>,
     /// The tools every `tools/list` holds, by their place in `tools`: all of them, or, with a
     /// search tool, those not deferred (the search tool among them).
     listed: Vec<usize>,
@@ -198,7 +205,11 @@ struct Served {
 
 impl Served {
     /// Serves `host`, with the tool search `search` makes of it.
-    fn new(host: &Executor, search: &ServerSearch) -> Result<Served, McpServerError> {
+    fn new(
+        host: &Executor,
+        search: &ServerSearch,
+        handles: &super::handles::Handles,
+    ) -> Result<Served, McpServerError> {
         let (executor, search) = search.prepare(host)?;
         let catalog = executor.catalog();
         let exported = export(Dialect::Mcp, catalog.definitions())?;
@@ -211,13 +222,30 @@ impl Served {
                     .map_err(|source| McpServerError::InvalidTool { tool: name, source })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let mut outside = tools.clone();
+        for (tool, served) in catalog.iter().zip(&mut outside) {
+            if !tool.keeps_state() {
+                continue;
+            }
+            let properties = Arc::make_mut(&mut served.input_schema)
+                .entry("properties")
+                .or_insert_with(|| Value::Object(Default::default()));
+            let Value::Object(properties) = properties else { continue };
+            if properties.contains_key(&handles.argument) {
+                return Err(McpServerError::HandleArgumentTaken {
+                    tool: tool.definition().name.clone(),
+                    argument: handles.argument.clone(),
+                });
+            }
+            properties.insert(handles.argument.clone(), handles.property());
+        }
         let listed = catalog
             .names()
             .enumerate()
             .filter(|(_, name)| search.always_listed(catalog, name))
             .map(|(place, _)| place)
             .collect();
-        Ok(Served { executor, tools, listed, search, names: exported.names })
+        Ok(Served { executor, tools, outside, listed, search, names: exported.names })
     }
 }
 
@@ -232,6 +260,7 @@ pub struct McpServerBuilder {
     state_keys: Option<super::mrtr::StateKeys>,
     input_state_ttl: std::time::Duration,
     max_input_rounds: u32,
+    handles: super::handles::Handles,
 }
 
 impl McpServerBuilder {
@@ -278,7 +307,7 @@ impl McpServerBuilder {
     /// The server: the catalog exported in the MCP dialect (with the search tool, when asked
     /// for), or why it cannot be served.
     pub fn build(self) -> Result<McpServer, McpServerError> {
-        let served = Served::new(&self.executor, &self.search)?;
+        let served = Served::new(&self.executor, &self.search, &self.handles)?;
         let rounds = super::mrtr::InputRounds::new(self.state_keys, self.input_state_ttl, self.max_input_rounds)
             .map_err(McpServerError::RequestStateKeys)?;
         Ok(McpServer {
@@ -294,7 +323,27 @@ impl McpServerBuilder {
             search: self.search,
             approval_by_elicitation: self.approval_by_elicitation,
             rounds: Arc::new(rounds),
+            handles: Arc::new(self.handles),
         })
+    }
+
+    /// The argument that carries a conversation handle (`conversation` by default). A request
+    /// outside any MCP session (protocol 2026-07-28 over HTTP, or a stateless server) has no
+    /// conversation of its own: each tool that keeps state per conversation gets this optional
+    /// argument in such a request's `tools/list`; a call without it starts a conversation and
+    /// its result gives the handle, which later calls pass back (SEP-2567). `build` fails when a
+    /// stateful tool already has a parameter of that name.
+    pub fn conversation_argument(mut self, name: impl Into<String>) -> Self {
+        self.handles.argument = name.into();
+        self
+    }
+
+    /// How long a conversation handle lives after the last call that used it
+    /// ([`DEFAULT_HANDLE_TTL`](super::DEFAULT_HANDLE_TTL), 24 hours); the conversation's state
+    /// lives as long as its tools keep it.
+    pub fn handle_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.handles.ttl = ttl;
+        self
     }
 
     /// The keys that seal the `requestState` of multi-round-trip requests (protocol
@@ -411,6 +460,7 @@ impl McpServer {
             state_keys: None,
             input_state_ttl: super::mrtr::DEFAULT_INPUT_STATE_TTL,
             max_input_rounds: super::mrtr::DEFAULT_MAX_INPUT_ROUNDS,
+            handles: super::handles::Handles::default(),
         }
     }
 
@@ -418,7 +468,7 @@ impl McpServer {
     /// `notifications/tools/list_changed` to every connected client. Calls already running
     /// finish on the executor they started on.
     pub async fn replace(&self, executor: Executor) -> Result<(), McpServerError> {
-        let served = Arc::new(Served::new(&executor, &self.search)?);
+        let served = Arc::new(Served::new(&executor, &self.search, &self.handles)?);
         *self.served.write().unwrap_or_else(|e| e.into_inner()) = served;
         self.changes.send_modify(|version| *version += 1);
         let sessions: Vec<Peer<RoleServer>> = {
@@ -463,13 +513,6 @@ impl McpServer {
         self
     }
 
-    /// The names of the served tools that keep state per conversation.
-    pub(super) fn stateful_tools(&self) -> Vec<String> {
-        let served = self.current();
-        let catalog = served.executor.catalog();
-        catalog.iter().filter(|tool| tool.keeps_state()).map(|tool| tool.definition().name.clone()).collect()
-    }
-
     /// The conversation of a call: the host's header when it named one, else the session's;
     /// an HTTP request outside any session has none.
     fn conversation_of(&self, context: &RequestContext<RoleServer>) -> CallConversation {
@@ -491,9 +534,7 @@ impl McpServer {
         let in_session = parts.is_none_or(|parts| parts.headers.contains_key("mcp-session-id"));
         match &self.session {
             Some(session) if in_session => CallConversation::Named(session.conversation.clone()),
-            _ => CallConversation::None(
-                "the request belongs to no MCP session (the server is stateless, or the client uses a protocol version without sessions), so nothing would keep the state between calls".to_owned(),
-            ),
+            _ => CallConversation::Handle,
         }
     }
 
@@ -633,7 +674,11 @@ impl McpServer {
     fn refused(&self, call: ToolCallRequest, why: &str) -> Result<CallToolResponse, ErrorData> {
         let message =
             format!("The tool `{}` keeps state for each conversation, and this call has none: {why}.", call.tool_name);
-        let error = ToolError::new(message).with_code("missing_conversation");
+        self.refused_with(call, ToolError::new(message).with_code("missing_conversation"))
+    }
+
+    /// The failed result (and record) of a call refused before it ran with `error`.
+    fn refused_with(&self, call: ToolCallRequest, error: ToolError) -> Result<CallToolResponse, ErrorData> {
         let record = self.current().executor.refuse(call, error);
         if let Some(observer) = &self.observer {
             observer(&record);
@@ -758,9 +803,13 @@ impl ServerHandler for McpServer {
                 .ok_or_else(|| ErrorData::invalid_params(format!("unknown cursor `{cursor}`"), None))?,
         };
         let end = (start + self.page).min(listed.len());
-        let mut result = ListToolsResult::with_all_items(
-            listed[start..end].iter().map(|&place| served.tools[place].clone()).collect(),
-        );
+        // Outside any session, the conversation is named by a handle among the arguments.
+        let tools = match self.conversation_header.is_none() && self.session_of(&context).is_none() {
+            true => &served.outside,
+            false => &served.tools,
+        };
+        let mut result =
+            ListToolsResult::with_all_items(listed[start..end].iter().map(|&place| tools[place].clone()).collect());
         result.next_cursor = (end < listed.len()).then(|| end.to_string());
         Ok(result)
     }
@@ -862,7 +911,25 @@ impl ServerHandler for McpServer {
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
         served.names.restore(&mut call);
         let stateful = served.executor.catalog().get(&call.tool_name).is_some_and(|tool| tool.keeps_state());
+        let mut minted = None;
         match self.conversation_of(&context) {
+            CallConversation::Handle if stateful => {
+                let store = served.executor.store();
+                let principal = call.principal.clone();
+                let (tool, arguments) = (call.tool_name.clone(), &mut call.raw_arguments);
+                match self.handles.resolve(store, principal.as_deref(), &tool, arguments).await {
+                    Ok(resolved) => {
+                        // Names restored before may have read the arguments already.
+                        if let Some(Value::Object(arguments)) = &mut call.arguments {
+                            arguments.remove(&self.handles.argument);
+                        }
+                        minted = resolved.minted.then(|| resolved.handle.clone());
+                        call.conversation_id = Some(resolved.handle);
+                    }
+                    Err(error) => return self.refused_with(call, error),
+                }
+            }
+            CallConversation::Handle => {}
             CallConversation::Named(conversation) => {
                 if let (true, None, Some(session)) = (stateful, &self.conversation_header, &self.session) {
                     session.uses(served.executor.conversations());
@@ -927,6 +994,13 @@ impl ServerHandler for McpServer {
         // A client checks `structuredContent` against the tool's output schema, which a
         // pending call's shape does not follow: only a tool without one carries it.
         let pending = output_schema.is_none().then(|| super::approve::pending_content(&record, &called)).flatten();
-        Ok(call_result(&record, output_schema, pending)?.into())
+        let mut result = call_result(&record, output_schema, pending)?;
+        if let Some(handle) = minted {
+            // The model reads the handle in the text; a client program finds it in `_meta`.
+            result.content.push(rmcp::model::ContentBlock::text(self.handles.given(&handle)));
+            let meta = result.meta.get_or_insert_with(Default::default);
+            meta.0.insert("tool-core/conversation".to_owned(), Value::String(handle));
+        }
+        Ok(result.into())
     }
 }

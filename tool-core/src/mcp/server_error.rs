@@ -33,11 +33,14 @@ pub enum McpServerError {
     /// The task serving the session ended abnormally.
     #[error("the MCP session ended abnormally: {0}")]
     SessionEnded(#[source] tokio::task::JoinError),
-    /// A stateless HTTP server was asked to serve tools that keep state per conversation.
-    #[error("a stateless MCP server cannot serve {}: they keep state for each conversation, and a stateless server's requests belong to no session; serve with sessions (leave out `.stateless(true)`) or name conversations by a request header (`.conversation_header(\"x-conversation-id\")`)", quoted(tools))]
-    StatefulWithoutSessions {
-        /// The stateful tools.
-        tools: Vec<String>,
+    /// A tool that keeps state per conversation has a parameter named like the argument that
+    /// carries conversation handles.
+    #[error("`{tool}` has a parameter `{argument}`, the argument that carries conversation handles to the tools that keep state; name another with `McpServerBuilder::conversation_argument`")]
+    HandleArgumentTaken {
+        /// The tool.
+        tool: String,
+        /// The argument's name.
+        argument: String,
     },
     /// The search tool over the deferred tools could not be added to the catalog.
     #[cfg(feature = "search")]
@@ -87,14 +90,4 @@ pub enum ToolSearchError {
     /// The catalog with the search tool added could not be built.
     #[error(transparent)]
     Catalog(#[from] crate::catalog::CatalogError),
-}
-
-/// The first few names, quoted, and how many more there are.
-fn quoted(names: &[String]) -> String {
-    const SHOWN: usize = 5;
-    let mut text = names.iter().take(SHOWN).map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ");
-    if names.len() > SHOWN {
-        text.push_str(&format!(" and {} more", names.len() - SHOWN));
-    }
-    text
 }
