@@ -80,3 +80,23 @@ async fn test_input_required_result_capabilities(ctx: &ToolContext) -> Result<St
     let name = named.map_or_else(|e| format!("no form ({})", e.message()), |a| answered(a, |n| n.name));
     Ok(format!("{said}; {name}"))
 }
+
+/// Lists the places the client lets tools work in.
+#[tool]
+async fn test_input_required_result_list_roots(ctx: &ToolContext) -> Result<String, ToolError> {
+    let roots = ctx.roots().await?;
+    let uris: Vec<&str> = roots.iter().map(|root| root.uri.as_str()).collect();
+    Ok(format!("roots: {}", uris.join(", ")))
+}
+
+/// Asks the user, the model and the client's roots at once: one round with three questions.
+#[tool]
+async fn test_input_required_result_multiple_inputs(ctx: &ToolContext) -> Result<String, ToolError> {
+    let (name, said, roots) = tokio::join!(
+        ctx.elicit_keyed::<Name>("user_name", "What is your name?"),
+        ctx.sample(SamplingRequest::new("Say hello.", 50).keyed("greeting")),
+        ctx.roots(),
+    );
+    let name = answered(name?, |n| n.name);
+    Ok(format!("{name}; {}; {} roots", said?.text_content(), roots?.len()))
+}

@@ -52,8 +52,37 @@ async fn greet(ctx: &ToolContext) -> Result<String, ToolError> {
     })
 }
 
+/// Lists the client's roots.
+#[tool(name = "roots.list")]
+pub(crate) async fn list_roots(ctx: &ToolContext) -> Result<String, ToolError> {
+    let roots = ctx.roots().await?;
+    Ok(roots.iter().map(|root| format!("{} ({:?})", root.uri, root.name)).collect::<Vec<_>>().join("; "))
+}
+
 fn catalog() -> ToolCatalog {
-    ToolCatalog::builder().add_declared::<name_colour>().add_declared::<greet>().build().unwrap()
+    ToolCatalog::builder()
+        .add_declared::<name_colour>()
+        .add_declared::<greet>()
+        .add_declared::<list_roots>()
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_tool_lists_the_roots_of_the_client_that_made_the_call() {
+    let answering = Answering::new(None);
+    let asked = Arc::clone(&answering.asked);
+    let client = serve(Executor::new(catalog()), answering).await;
+    let result = call(&client, "roots.list").await;
+    assert_eq!(result["content"][0]["text"], r#"file:///work/notes (Some("notes")); file:///tmp (None)"#, "{result}");
+    assert_eq!(*asked.lock().unwrap(), [json!("roots/list")]);
+    // Without the capability, the tool is told nobody lists them.
+    let client = serve(Executor::new(catalog()), ()).await;
+    let result = call(&client, "roots.list").await;
+    assert_eq!(
+        result["content"][0]["text"],
+        "`roots.list` has nobody to list its roots: over MCP the client that made the call must declare the `roots` capability; otherwise the host answers with `CallScope::on_roots`"
+    );
 }
 
 /// An MCP client that answers sampling and elicitation as told, keeping what it was asked
@@ -75,6 +104,7 @@ impl rmcp::ClientHandler for Answering {
         let mut capabilities = ClientCapabilities::default();
         capabilities.sampling = Some(Default::default());
         capabilities.elicitation = Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        capabilities.roots = Some(Default::default());
         let mut info = ClientConfig::default();
         info.capabilities = capabilities;
         info
@@ -91,6 +121,16 @@ impl rmcp::ClientHandler for Answering {
             "test-model".into(),
         )
         .with_stop_reason("endTurn"))
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        self.asked.lock().unwrap().push(json!("roots/list"));
+        let mut root = rmcp::model::Root::new("file:///work/notes");
+        root.name = Some("notes".to_owned());
+        Ok(rmcp::model::ListRootsResult::new(vec![root, rmcp::model::Root::new("file:///tmp")]))
     }
 
     async fn create_elicitation(

@@ -30,13 +30,23 @@ struct Person {
     name: String,
 }
 
-/// How many times the tools below began, across rounds.
+/// How many times `rounds.greet_counted` began, across rounds.
 static BEGAN: AtomicUsize = AtomicUsize::new(0);
 
 /// Asks the user's name, then the model's greeting for them.
 #[tool(name = "rounds.greet")]
 async fn greet(ctx: &ToolContext) -> Result<String, ToolError> {
+    greeting(ctx).await
+}
+
+/// The same, counting how often it began (one test calls it, so that the count is its own).
+#[tool(name = "rounds.greet_counted")]
+async fn greet_counted(ctx: &ToolContext) -> Result<String, ToolError> {
     BEGAN.fetch_add(1, Ordering::SeqCst);
+    greeting(ctx).await
+}
+
+async fn greeting(ctx: &ToolContext) -> Result<String, ToolError> {
     let name = match ctx.elicit::<Person>("Who should I greet?").await? {
         Elicitation::Accepted { value, .. } => value.name,
         Elicitation::Declined => return Ok("declined".to_owned()),
@@ -53,7 +63,13 @@ async fn delete(ctx: &ToolContext, id: u32) -> Result<String, ToolError> {
 }
 
 fn executor(store: SharedStore) -> Executor {
-    let catalog = ToolCatalog::builder().add_declared::<greet>().add_declared::<delete>().build().unwrap();
+    let catalog = ToolCatalog::builder()
+        .add_declared::<greet>()
+        .add_declared::<greet_counted>()
+        .add_declared::<delete>()
+        .add_declared::<crate::mcp_asking::list_roots>()
+        .build()
+        .unwrap();
     Executor::builder(catalog).store(store).require_approval(ApprovalRule::destructive()).build()
 }
 
@@ -101,7 +117,7 @@ async fn a_tool_that_asks_twice_takes_two_rounds_and_runs_again_from_the_top_eac
     let server = McpServer::new(executor(Arc::new(MemoryStore::new()))).unwrap();
     let (client, asked) = client_of(server, json!({"name": "Ada"})).await;
     let before = BEGAN.load(Ordering::SeqCst);
-    let result = client.call_tool(params("rounds.greet", json!({}))).await.unwrap();
+    let result = client.call_tool(params("rounds.greet_counted", json!({}))).await.unwrap();
     assert_eq!(text(&result), "Ada: Blue.");
     assert_eq!(result.is_error, Some(false));
     // Round one asked the form, round two the model, round three completed.
@@ -359,3 +375,14 @@ async fn a_handle_given_by_one_replica_works_on_another() {
 }
 
 tool_tests::redis_tests!(a_handle_given_by_one_redis_replica_works_on_another => check_a_handle_given_by_one_replica_works_on_another);
+
+#[tokio::test]
+async fn the_clients_roots_are_asked_in_a_round() {
+    let server = McpServer::new(executor(Arc::new(MemoryStore::new()))).unwrap();
+    let (client, asked) = client_of(server, json!({})).await;
+    let first = serde_json::to_value(round(&client, params("roots.list", json!({}))).await).unwrap();
+    assert_eq!(first["inputRequests"]["roots_0"], json!({"method": "roots/list"}), "{first}");
+    let result = client.call_tool(params("roots.list", json!({}))).await.unwrap();
+    assert_eq!(text(&result), r#"file:///work/notes (Some("notes")); file:///tmp (None)"#);
+    assert_eq!(*asked.lock().unwrap(), [json!("roots/list")]);
+}

@@ -153,6 +153,7 @@ pub struct ToolContext {
     log: Option<LogSink>,
     sampling: Option<SamplingHandler>,
     elicitation: Option<ElicitationHandler>,
+    roots: Option<crate::ask::RootsHandler>,
     approved: bool,
 }
 
@@ -182,6 +183,7 @@ impl ToolContext {
             log: None,
             sampling: None,
             elicitation: None,
+            roots: None,
             approved: false,
         }
     }
@@ -277,6 +279,32 @@ impl ToolContext {
         message: impl Into<String>,
     ) -> Result<Elicitation<T>, ToolError> {
         crate::ask::elicit(self.elicitation.as_ref(), &self.request.tool_name, message.into(), Some(key)).await
+    }
+
+    /// Sends the tool's [`roots`](Self::roots) requests to `handler`.
+    pub fn with_roots(mut self, handler: crate::ask::RootsHandler) -> Self {
+        self.roots = Some(handler);
+        self
+    }
+
+    /// The places whoever made the call lets its tools work in: the roots of the MCP client
+    /// that made the call (`roots/list`, when it declared the `roots` capability; on protocol
+    /// 2026-07-28, a question in the request's rounds), else the host's
+    /// ([`CallScope::on_roots`](crate::CallScope::on_roots)).
+    ///
+    /// # Errors
+    /// Nobody lists them (code `no_roots`); or the error of whoever answered (over MCP:
+    /// `roots_failed`, saying what the client said).
+    pub async fn roots(&self) -> Result<Vec<crate::ask::Root>, ToolError> {
+        let Some(handler) = &self.roots else {
+            return Err(ToolError::new(format!(
+                "`{}` has nobody to list its roots: over MCP the client that made the call must declare the \
+                 `roots` capability; otherwise the host answers with `CallScope::on_roots`",
+                self.request.tool_name
+            ))
+            .with_code("no_roots"));
+        };
+        handler().await
     }
 
     /// Sends the tool's log messages to `sink`.

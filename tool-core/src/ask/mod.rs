@@ -13,12 +13,15 @@
 mod elicitation;
 mod form;
 mod future;
+mod roots;
 mod sampling;
 
 pub(crate) use elicitation::{elicit, elicitation_handler};
 pub use elicitation::{Elicitation, ElicitationAnswer, ElicitationHandler, ElicitationRequest};
 pub use form::form_schema;
 pub use future::AskFuture;
+pub(crate) use roots::roots_handler;
+pub use roots::{Root, RootsHandler};
 pub(crate) use sampling::sampling_handler;
 pub use sampling::{
     ModelPreferences, SamplingContent, SamplingHandler, SamplingMessage, SamplingRequest, SamplingResponse,

@@ -69,6 +69,9 @@ pub(super) async fn run(
     if let Some(handler) = scope.asking.elicitation {
         ctx = ctx.with_elicitation(handler);
     }
+    if let Some(handler) = scope.asking.roots {
+        ctx = ctx.with_roots(handler);
+    }
     let body = CatchUnwind::new(invocation, ctx);
     // The limit counts from receipt: reading the arguments is part of the call.
     let outcome = within(body, counts_from, timeout, watched.as_ref()).await;

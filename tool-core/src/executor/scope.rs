@@ -21,6 +21,7 @@ pub(super) struct Asking {
     pub(super) sampling: Option<SamplingHandler>,
     pub(super) elicitation: Option<ElicitationHandler>,
     pub(super) approval: Option<ApprovalHandler>,
+    pub(super) roots: Option<crate::ask::RootsHandler>,
 }
 
 impl std::fmt::Debug for Asking {
@@ -80,6 +81,18 @@ impl CallScope {
         self
     }
 
+    /// The tool's [`ToolContext::roots`](crate::ToolContext::roots) requests go to `handler`,
+    /// which lists the places the caller lets tools work in; without one, `roots` tells the
+    /// tool nobody lists them.
+    pub fn on_roots<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<crate::ask::Root>, ToolError>> + Send + 'static,
+    {
+        self.asking.roots = Some(crate::ask::roots_handler(handler));
+        self
+    }
+
     /// The tool's [`ToolContext::elicit`](crate::ToolContext::elicit) requests go to `handler` (the host's user
     /// interface), which shows the message and the form and answers with what the user did.
     /// Without one, the executor's ([`ExecutorBuilder::on_elicit`](crate::ExecutorBuilder::on_elicit)) answers, else `elicit`
@@ -117,6 +130,7 @@ impl std::fmt::Debug for CallScope {
             .field("log", &self.log.is_some())
             .field("sampling", &self.asking.sampling.is_some())
             .field("elicitation", &self.asking.elicitation.is_some())
+            .field("roots", &self.asking.roots.is_some())
             .field("approval", &self.asking.approval.is_some())
             .finish()
     }

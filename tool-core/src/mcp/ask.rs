@@ -48,7 +48,33 @@ pub(super) fn scope_asking_client(context: &RequestContext<RoleServer>, mut scop
             async move { elicit_client(&peer, origin, request, None).await }
         });
     }
+    if capabilities.roots.is_some() {
+        let (peer, origin) = (context.peer.clone(), context.id.clone());
+        scope = scope.on_roots(move || {
+            let (peer, origin) = (peer.clone(), origin.clone());
+            async move {
+                let request = ServerRequest::ListRootsRequest(Default::default());
+                match send(&peer, origin, request, None)
+                    .await
+                    .map_err(|e| failed("list its roots", "roots_failed", e))?
+                {
+                    ClientResult::ListRootsResult(result) => {
+                        read_roots(&serde_json::to_value(result).unwrap_or_default())
+                    }
+                    _ => Err(ToolError::new("The MCP client answered the roots request with another kind of result.")
+                        .with_code("roots_failed")),
+                }
+            }
+        });
+    }
     scope
+}
+
+/// A `ListRootsResult`, as JSON, read as our roots.
+pub(super) fn read_roots(result: &Value) -> Result<Vec<crate::ask::Root>, ToolError> {
+    serde_json::from_value(result.get("roots").cloned().unwrap_or(Value::Array(Vec::new()))).map_err(|e| {
+        ToolError::new(format!("The MCP client's roots are not a list of roots: {e}.")).with_code("roots_failed")
+    })
 }
 
 /// Whether the client of `context` may be sent requests during the call. Protocol 2026-07-28

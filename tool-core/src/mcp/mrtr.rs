@@ -345,11 +345,10 @@ impl Round {
         Ok(super::ask::sampling_response(&answer))
     }
 
-    /// The client's roots (`roots/list`), as a list of `{uri, name}` objects.
-    #[allow(dead_code)] // asked by `ToolContext::roots` once it exists
-    async fn roots(&self) -> Result<Value, ToolError> {
+    /// The client's roots (`roots/list`).
+    async fn roots(&self) -> Result<Vec<crate::ask::Root>, ToolError> {
         let answer = self.ask(Kind::Roots, None, InputRequest::ListRoots(ListRootsRequest::default())).await?;
-        Ok(answer.get("roots").cloned().unwrap_or(Value::Array(Vec::new())))
+        super::ask::read_roots(&answer)
     }
 }
 
@@ -368,6 +367,13 @@ pub(super) fn scope_asking_in_rounds(
         scope = scope.on_sample(move |request| {
             let round = Arc::clone(&round);
             async move { round.sample(request).await }
+        });
+    }
+    if capabilities.roots.is_some() {
+        let round = Arc::clone(round);
+        scope = scope.on_roots(move || {
+            let round = Arc::clone(&round);
+            async move { round.roots().await }
         });
     }
     if super::ask::takes_forms(&capabilities) {
