@@ -20,6 +20,7 @@ mod mcp_hostile;
 mod mcp_http;
 mod mcp_primitives;
 mod mcp_processes;
+mod mcp_rounds;
 mod mcp_python;
 mod mcp_python_server;
 mod mcp_serve;
