@@ -15,7 +15,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock as McpBlock,
     CreateTaskResult, DetailedTask, GetTaskParams, GetTaskResult, Implementation, InputRequest, InputRequests,
     InputRequiredResult, JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ServerCapabilities, ServerConfig, Task, TaskPayload, TaskStatus, Tool as McpTool,
+    ServerCapabilities, ServerConfig, Task, TaskPayload, TaskStatus, Tool as McpTool, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -35,6 +35,8 @@ struct Seen {
     calls: Mutex<Vec<Value>>,
     polls: Mutex<HashMap<String, usize>>,
     cancelled: Mutex<Vec<String>>,
+    /// The `inputResponses` of `tasks/update`, by task.
+    updates: Mutex<HashMap<String, Value>>,
 }
 
 /// A 2026-07-28 server whose tools ask for input and run as tasks.
@@ -88,7 +90,7 @@ impl ServerHandler for Asking {
     ) -> Result<ListToolsResult, ErrorData> {
         let Value::Object(schema) = json!({"type": "object", "properties": {}}) else { unreachable!() };
         let schema: Arc<JsonObject> = Arc::new(schema);
-        let tools = ["confirm", "two_rounds", "both", "roots", "endless", "report", "forever", "steps"];
+        let tools = ["confirm", "two_rounds", "both", "roots", "endless", "report", "forever", "survey", "steps"];
         Ok(ListToolsResult::with_all_items(
             tools.iter().map(|name| McpTool::new(*name, format!("The tool {name}."), Arc::clone(&schema))).collect(),
         ))
@@ -150,6 +152,7 @@ impl ServerHandler for Asking {
             }
             ("report", _) => CreateTaskResult::new(task("task-report", TaskStatus::Working)).into(),
             ("forever", _) => CreateTaskResult::new(task("task-forever", TaskStatus::Working)).into(),
+            ("survey", _) => CreateTaskResult::new(task("task-survey", TaskStatus::Working)).into(),
             (name, state) => return Err(ErrorData::invalid_params(format!("no tool {name} in state {state:?}"), None)),
         })
     }
@@ -167,8 +170,21 @@ impl ServerHandler for Asking {
             *count
         };
         let cancelled = self.seen.cancelled.lock().unwrap().contains(&id);
+        let updated = self.seen.updates.lock().unwrap().get(&id).cloned();
         let payload = match id.as_str() {
             _ if cancelled => TaskPayload::Cancelled,
+            "task-survey" => match updated {
+                None => TaskPayload::InputRequired {
+                    input_requests: [("age".to_owned(), form("Your age?", json!({"age": {"type": "integer"}})))].into(),
+                },
+                Some(answers) => {
+                    let text = format!("surveyed: {}", answers["age"]["content"]["age"]);
+                    let Value::Object(result) = json!({"content": [{"type": "text", "text": text}]}) else {
+                        unreachable!()
+                    };
+                    TaskPayload::Completed { result }
+                }
+            },
             "task-report" if polls >= 3 => {
                 let Value::Object(result) =
                     json!({"content": [{"type": "text", "text": format!("report ready after {polls} polls")}]})
@@ -180,6 +196,16 @@ impl ServerHandler for Asking {
             _ => TaskPayload::Working,
         };
         Ok(GetTaskResult::new(DetailedTask::new(task(&id, TaskStatus::Working), payload)))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let answers = serde_json::to_value(&request.input_responses).unwrap();
+        self.seen.updates.lock().unwrap().insert(request.task_id, answers);
+        Ok(())
     }
 
     async fn cancel_task(
@@ -353,12 +379,21 @@ async fn a_server_that_keeps_asking_or_asks_a_host_without_handlers_fails_the_ca
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_the_server_runs_as_a_task_is_polled_to_its_result() {
     let server = Server::start().await;
-    let (import, executor) = host(&server.url, json!({})).await;
+    let (import, executor) = host(&server.url, json!({"age": 36})).await;
     let record = executor.execute(ToolCallRequest::new("report", "1", "{}")).await;
     assert_eq!(record.status, CallStatus::Success, "{}", record.model_text());
     assert_eq!(record.model_text(), "report ready after 3 polls");
     assert_eq!(metadata(&record), json!({"mcp_task": {"taskId": "task-report", "polls": 3}}));
     assert_eq!(server.seen.polls.lock().unwrap()["task-report"], 3);
+
+    // A task that asks for input gets the host's answer with `tasks/update`.
+    let record = executor.execute(ToolCallRequest::new("survey", "2", "{}")).await;
+    assert_eq!(record.model_text(), "surveyed: 36");
+    assert_eq!(metadata(&record), json!({"mcp_input_rounds": 1, "mcp_task": {"taskId": "task-survey", "polls": 2}}));
+    assert_eq!(
+        server.seen.updates.lock().unwrap()["task-survey"],
+        json!({"age": {"action": "accept", "content": {"age": 36}}})
+    );
     // A task that ends is not cancelled.
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(server.seen.cancelled.lock().unwrap().is_empty());
@@ -424,7 +459,10 @@ async fn progress_of_a_remote_call_on_2026_07_28_reaches_the_callers_scope() {
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let seen: Vec<(f64, Option<f64>)> = seen.lock().unwrap().iter().map(|p| (p.progress, p.total)).collect();
+    // rmcp hands notifications to the client's handler each on its own task: their order is
+    // not kept.
+    let mut seen: Vec<(f64, Option<f64>)> = seen.lock().unwrap().iter().map(|p| (p.progress, p.total)).collect();
+    seen.sort_by(|a, b| a.0.total_cmp(&b.0));
     assert_eq!(seen, [(1.0, Some(2.0)), (2.0, Some(2.0))]);
     import.close().await;
 }

@@ -75,6 +75,8 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(30);
 const BACKOFF_FIRST: Duration = Duration::from_millis(500);
 /// The longest wait between two connection attempts.
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// How long a call's progress route outlives the call, for reports read after its result.
+const PROGRESS_GRACE: Duration = Duration::from_millis(500);
 /// `tasks/get` polls of one call's task at most, unless told otherwise.
 const MAX_TASK_POLLS: usize = 1_000;
 /// Gives each import an identity, so `add_to` replaces its own tools and nobody else's.
@@ -995,7 +997,22 @@ struct ProgressRoute {
 
 impl Drop for ProgressRoute {
     fn drop(&mut self) {
-        self.shared.progress.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.token);
+        // rmcp hands each notification to the handler on a task of its own, so a report sent
+        // before the result may be read after it: the route stays a moment longer (tokens
+        // are never reused).
+        let (shared, token) = (Arc::clone(&self.shared), self.token);
+        let remove = move || {
+            shared.progress.lock().unwrap_or_else(|e| e.into_inner()).remove(&token);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    tokio::time::sleep(PROGRESS_GRACE).await;
+                    remove();
+                });
+            }
+            Err(_) => remove(),
+        }
     }
 }
 
