@@ -539,7 +539,8 @@ impl McpImportBuilder {
 
     /// Answers the server's `sampling/createMessage` requests (a remote tool asking for a
     /// message from the host's model) with `handler`, and declares the `sampling` capability
-    /// at initialize; without it the capability is not declared.
+    /// (at `initialize`, or in every request's `_meta` on 2026-07-28, where the request comes
+    /// in an `InputRequiredResult`); without it the capability is not declared.
     pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
@@ -551,7 +552,7 @@ impl McpImportBuilder {
 
     /// Answers the server's `elicitation/create` requests (a remote tool asking the host's
     /// user to fill in a form) with `handler`, and declares the `elicitation` capability (form
-    /// mode) at initialize; without it the capability is not declared. When `handler` accepts,
+    /// mode) as `on_sample` declares `sampling`; without it the capability is not declared. When `handler` accepts,
     /// the defaults the form declares are added for the fields it left out, as MCP asks of
     /// clients ([`ElicitationRequest::with_defaults`]).
     pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
