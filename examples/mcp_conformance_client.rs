@@ -10,9 +10,9 @@
 //!     --expected-failures tests/mcp-conformance/client-baseline.yml
 //! ```
 //!
-//! Each scenario is what a host does: import the server's tools (`initialize`, then
-//! `tools/list`), run the scenario's tool through an executor, and close the session. The exit
-//! status says whether the host got what it expected.
+//! Each scenario is what a host does: import the server's tools (`server/discover` or
+//! `initialize`, then `tools/list`), run the scenario's tools through an executor, and close
+//! the session. The exit status says whether the host got what it expected.
 
 use std::process::ExitCode;
 
@@ -40,24 +40,67 @@ async fn main() -> ExitCode {
     }
 }
 
-/// The scenario's tool and its arguments, or `None` for a scenario that only connects and lists.
-fn scenario_call(scenario: &str) -> Result<Option<(&'static str, Value)>, String> {
+/// What the host does in a scenario once it has imported the server's tools.
+enum Plan {
+    /// Nothing more: connecting and listing is the scenario.
+    List,
+    /// Runs these tools, in order, with these arguments.
+    Calls(Vec<(String, Value)>),
+    /// Runs every imported tool with these arguments.
+    EveryTool(Value),
+    /// Runs the first tool with the input schema of the second, as the host read it.
+    EchoSchemaOf(&'static str, &'static str),
+}
+
+fn calls(list: &[(&str, Value)]) -> Plan {
+    Plan::Calls(list.iter().map(|(name, arguments)| ((*name).to_owned(), arguments.clone())).collect())
+}
+
+/// What the host does in `scenario`; `context` is the suite's `MCP_CONFORMANCE_CONTEXT`.
+fn plan(scenario: &str, context: Option<&Value>) -> Result<Plan, String> {
     Ok(match scenario {
-        "initialize" => None,
-        "tools_call" => Some(("add_numbers", json!({"a": 5, "b": 3}))),
+        "initialize" | "request-metadata" | "json-schema-ref-no-deref" => Plan::List,
+        "tools_call" => calls(&[("add_numbers", json!({"a": 5, "b": 3}))]),
         // The server closes the call's event stream before answering; the answer comes on the
         // stream the client reopens after the `retry` delay, with `Last-Event-ID`.
-        "sse-retry" => Some(("test_reconnection", json!({}))),
+        "sse-retry" => calls(&[("test_reconnection", json!({}))]),
         // The tool asks the client for a form; the answer must carry the form's defaults.
-        "elicitation-sep1034-client-defaults" => Some(("test_client_elicitation_defaults", json!({}))),
+        "elicitation-sep1034-client-defaults" => calls(&[("test_client_elicitation_defaults", json!({}))]),
+        // Each tool asks for a form in an `InputRequiredResult` (2026-07-28), with and
+        // without a `requestState`; one answers at once in between, one without `resultType`.
+        "sep-2322-client-request-state" => calls(&[
+            ("test_mrtr_echo_state", json!({})),
+            ("test_mrtr_unrelated", json!({})),
+            ("test_mrtr_no_state", json!({})),
+            ("test_mrtr_no_result_type", json!({})),
+        ]),
+        "http-standard-headers" => calls(&[("test_headers", json!({})), ("my-hyphenated-tool", json!({}))]),
+        // The calls come from the suite, whose arguments the tools' `x-mcp-header` annotations
+        // turn into `Mcp-Param-*` headers.
+        "http-custom-headers" => {
+            let listed = context.and_then(|c| c.get("toolCalls")).and_then(Value::as_array);
+            let listed = listed.ok_or("the suite gave no `toolCalls` in MCP_CONFORMANCE_CONTEXT")?;
+            Plan::Calls(
+                listed
+                    .iter()
+                    .filter_map(|call| Some((call.get("name")?.as_str()?.to_owned(), call.get("arguments")?.clone())))
+                    .collect(),
+            )
+        }
+        // The import leaves out the tools whose `x-mcp-header` annotations are invalid: the
+        // host runs what it was given.
+        "http-invalid-tool-headers" => Plan::EveryTool(json!({"region": "us-west1"})),
+        "json-schema-2020-12-preservation" => Plan::EchoSchemaOf("json_schema_echo", "json_schema_2020_12_tool"),
         // The servers of the auth scenarios want an OAuth token before anything else.
-        auth if auth.starts_with("auth/") => Some(("test-tool", json!({}))),
+        auth if auth.starts_with("auth/") => calls(&[("test-tool", json!({}))]),
         other => return Err(format!("no such scenario `{other}` (MCP_CONFORMANCE_SCENARIO)")),
     })
 }
 
 async fn run(scenario: &str, url: &str) -> Result<String, String> {
-    let call = scenario_call(scenario)?;
+    let context: Option<Value> =
+        std::env::var("MCP_CONFORMANCE_CONTEXT").ok().and_then(|text| serde_json::from_str(&text).ok());
+    let plan = plan(scenario, context.as_ref())?;
     // This host's user accepts every form as offered, changing nothing: the import fills in the
     // defaults the form declares, as MCP asks of clients.
     let import = McpImport::http(url)
@@ -65,13 +108,34 @@ async fn run(scenario: &str, url: &str) -> Result<String, String> {
         .connect()
         .await
         .map_err(|e| e.to_string())?;
-    let listed: Vec<String> = import.tools().iter().map(|tool| tool.definition().name.clone()).collect();
-    let outcome = match call {
-        None => Ok(format!("imported {} tool(s)", listed.len())),
-        Some((name, arguments)) => call_tool(&import, name, &arguments).await,
+    let tools = import.tools();
+    let calls = match plan {
+        Plan::List => Vec::new(),
+        Plan::Calls(calls) => calls,
+        Plan::EveryTool(arguments) => {
+            tools.iter().map(|tool| (tool.definition().name.clone(), arguments.clone())).collect()
+        }
+        Plan::EchoSchemaOf(echo, of) => {
+            let schema =
+                tools.iter().find(|tool| tool.definition().name == of).map(|t| t.definition().input_schema.clone());
+            let schema = schema.ok_or_else(|| format!("the server's tool `{of}` was not imported"))?;
+            vec![(echo.to_owned(), json!({"schema": schema}))]
+        }
     };
+    let mut said =
+        vec![format!("imported {} tool(s) over {}", tools.len(), import.protocol_version().unwrap_or_default())];
+    let mut outcome = Ok(());
+    for (name, arguments) in calls {
+        match call_tool(&import, &name, &arguments).await {
+            Ok(text) => said.push(text),
+            Err(error) => {
+                outcome = Err(error);
+                break;
+            }
+        }
+    }
     import.close().await;
-    outcome
+    outcome.map(|()| said.join("; "))
 }
 
 /// Runs `name` through an executor over the imported tools, as a host runs a model's call.

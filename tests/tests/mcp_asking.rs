@@ -4,19 +4,24 @@
 
 #![allow(deprecated)] // MCP sampling: deprecated from protocol 2026-07-28, served until removed
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability, Role,
-    SamplingMessage as McpMessage,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    FormElicitationCapability, ListToolsResult, PaginatedRequestParams, ProtocolVersion, Role,
+    SamplingMessage as McpMessage, ServerConfig,
 };
-use rmcp::service::{RequestContext, RoleClient, RunningService};
+use rmcp::service::{RequestContext, RoleClient, RoleServer, RunningService};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, ServiceExt};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
 use tool_core::ask::{Elicitation, ElicitationAnswer, ElicitationRequest, SamplingRequest, SamplingResponse};
 use tool_core::mcp::{McpImport, McpServer};
 use tool_core::prelude::*;
@@ -300,15 +305,83 @@ async fn over_streamable_http_the_question_comes_on_the_calls_own_stream() {
     running.shutdown().await;
 }
 
+/// Our server as a server of protocol 2025-11-25 at most, whose tools ask the client with
+/// requests of their own on the call's stream (2026-07-28 has none: its servers ask with
+/// `InputRequiredResult`, see `mcp_rounds`).
+#[derive(Clone)]
+struct Legacy(McpServer);
+
+impl rmcp::ServerHandler for Legacy {
+    fn get_info(&self) -> ServerConfig {
+        self.0.get_info()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.0.list_tools(request, context).await
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.0.call_tool(request, context).await
+    }
+}
+
+/// `server` on 127.0.0.1 as a 2025-11-25 server; its URL, and what stops it.
+async fn serve_legacy(server: McpServer) -> (String, CancellationToken) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(["127.0.0.1".to_owned()])
+        .with_legacy_session_mode(true)
+        .with_cancellation_token(stop.child_token());
+    let handler = Legacy(server);
+    let service =
+        StreamableHttpService::new(move || Ok(handler.clone()), Arc::new(LocalSessionManager::default()), config);
+    let router = axum::Router::new().route_service("/mcp", service);
+    let shutdown = stop.clone();
+    tokio::spawn(async move {
+        axum::serve(listener, router).with_graceful_shutdown(async move { shutdown.cancelled().await }).await.unwrap();
+    });
+    (format!("http://{address}/mcp"), stop)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_importing_host_answers_a_remote_tools_questions_and_fills_in_the_forms_defaults() {
-    let server = McpServer::new(Executor::new(catalog())).unwrap();
-    let running = server.http().start().await.unwrap();
+    // A server that does not speak 2026-07-28 lists only older revisions in its answer to
+    // `server/discover`: the import connects again with `initialize`.
+    let (url, stop) = serve_legacy(McpServer::new(Executor::new(catalog())).unwrap()).await;
+    the_importing_host_answers(&url, "2025-11-25").await;
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_importing_host_answers_our_servers_questions_in_rounds_on_2026_07_28() {
+    // Both sides speak 2026-07-28: the questions come as `InputRequiredResult` rounds.
+    let running = McpServer::new(Executor::new(catalog())).unwrap().http().start().await.unwrap();
+    the_importing_host_answers(&running.url(), "2026-07-28").await;
+    running.shutdown().await;
+}
+
+/// An importing host with handlers calls `url`'s asking tools, spoken to in `version`.
+async fn the_importing_host_answers(url: &str, version: &str) {
+    let url = url.to_owned();
     let forms: Arc<Mutex<Vec<ElicitationRequest>>> = Arc::default();
     let kept = Arc::clone(&forms);
     let samples: Arc<Mutex<Vec<SamplingRequest>>> = Arc::default();
     let sampled = Arc::clone(&samples);
-    let imported = McpImport::http(running.url())
+    let imported = McpImport::http(&url)
         .prefix("remote.")
         .on_sample(move |request| {
             sampled.lock().unwrap().push(request);
@@ -322,6 +395,7 @@ async fn an_importing_host_answers_a_remote_tools_questions_and_fills_in_the_for
         .connect()
         .await
         .unwrap();
+    assert_eq!(imported.protocol_version().as_deref(), Some(version));
     let executor = Executor::new(imported.add_to(ToolCatalog::builder()).build().unwrap());
 
     let record = executor.execute(ToolCallRequest::new("remote.greet", "1", "{}")).await;
@@ -336,10 +410,9 @@ async fn an_importing_host_answers_a_remote_tools_questions_and_fills_in_the_for
     assert_eq!(request, SamplingRequest::new("Name a colour.", 20).system_prompt("One word.").temperature(0.5));
 
     // Without handlers the capabilities are not declared, and the remote tool says so.
-    let plain = McpImport::http(running.url()).connect().await.unwrap();
+    let plain = McpImport::http(&url).connect().await.unwrap();
     let executor = Executor::new(plain.add_to(ToolCatalog::builder()).build().unwrap());
     let record = executor.execute(ToolCallRequest::new("colour.name", "3", "{}")).await;
     assert_eq!(record.status, CallStatus::Failed);
     assert!(record.model_text().starts_with("`colour.name` has no model to ask"), "{}", record.model_text());
-    running.shutdown().await;
 }

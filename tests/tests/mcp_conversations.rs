@@ -317,7 +317,9 @@ async fn a_stdio_server_ends_the_conversation_when_its_client_leaves() {
     let log = std::env::temp_dir().join(format!("mcp_stateful_server-{}.log", std::process::id()));
     let _ = std::fs::remove_file(&log);
     let server = env!("CARGO_BIN_EXE_mcp_stateful_server");
-    let imported = McpImport::command(server).arg(&log).connect().await.unwrap();
+    // On 2026-07-28 (no sessions) our server does not end a stdio client's conversation when it
+    // leaves yet: this is the conversation of a 2025-11-25 session.
+    let imported = McpImport::command(server).arg(&log).legacy_only(true).connect().await.unwrap();
     let executor = Executor::new(imported.add_to(ToolCatalog::builder()).build().unwrap());
     for by in [2, 3] {
         let record = executor.execute(ToolCallRequest::new("tally.add", "1", format!(r#"{{"by": {by}}}"#))).await;

@@ -292,7 +292,7 @@ async fn a_silent_server_times_out_the_handshake_and_the_list() {
     assert_eq!(
         error.to_string(),
         format!(
-            "cannot connect to the MCP server `{url}`: no answer to `initialize` within 300 ms (`McpImportBuilder::handshake_timeout`)"
+            "cannot connect to the MCP server `{url}`: no answer to `server/discover` or `initialize` within 300 ms (`McpImportBuilder::handshake_timeout`)"
         )
     );
     holder.abort();
@@ -331,7 +331,7 @@ async fn a_child_process_that_never_answers_is_given_up_on() {
         .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "cannot connect to the MCP server `sleep`: no answer to `initialize` within 300 ms (`McpImportBuilder::handshake_timeout`)"
+        "cannot connect to the MCP server `sleep`: no answer to `server/discover` or `initialize` within 300 ms (`McpImportBuilder::handshake_timeout`)"
     );
 }
 

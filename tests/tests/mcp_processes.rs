@@ -25,6 +25,8 @@ fn failure_code(record: &ExecutionRecord) -> Option<&str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_child_process_server_is_imported_and_restarted_after_it_dies() {
     let imported = McpImport::command(SERVER).prefix("child.").connect().await.unwrap();
+    // Over stdio too the import speaks 2026-07-28 to a server that does.
+    assert_eq!(imported.protocol_version().as_deref(), Some("2026-07-28"));
     let executor = Executor::new(imported.add_to(ToolCatalog::builder()).build().unwrap());
     // The server pages by two: every page was read.
     let names: Vec<&str> = executor.catalog().names().collect();

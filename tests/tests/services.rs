@@ -18,6 +18,7 @@ mod mcp_content;
 mod mcp_conversations;
 mod mcp_hostile;
 mod mcp_http;
+mod mcp_import_rounds;
 mod mcp_primitives;
 mod mcp_processes;
 mod mcp_rounds;

@@ -16,9 +16,13 @@ use rmcp::model::{
     CallToolRequestParams, ClientConfig, CreateMessageRequestMethod, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability,
     NumberOrString, PaginatedRequestParams, PingRequest, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    RequestMetaObject, Tool as McpTool,
+    RequestMetaObject, ServerNotification, SubscriptionFilter, Tool as McpTool, DEFAULT_MRTR_MAX_ROUNDS,
+    TASKS_EXTENSION_ID,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService, ServiceError, ServiceExt};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RequestContext,
+    RoleClient, RunningService, ServiceError,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ClientHandler;
@@ -41,11 +45,16 @@ use super::redact::{redact_url, Redactor};
 mod error;
 mod failure;
 mod result;
+mod rounds;
 
 pub use error::{McpCause, McpImportError, SkipReason, SkippedTool};
-use failure::{lost, lost_call, reason};
+use failure::reason;
 use result::read_result;
 
+/// The revision offered first, through `server/discover`; a server that does not speak it is
+/// reached with `initialize`, offering [`ProtocolVersion::LATEST_WITH_INITIALIZE`] (2025-11-25),
+/// and the revision it answers with (2025-06-18 for one that knows no later) is used.
+const MODERN_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 /// How often a session with calls in flight is pinged, unless told otherwise.
 const HEARTBEAT: Duration = Duration::from_secs(1);
 /// How many heartbeats a ping may take before the server is lost.
@@ -66,6 +75,10 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(30);
 const BACKOFF_FIRST: Duration = Duration::from_millis(500);
 /// The longest wait between two connection attempts.
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// How long a call's progress route outlives the call, for reports read after its result.
+const PROGRESS_GRACE: Duration = Duration::from_millis(500);
+/// `tasks/get` polls of one call's task at most, unless told otherwise.
+const MAX_TASK_POLLS: usize = 1_000;
 /// Gives each import an identity, so `add_to` replaces its own tools and nobody else's.
 static IMPORTS: AtomicU64 = AtomicU64::new(1);
 
@@ -108,6 +121,10 @@ struct Limits {
     list_timeout: Duration,
     backoff_first: Duration,
     backoff_max: Duration,
+    max_input_rounds: usize,
+    max_task_polls: usize,
+    /// Connect with `initialize` alone, never offering 2026-07-28.
+    legacy_only: bool,
 }
 
 impl Default for Limits {
@@ -121,6 +138,9 @@ impl Default for Limits {
             list_timeout: LIST_TIMEOUT,
             backoff_first: BACKOFF_FIRST,
             backoff_max: BACKOFF_MAX,
+            max_input_rounds: DEFAULT_MRTR_MAX_ROUNDS,
+            max_task_polls: MAX_TASK_POLLS,
+            legacy_only: false,
         }
     }
 }
@@ -194,6 +214,25 @@ struct Failures {
     reason: String,
 }
 
+/// How a connection attempt ended when it gave no session.
+enum Started {
+    /// The server answered `server/discover`, but not as a 2026-07-28 server does: it lists
+    /// only revisions that start with `initialize`, or it gave another result (some servers
+    /// answer every request they do not know with `{}`). Said in words.
+    Legacy(String),
+    Failed(McpImportError),
+}
+
+impl Started {
+    fn into_error(self, server: String) -> McpImportError {
+        match self {
+            Started::Failed(error) => error,
+            // Only an answer to `server/discover` says this, and the second attempt sends none.
+            Started::Legacy(why) => McpImportError::Connect { server, reason: why, source: None },
+        }
+    }
+}
+
 /// The client side of the session: routes progress to calls and refreshes on list changes.
 #[derive(Clone)]
 struct ImportHandler {
@@ -212,10 +251,14 @@ impl ClientHandler for ImportHandler {
             info.capabilities.elicitation =
                 Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
         }
-        // The session starts with `initialize`, so it offers the newest version that has one
-        // (rmcp's default is the newest of all, whose lifecycle has no `initialize`; servers
-        // answer it with an older version anyway, and the official conformance suite refuses
-        // the offer).
+        // A call the server runs as a task is polled to its end and cancelled when dropped
+        // (SEP-2663, 2026-07-28).
+        info.capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(TASKS_EXTENSION_ID.to_owned(), Map::new());
+        // What `initialize` offers when the server does not speak 2026-07-28 (which has no
+        // `initialize`): the newest version that has it.
         info.protocol_version = ProtocolVersion::LATEST_WITH_INITIALIZE;
         info
     }
@@ -253,32 +296,79 @@ impl ClientHandler for ImportHandler {
     }
 
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let Some(shared) = self.shared.upgrade() else { return };
-        {
+        if let Some(shared) = self.shared.upgrade() {
+            schedule_refresh(shared, context.peer.clone());
+        }
+    }
+}
+
+/// Reads the list again after a change the server told of, one pass at a time.
+fn schedule_refresh(shared: Arc<Shared>, peer: Peer<RoleClient>) {
+    {
+        let mut refresh = shared.refresh.lock().unwrap_or_else(|e| e.into_inner());
+        if refresh.running {
+            // The pass running now may have read the list before this change: one more
+            // pass after it, however many notifications arrive meanwhile.
+            refresh.again = true;
+            return;
+        }
+        refresh.running = true;
+    }
+    // Listing is a request on this same session: it must not hold up the session's loop.
+    tokio::spawn(async move {
+        loop {
+            if let Err(error) = list(&shared, &peer).await {
+                tracing::warn!(target: "tools", %error, "refreshing the imported MCP tools failed");
+            }
             let mut refresh = shared.refresh.lock().unwrap_or_else(|e| e.into_inner());
-            if refresh.running {
-                // The pass running now may have read the list before this change: one more
-                // pass after it, however many notifications arrive meanwhile.
-                refresh.again = true;
+            if !std::mem::take(&mut refresh.again) {
+                refresh.running = false;
                 return;
             }
-            refresh.running = true;
         }
-        let peer = context.peer.clone();
-        // Listing is a request on this same session: it must not hold up the session's loop.
-        tokio::spawn(async move {
-            loop {
-                if let Err(error) = list(&shared, &peer).await {
-                    tracing::warn!(target: "tools", %error, "refreshing the imported MCP tools failed");
-                }
-                let mut refresh = shared.refresh.lock().unwrap_or_else(|e| e.into_inner());
-                if !std::mem::take(&mut refresh.again) {
-                    refresh.running = false;
-                    return;
-                }
-            }
-        });
+    });
+}
+
+/// On 2026-07-28 a server tells of changes only on a `subscriptions/listen` stream: opens one
+/// for `tools/list_changed` when the server says its list changes, and refreshes on each
+/// notification until the session is lost. Waits for the server's acknowledgment (within
+/// `limit`), so a change made once `connect` returns is not missed.
+async fn listen_for_changes(shared: &Arc<Shared>, live: &Live, limit: Duration) {
+    let Some(info) = live.peer.peer_info() else { return };
+    let changes = info.capabilities.tools.as_ref().and_then(|tools| tools.list_changed) == Some(true);
+    if info.protocol_version.has_initialize() || !changes {
+        return;
     }
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut subscription = match tokio::time::timeout(limit, live.peer.listen(filter)).await {
+        Ok(Ok(subscription)) => subscription,
+        Ok(Err(error)) => {
+            let error = shared.redactor.clean(&error.to_string());
+            tracing::warn!(target: "tools", %error, "the MCP server refused `subscriptions/listen`: changes to its tools are not followed");
+            return;
+        }
+        Err(_) => {
+            tracing::warn!(target: "tools", "the MCP server did not acknowledge `subscriptions/listen`: changes to its tools are not followed");
+            return;
+        }
+    };
+    let (shared, live) = (Arc::downgrade(shared), live.clone());
+    tokio::spawn(async move {
+        loop {
+            let next = tokio::select! {
+                () = live.lost.cancelled() => return,
+                next = subscription.next() => next,
+            };
+            match next {
+                Ok(Some(ServerNotification::ToolListChangedNotification(_))) => {
+                    let Some(shared) = shared.upgrade() else { return };
+                    schedule_refresh(shared, live.peer.clone());
+                }
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => return,
+            }
+        }
+    });
 }
 
 impl Endpoint {
@@ -399,6 +489,13 @@ impl McpImport {
         self.shared.changes.subscribe()
     }
 
+    /// The MCP revision the live session speaks (`2026-07-28`, or `2025-11-25`, `2025-06-18`...
+    /// for a server that does not speak it), or `None` while there is no session.
+    pub fn protocol_version(&self) -> Option<String> {
+        let live = self.shared.live()?;
+        Some(live.peer.peer_info()?.protocol_version.as_str().to_owned())
+    }
+
     /// Reads the server's list again now.
     pub async fn refresh(&self) -> Result<(), McpImportError> {
         let live = self.shared.connected().await?;
@@ -442,7 +539,8 @@ impl McpImportBuilder {
 
     /// Answers the server's `sampling/createMessage` requests (a remote tool asking for a
     /// message from the host's model) with `handler`, and declares the `sampling` capability
-    /// at initialize; without it the capability is not declared.
+    /// (at `initialize`, or in every request's `_meta` on 2026-07-28, where the request comes
+    /// in an `InputRequiredResult`); without it the capability is not declared.
     pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(SamplingRequest) -> Fut + Send + Sync + 'static,
@@ -454,7 +552,7 @@ impl McpImportBuilder {
 
     /// Answers the server's `elicitation/create` requests (a remote tool asking the host's
     /// user to fill in a form) with `handler`, and declares the `elicitation` capability (form
-    /// mode) at initialize; without it the capability is not declared. When `handler` accepts,
+    /// mode) as `on_sample` declares `sampling`; without it the capability is not declared. When `handler` accepts,
     /// the defaults the form declares are added for the fields it left out, as MCP asks of
     /// clients ([`ElicitationRequest::with_defaults`]).
     pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
@@ -588,6 +686,35 @@ impl McpImportBuilder {
         self
     }
 
+    /// Whether to connect with `initialize` alone, offering 2025-11-25 and never 2026-07-28
+    /// (`false` by default): for a server that lists 2026-07-28 in its answer to
+    /// `server/discover` but serves it worse than the older revisions.
+    pub fn legacy_only(mut self, legacy: bool) -> Self {
+        self.limits.legacy_only = legacy;
+        self
+    }
+
+    /// The most rounds of input one call may take (10 by default, rmcp's
+    /// `DEFAULT_MRTR_MAX_ROUNDS`): on protocol 2026-07-28 a server answers a call it needs input
+    /// for with `InputRequiredResult` (SEP-2322), which the import answers with the host's
+    /// handlers ([`on_sample`](Self::on_sample), [`on_elicit`](Self::on_elicit)) before calling
+    /// again; a server still asking after this many rounds fails the call (`mcp_input_rounds`).
+    /// The rounds of a task's input count too.
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.limits.max_input_rounds = rounds;
+        self
+    }
+
+    /// The most `tasks/get` polls of one call's task (1,000 by default): a server may run a
+    /// call as a task (SEP-2663), which the import polls, with the interval the server suggests
+    /// or a backoff from 100 ms to 5 s, until it ends; a task still running after this many
+    /// polls is cancelled (`tasks/cancel`) and fails the call (`mcp_task_polls`). The call's
+    /// time limit bounds it too: a call that times out or is cancelled cancels its task.
+    pub fn max_task_polls(mut self, polls: usize) -> Self {
+        self.limits.max_task_polls = polls;
+        self
+    }
+
     /// Connects, and lists the server's tools (every page, within the limits).
     pub async fn connect(self) -> Result<McpImport, McpImportError> {
         let shared = Arc::new(Shared {
@@ -666,7 +793,9 @@ fn heartbeat(live: Live, every: Duration) {
             }
             let ping = PingRequest { method: Default::default(), extensions: Default::default() };
             let answered = tokio::time::timeout(every * PING_PATIENCE, live.peer.send_request(ping.into())).await;
-            if !matches!(answered, Ok(Ok(_))) {
+            // Any answer shows the server is there: 2026-07-28 has no `ping`, and a server
+            // speaking it may refuse the request (`Method not found`).
+            if !matches!(answered, Ok(Ok(_) | Err(ServiceError::McpError(_)))) {
                 live.lost.cancel();
                 return;
             }
@@ -711,6 +840,7 @@ impl Shared {
         *self.live.write().unwrap_or_else(|e| e.into_inner()) = Some(live.clone());
         drop(session);
         heartbeat(live.clone(), self.heartbeat);
+        listen_for_changes(self, &live, self.limits.handshake_timeout).await;
         if reconnecting {
             // The server may have changed while it was away.
             list(self, &live.peer).await?;
@@ -740,26 +870,56 @@ impl Shared {
         })
     }
 
-    /// Starts or reaches the server and runs the `initialize` handshake, within the time allowed.
+    /// Starts or reaches the server and agrees on a revision, within the time allowed: 2026-07-28
+    /// through `server/discover` first; a server that does not know `server/discover` gets the
+    /// `initialize` handshake on the same connection (rmcp's fallback), and one that answers it
+    /// listing only older revisions is reached again with `initialize` alone.
     async fn handshake(self: &Arc<Self>) -> Result<RunningService<RoleClient, ImportHandler>, McpImportError> {
+        let limit = self.limits.handshake_timeout;
+        let started = Instant::now();
+        let first = if self.limits.legacy_only {
+            ClientLifecycleMode::Initialize
+        } else {
+            ClientLifecycleMode::Auto {
+                preferred_versions: vec![MODERN_VERSION],
+                legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+            }
+        };
+        match self.start(first, limit).await {
+            Err(Started::Legacy(why)) => {
+                tracing::debug!(
+                    target: "tools",
+                    server = %self.endpoint.label(),
+                    %why,
+                    "the MCP server does not speak 2026-07-28: connecting again with `initialize`"
+                );
+                let left = limit.saturating_sub(started.elapsed());
+                self.start(ClientLifecycleMode::Initialize, left).await.map_err(|e| e.into_error(self.endpoint.label()))
+            }
+            other => other.map_err(|e| e.into_error(self.endpoint.label())),
+        }
+    }
+
+    /// One connection attempt in `lifecycle`, within `limit`.
+    async fn start(
+        self: &Arc<Self>,
+        lifecycle: ClientLifecycleMode,
+        limit: Duration,
+    ) -> Result<RunningService<RoleClient, ImportHandler>, Started> {
         let handler = ImportHandler { shared: Arc::downgrade(self), answers: self.answers.clone() };
         let server = self.endpoint.label();
-        let connect_error = |reason: String, source: Option<McpCause>| McpImportError::Connect {
-            server: server.clone(),
-            reason,
-            source,
-        };
-        let limit = self.limits.handshake_timeout;
+        let is_discovering = !matches!(lifecycle, ClientLifecycleMode::Initialize);
         let timed_out = || {
-            connect_error(
-                format!(
-                    "no answer to `initialize` within {} ms (`McpImportBuilder::handshake_timeout`)",
-                    limit.as_millis()
+            Started::Failed(McpImportError::Connect {
+                server: server.clone(),
+                reason: format!(
+                    "no answer to `server/discover` or `initialize` within {} ms (`McpImportBuilder::handshake_timeout`)",
+                    self.limits.handshake_timeout.as_millis()
                 ),
-                None,
-            )
+                source: None,
+            })
         };
-        match &self.endpoint {
+        let outcome = match &self.endpoint {
             Endpoint::Child { program, args, envs, dir } => {
                 let mut command = tokio::process::Command::new(program);
                 command.args(args).envs(envs.iter().map(|(k, v)| (k, v)));
@@ -767,12 +927,9 @@ impl Shared {
                     command.current_dir(dir);
                 }
                 let transport = TokioChildProcess::new(command)
-                    .map_err(|source| McpImportError::Spawn { server: server.clone(), source })?;
+                    .map_err(|source| Started::Failed(McpImportError::Spawn { server: server.clone(), source }))?;
                 // Dropped on a time-out, the transport stops the child.
-                tokio::time::timeout(limit, handler.serve(transport)).await.map_err(|_| timed_out())?.map_err(|e| {
-                    let reason = reason(&e, &self.redactor);
-                    connect_error(reason.clone(), Some(McpCause::new(reason, e)))
-                })
+                tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle)).await
             }
             Endpoint::Http { url, bearer } => {
                 let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -780,10 +937,27 @@ impl Shared {
                     config = config.auth_header(token.clone());
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
-                tokio::time::timeout(limit, handler.serve(transport)).await.map_err(|_| timed_out())?.map_err(|e| {
-                    let reason = reason(&e, &self.redactor);
-                    connect_error(reason.clone(), Some(McpCause::new(reason, e)))
-                })
+                tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle)).await
+            }
+        };
+        match outcome.map_err(|_| timed_out())? {
+            Ok(running) => Ok(running),
+            Err(ClientInitializeError::NoCompatibleProtocolVersion { server_supported, .. })
+                if server_supported.iter().any(ProtocolVersion::has_initialize) =>
+            {
+                let listed: Vec<&str> = server_supported.iter().map(ProtocolVersion::as_str).collect();
+                Err(Started::Legacy(format!("its `server/discover` lists only {}", listed.join(", "))))
+            }
+            Err(ClientInitializeError::ExpectedInitResult(Some(_))) if is_discovering => {
+                Err(Started::Legacy("it answered `server/discover` with something else than a discovery result".into()))
+            }
+            Err(error) => {
+                let reason = reason(&error, &self.redactor);
+                Err(Started::Failed(McpImportError::Connect {
+                    server,
+                    reason: reason.clone(),
+                    source: Some(McpCause::new(reason, error)),
+                }))
             }
         }
     }
@@ -791,7 +965,7 @@ impl Shared {
     /// Calls `name` on the server with `arguments`; the result or error becomes the tool's.
     async fn call(self: Arc<Self>, name: Arc<str>, arguments: Map<String, Value>, ctx: ToolContext) -> ToolResult {
         let live = self.connected().await.map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unreachable"))?;
-        let server = self.endpoint.label();
+
         let _in_flight = InFlight::enter(&live);
         let mut params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
         let token = ctx.wants_progress().then(|| self.next_token.fetch_add(1, Ordering::Relaxed) as i64);
@@ -806,20 +980,13 @@ impl Shared {
             );
             ProgressRoute { shared: Arc::clone(&self), token }
         });
-        // Dropped on a time-out or cancellation, this future sends `notifications/cancelled`.
-        let outcome = tokio::select! {
-            outcome = live.peer.call_tool(params) => outcome,
-            () = live.lost.cancelled() => return Err(lost(&server, &name, "it stopped answering")),
-        };
-        match outcome {
-            Ok(result) => read_result(serde_json::to_value(result).unwrap_or(Value::Null)),
-            Err(error) => {
-                if !matches!(error, ServiceError::McpError(_)) {
-                    live.lost.cancel();
-                }
-                Err(lost_call(&server, &name, &error, &self.redactor))
-            }
-        }
+        // Dropped on a time-out or cancellation, this future sends `notifications/cancelled`
+        // (and `tasks/cancel` for a call the server runs as a task).
+        let answered = rounds::drive(&self, &live, &name, params).await?;
+        let metadata = answered.metadata();
+        let mut output = read_result(answered.result)?;
+        output.metadata.extend(metadata);
+        Ok(output)
     }
 }
 
@@ -831,7 +998,22 @@ struct ProgressRoute {
 
 impl Drop for ProgressRoute {
     fn drop(&mut self) {
-        self.shared.progress.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.token);
+        // rmcp hands each notification to the handler on a task of its own, so a report sent
+        // before the result may be read after it: the route stays a moment longer (tokens
+        // are never reused).
+        let (shared, token) = (Arc::clone(&self.shared), self.token);
+        let remove = move || {
+            shared.progress.lock().unwrap_or_else(|e| e.into_inner()).remove(&token);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    tokio::time::sleep(PROGRESS_GRACE).await;
+                    remove();
+                });
+            }
+            Err(_) => remove(),
+        }
     }
 }
 
