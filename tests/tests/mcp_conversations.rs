@@ -247,7 +247,7 @@ async fn a_handle_expires_after_its_time_and_a_tool_may_not_take_the_handles_arg
     assert!(matches!(taken, Err(McpServerError::HandleArgumentTaken { .. })));
     assert_eq!(
         taken.err().unwrap().to_string(),
-        "`tally.add` has a parameter `by`, the argument that carries conversation handles to the tools that keep state; name another with `McpServerBuilder::conversation_argument`"
+        "`tally.add` has a parameter `by`, the argument that carries conversation handles; name another with `McpServerBuilder::conversation_argument`"
     );
 }
 

@@ -386,3 +386,47 @@ async fn the_clients_roots_are_asked_in_a_round() {
     assert_eq!(text(&result), r#"file:///work/notes (Some("notes")); file:///tmp (None)"#);
     assert_eq!(*asked.lock().unwrap(), [json!("roots/list")]);
 }
+
+/// Says hello; keeps no state.
+#[tool(name = "hello")]
+fn hello() -> String {
+    "hello".to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_handles_on_every_tool_a_rate_limit_per_conversation_follows_the_handle() {
+    use tool_core::policy::RateLimit;
+    let catalog = ToolCatalog::builder().add_declared::<Tally_add>().add_declared::<hello>().build().unwrap();
+    let executor = Executor::builder(catalog)
+        .store(Arc::new(MemoryStore::new()))
+        .rate_limit(RateLimit::per_conversation(2, Duration::from_secs(60)))
+        .build();
+    let server = McpServer::builder(executor).handles_on_every_tool(true).build().unwrap();
+    let running = server.http().start().await.unwrap();
+    let client = client_over_http(&running.url()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let hello_tool = tools.iter().find(|tool| tool.name == "hello").unwrap();
+    assert!(hello_tool.input_schema["properties"].get("conversation").is_some());
+    let started = tally(&client, json!({"by": 1})).await;
+    let handle = started["_meta"]["tool-core/conversation"].as_str().unwrap().to_owned();
+    // A tool that keeps no state starts no conversation, and goes on with one it is given.
+    let call = |arguments: Value| {
+        let client = &client;
+        async move { serde_json::to_value(client.call_tool(params("hello", arguments)).await.unwrap()).unwrap() }
+    };
+    let alone = call(json!({})).await;
+    assert_eq!((alone["isError"].clone(), alone["_meta"].get("tool-core/conversation")), (json!(false), None));
+    let within = call(json!({"conversation": handle})).await;
+    assert_eq!(within["isError"], false, "{within}");
+    // The conversation's third call is over its limit of two, whichever tool makes it.
+    let over = call(json!({"conversation": handle})).await;
+    assert_eq!(over["isError"], true, "{over}");
+    let text = over["content"][0]["text"].as_str().unwrap();
+    // The wait depends on when the test runs within the limit's period.
+    let prefix = "`hello` was not run: its rate limit (2 calls per minute per conversation) is reached. Try again in ";
+    assert!(text.starts_with(prefix) && text.ends_with(" s."), "{text}");
+    // Outside it, calls still run.
+    assert_eq!(call(json!({})).await["isError"], false);
+    client.cancel().await.unwrap();
+    running.shutdown().await;
+}

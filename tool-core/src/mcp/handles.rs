@@ -34,11 +34,13 @@ const HANDLE_KIND: &str = "mcp_conversation";
 pub(super) struct Handles {
     pub(super) argument: String,
     pub(super) ttl: Duration,
+    /// Whether every tool takes a handle, not only those that keep state.
+    pub(super) every_tool: bool,
 }
 
 impl Default for Handles {
     fn default() -> Self {
-        Handles { argument: HANDLE_ARGUMENT.to_owned(), ttl: DEFAULT_HANDLE_TTL }
+        Handles { argument: HANDLE_ARGUMENT.to_owned(), ttl: DEFAULT_HANDLE_TTL, every_tool: false }
     }
 }
 
@@ -71,14 +73,16 @@ impl Handles {
     }
 
     /// Takes the handle out of `arguments` (a JSON object as the client sent it) and finds its
-    /// conversation, or mints one when there is none; the error is the model's text.
+    /// conversation, or, when there is none, mints one if `mint` (a tool that keeps state);
+    /// the error is the model's text.
     pub(super) async fn resolve(
         &self,
         store: &SharedStore,
         principal: Option<&str>,
         tool: &str,
         arguments: &mut String,
-    ) -> Result<Resolved, ToolError> {
+        mint: bool,
+    ) -> Result<Option<Resolved>, ToolError> {
         let mut object: Map<String, Value> = match serde_json::from_str::<Value>(arguments) {
             Ok(Value::Object(object)) => object,
             // Arguments that do not read are left for extraction to repair or refuse.
@@ -90,11 +94,12 @@ impl Handles {
         }
         let unavailable = |error: crate::state::StateError| error.into_tool_error();
         match given {
+            None | Some(Value::Null) if !mint => Ok(None),
             None | Some(Value::Null) => {
                 let handle = format!("{PREFIX}{}", random_id());
                 let write = Write::new(b"open".to_vec(), self.ttl).expect(Expect::Absent);
                 match store.write(&Self::key(principal, &handle), write).await.map_err(unavailable)? {
-                    Written::Done(_) => Ok(Resolved { handle, minted: true }),
+                    Written::Done(_) => Ok(Some(Resolved { handle, minted: true })),
                     _ => Err(ToolError::new("A fresh conversation handle was already taken; call again.")
                         .with_code("handle_conflict")),
                 }
@@ -103,7 +108,7 @@ impl Handles {
                 let known = well_formed(&handle)
                     && store.touch(&Self::key(principal, &handle), self.ttl).await.map_err(unavailable)?;
                 match known {
-                    true => Ok(Resolved { handle, minted: false }),
+                    true => Ok(Some(Resolved { handle, minted: false })),
                     false => Err(self.unknown(tool, &handle)),
                 }
             }

@@ -224,7 +224,7 @@ impl Served {
             .collect::<Result<Vec<_>, _>>()?;
         let mut outside = tools.clone();
         for (tool, served) in catalog.iter().zip(&mut outside) {
-            if !tool.keeps_state() {
+            if !tool.keeps_state() && !handles.every_tool {
                 continue;
             }
             let properties = Arc::make_mut(&mut served.input_schema)
@@ -335,6 +335,16 @@ impl McpServerBuilder {
     /// stateful tool already has a parameter of that name.
     pub fn conversation_argument(mut self, name: impl Into<String>) -> Self {
         self.handles.argument = name.into();
+        self
+    }
+
+    /// Whether every tool takes a conversation handle outside a session, not only the tools
+    /// that keep state (off by default). With it, a call that passes a handle runs in that
+    /// conversation, so the executor's per-conversation policy (retry budgets, rate limits,
+    /// pending approvals) follows the handle across replicas; a tool that keeps no state never
+    /// starts a conversation, a call without a handle runs outside any.
+    pub fn handles_on_every_tool(mut self, every: bool) -> Self {
+        self.handles.every_tool = every;
         self
     }
 
@@ -913,12 +923,13 @@ impl ServerHandler for McpServer {
         let stateful = served.executor.catalog().get(&call.tool_name).is_some_and(|tool| tool.keeps_state());
         let mut minted = None;
         match self.conversation_of(&context) {
-            CallConversation::Handle if stateful => {
+            CallConversation::Handle if stateful || self.handles.every_tool => {
                 let store = served.executor.store();
                 let principal = call.principal.clone();
                 let (tool, arguments) = (call.tool_name.clone(), &mut call.raw_arguments);
-                match self.handles.resolve(store, principal.as_deref(), &tool, arguments).await {
-                    Ok(resolved) => {
+                match self.handles.resolve(store, principal.as_deref(), &tool, arguments, stateful).await {
+                    Ok(None) => {}
+                    Ok(Some(resolved)) => {
                         // Names restored before may have read the arguments already.
                         if let Some(Value::Object(arguments)) = &mut call.arguments {
                             arguments.remove(&self.handles.argument);

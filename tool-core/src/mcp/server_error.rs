@@ -35,7 +35,7 @@ pub enum McpServerError {
     SessionEnded(#[source] tokio::task::JoinError),
     /// A tool that keeps state per conversation has a parameter named like the argument that
     /// carries conversation handles.
-    #[error("`{tool}` has a parameter `{argument}`, the argument that carries conversation handles to the tools that keep state; name another with `McpServerBuilder::conversation_argument`")]
+    #[error("`{tool}` has a parameter `{argument}`, the argument that carries conversation handles; name another with `McpServerBuilder::conversation_argument`")]
     HandleArgumentTaken {
         /// The tool.
         tool: String,
