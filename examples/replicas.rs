@@ -63,6 +63,25 @@ async fn ping() -> String {
     format!("pong (replica {})", replica())
 }
 
+/// Who to greet.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Person {
+    /// Their name.
+    name: String,
+}
+
+/// Greet the user by the name they give: on MCP 2026-07-28 the question is a round of the call,
+/// which any replica may serve.
+#[tool(name = "replica.greet", annotations(read_only = true))]
+async fn greet(ctx: &ToolContext) -> Result<String, ToolError> {
+    let name = match ctx.elicit::<Person>("Who should I greet?").await? {
+        tool_core::ask::Elicitation::Accepted { value, .. } => value.name,
+        _ => "nobody".to_owned(),
+    };
+    // The round that completes the call says where it ran.
+    Ok(format!("Hello {name} (replica {})", replica()))
+}
+
 /// The replica's name; needs no state, so it answers while the store is away.
 #[tool(name = "replica.name", annotations(read_only = true))]
 async fn name() -> String {

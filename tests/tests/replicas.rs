@@ -27,12 +27,25 @@ struct Replica {
     url: String,
 }
 
+/// The keys the replicas of the 2026-07-28 tests seal `requestState` with.
+const STATE_KEYS: &str = "old=an old key of thirty-two bytes or more\nnew=a new key of thirty-two bytes or more";
+
 impl Replica {
     fn start(name: &str, state: &str) -> Replica {
+        Replica::start_with(name, state, &["--conversation-header", "x-conversation-id"])
+    }
+
+    /// A replica of conversations named by handles, sealing rounds with [`STATE_KEYS`].
+    fn with_handles(name: &str, state: &str) -> Replica {
+        Replica::start_with(name, state, &["--request-state-keys-env", "STATE_KEYS"])
+    }
+
+    fn start_with(name: &str, state: &str, args: &[&str]) -> Replica {
         let mut child = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
             .env("REPLICA", name)
+            .env("STATE_KEYS", STATE_KEYS)
             .args(["serve-mcp", "--http", "127.0.0.1:0", "--json", "--state", state, "--stateless"])
-            .args(["--conversation-header", "x-conversation-id"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -258,4 +271,94 @@ fn serve_mcp_refuses_a_store_it_cannot_reach_or_read_and_never_prints_its_passwo
     let (code, stderr) = refused(&["--state", "memcached://127.0.0.1:1"], &[]);
     assert_eq!(code, Some(2));
     assert!(stderr.starts_with("error: --state: "), "{stderr}");
+}
+
+/// A 2026-07-28 client over streamable HTTP that fills in forms with the name Ada.
+#[derive(Clone)]
+struct Ada;
+
+impl rmcp::ClientHandler for Ada {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        info.capabilities.elicitation =
+            Some(rmcp::model::ElicitationCapability::new().with_form(rmcp::model::FormElicitationCapability::new()));
+        info
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        let answer = rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept);
+        Ok(answer.with_content(json!({"name": "Ada"})))
+    }
+}
+
+async fn client_2026(url: &str) -> RunningService<RoleClient, Ada> {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let client = Ada.serve_with_lifecycle(StreamableHttpClientTransport::from_uri(url), lifecycle).await.unwrap();
+    assert_eq!(client.peer_info().unwrap().protocol_version, ProtocolVersion::V_2026_07_28);
+    client
+}
+
+async fn call_2026(client: &RunningService<RoleClient, Ada>, tool: &str, arguments: Value) -> Value {
+    let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments.as_object().unwrap().clone());
+    serde_json::to_value(client.call_tool(params).await.expect("an answer")).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_nginx_a_2026_client_answers_rounds_and_threads_a_handle_across_replicas() {
+    let Some(redis) = RedisServer::start("replicas::rounds") else { return };
+    let (a, b) = (Replica::with_handles("A", &redis.url()), Replica::with_handles("B", &redis.url()));
+    let upstreams = [a.url.as_str(), b.url.as_str()].map(|url| {
+        let authority = url.trim_start_matches("http://").trim_end_matches("/mcp");
+        authority.parse().expect("host:port")
+    });
+    let dir =
+        std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nginx-rounds-{}", std::process::id()));
+    let Some(nginx) = Nginx::start("replicas::rounds", &upstreams, dir) else { return };
+    let client = client_2026(&format!("http://{}/mcp", nginx.address())).await;
+    // Each greeting takes two rounds, and round robin sends each request to the other replica
+    // than the last: the rounds of every call are served by both replicas, which share the
+    // keys and the store. A call of `replica.name` in between shifts which one completes.
+    let mut served = HashMap::new();
+    for _ in 0..6 {
+        let result = call_2026(&client, "replica.greet", json!({})).await;
+        let text = result["content"][0]["text"].as_str().unwrap().to_owned();
+        let completed = text.strip_prefix("Hello Ada (replica ").expect("a greeting").trim_end_matches(')').to_owned();
+        let next = call_2026(&client, "replica.name", json!({})).await;
+        assert_ne!(next["content"][0]["text"].as_str().unwrap(), completed, "round robin alternates");
+        *served.entry(completed).or_insert(0) += 1;
+    }
+    assert_eq!(served, HashMap::from([("A".to_owned(), 3), ("B".to_owned(), 3)]));
+    // A handle given by one replica goes on with the same tally on the other.
+    let first = call_2026(&client, "tally.add", json!({"by": 1})).await;
+    let handle = first["_meta"]["tool-core/conversation"].as_str().expect("a handle").to_owned();
+    for i in 2..=10u64 {
+        let result = call_2026(&client, "tally.add", json!({"by": 1, "conversation": handle})).await;
+        assert_eq!(total(result["content"][0]["text"].as_str().unwrap()), i, "{result}");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[test]
+fn serve_mcp_refuses_request_state_keys_it_cannot_use_without_printing_them() {
+    let (code, stderr) = refused(&["--request-state-keys-env", "KEYS"], &[("KEYS", "k1=short")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the request state key `k1` (line 1) is 5 bytes long; a key needs at least 32"),
+        "{stderr}"
+    );
+    let (code, stderr) = refused(&["--request-state-keys-env", "KEYS"], &[("KEYS", "no equals sign here")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the request state keys: line 1 is not `id=secret` (one key per line, the first the one that seals)"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("short") && !stderr.contains("equals sign"), "{stderr}");
 }

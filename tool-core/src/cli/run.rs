@@ -196,6 +196,15 @@ enum Command {
         /// may be given again.
         #[arg(long, value_name = "HOST")]
         allow_host: Vec<String>,
+        /// With --http: read the keys that seal the `requestState` of multi-round-trip requests
+        /// (protocol 2026-07-28) from this environment variable: one `id=secret` per line, each
+        /// secret at least 32 bytes, the first line the key that seals. Replicas behind one
+        /// address need the same keys; without them each process makes its own.
+        #[arg(long, value_name = "VAR", group = "request_state_keys")]
+        request_state_keys_env: Option<String>,
+        /// With --http: read those keys from this file instead.
+        #[arg(long, value_name = "PATH", group = "request_state_keys")]
+        request_state_keys_file: Option<PathBuf>,
     },
     /// Serve the playground page: forms for every tool, calls run through the executor.
     #[cfg(feature = "playground")]
@@ -366,7 +375,20 @@ impl ToolsCli {
                 stateless,
                 conversation_header,
                 allow_host,
+                request_state_keys_env,
+                request_state_keys_file,
             } => {
+                let keys = secret(
+                    "the request state keys",
+                    "--request-state-keys",
+                    None,
+                    request_state_keys_env,
+                    request_state_keys_file,
+                );
+                let state_keys = match keys.and_then(|keys| keys.map(|keys| request_state_keys(&keys)).transpose()) {
+                    Ok(keys) => keys,
+                    Err(message) => return usage(err, message),
+                };
                 let store = match secret("the state store's URL", "--state", state, state_env, state_file) {
                     Ok(store) => store,
                     Err(message) => return usage(err, message),
@@ -396,7 +418,8 @@ impl ToolsCli {
                         ),
                     );
                 }
-                let served = Served { address, token, json, stateless, conversation_header, hosts: allow_host };
+                let hosts = allow_host;
+                let served = Served { address, token, json, stateless, conversation_header, hosts, state_keys };
                 runtime.block_on(serve_mcp(executor, served, out))
             }
             #[cfg(feature = "playground")]
@@ -434,6 +457,40 @@ struct Served {
     stateless: bool,
     conversation_header: Option<String>,
     hosts: Vec<String>,
+    state_keys: Option<RequestStateKeys>,
+}
+
+/// The keys that seal `requestState`: the active key's id, and every key by id.
+#[cfg(feature = "mcp")]
+type RequestStateKeys = (String, Vec<(String, Vec<u8>)>);
+
+/// Reads `id=secret` lines, the first the active key; blank lines are skipped. A line without
+/// `=` or with an empty id is refused by its number, never quoting the secret.
+#[cfg(feature = "mcp")]
+fn request_state_keys(text: &str) -> Result<RequestStateKeys, String> {
+    let mut keys = Vec::new();
+    for (number, line) in text.lines().enumerate().filter(|(_, line)| !line.trim().is_empty()) {
+        match line.trim().split_once('=') {
+            Some((id, secret)) if !id.trim().is_empty() => {
+                let secret = secret.trim().as_bytes().to_vec();
+                if secret.len() < 32 {
+                    return Err(format!(
+                        "the request state key `{}` (line {}) is {} bytes long; a key needs at least 32",
+                        id.trim(),
+                        number + 1,
+                        secret.len()
+                    ));
+                }
+                keys.push((id.trim().to_owned(), secret));
+            }
+            _ => return Err(format!(
+                "the request state keys: line {} is not `id=secret` (one key per line, the first the one that seals)",
+                number + 1
+            )),
+        }
+    }
+    let active = keys.first().map(|(id, _)| id.clone()).ok_or("the request state keys hold no key")?;
+    Ok((active, keys))
 }
 
 #[cfg(feature = "mcp")]
@@ -446,7 +503,11 @@ async fn serve_stdio(executor: crate::Executor) -> std::io::Result<i32> {
 /// Serves streamable HTTP; without a token only when the caller allowed it.
 #[cfg(feature = "mcp")]
 async fn serve_mcp(executor: crate::Executor, served: Served, out: Out<'_>) -> std::io::Result<i32> {
-    let server = crate::mcp::McpServer::new(executor).map_err(std::io::Error::other)?;
+    let mut server = crate::mcp::McpServer::builder(executor);
+    if let Some((active, keys)) = served.state_keys {
+        server = server.request_state_keys(&active, keys);
+    }
+    let server = server.build().map_err(std::io::Error::other)?;
     let mut builder = server.http().bind(served.address).stateless(served.stateless);
     match served.token {
         Some(token) => builder = builder.bearer_token(token),
