@@ -430,3 +430,26 @@ async fn with_handles_on_every_tool_a_rate_limit_per_conversation_follows_the_ha
     client.cancel().await.unwrap();
     running.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_call_asked_in_rounds_takes_one_place_in_its_rate_limit() {
+    use tool_core::policy::RateLimit;
+    let catalog = ToolCatalog::builder().add_declared::<greet>().build().unwrap();
+    let executor = Executor::builder(catalog)
+        .store(Arc::new(MemoryStore::new()))
+        .rate_limit(RateLimit::per_tool(1, Duration::from_secs(60)))
+        .build();
+    let (client, _) = client_of(McpServer::new(executor).unwrap(), json!({"name": "Ada"})).await;
+    // Three rounds, one place: the limit of one call a minute lets it finish.
+    let result = client.call_tool(params("rounds.greet", json!({}))).await.unwrap();
+    assert_eq!(text(&result), "Ada: Blue.");
+    // The next call has no place left.
+    let refused = client.call_tool(params("rounds.greet", json!({}))).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        text(&refused)
+            .starts_with("`rounds.greet` was not run: its rate limit (1 call per minute per tool) is reached."),
+        "{}",
+        text(&refused)
+    );
+}

@@ -483,10 +483,12 @@ fn request_state_keys(text: &str) -> Result<RequestStateKeys, String> {
                 }
                 keys.push((id.trim().to_owned(), secret));
             }
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "the request state keys: line {} is not `id=secret` (one key per line, the first the one that seals)",
                 number + 1
-            )),
+            ))
+            }
         }
     }
     let active = keys.first().map(|(id, _)| id.clone()).ok_or("the request state keys hold no key")?;

@@ -42,6 +42,9 @@ pub struct CallScope {
     pub(super) progress: Option<ProgressSink>,
     pub(super) log: Option<LogSink>,
     pub(super) asking: Asking,
+    /// Whether the call's rate limits admitted it already: a later round of one MCP request
+    /// (2026-07-28), whose first round took its places.
+    pub(crate) admitted: bool,
 }
 
 impl CallScope {

@@ -286,6 +286,12 @@ impl Round {
         }
     }
 
+    /// Whether this round goes on with a call an earlier round of it began: its state proves
+    /// (sealed by this server, for this call, once) that the call's rate limits admitted it.
+    pub(super) fn continues(&self) -> bool {
+        self.round > 0
+    }
+
     /// Resolves once the call asked a question this round has no answer for.
     pub(super) async fn asking(&self) {
         self.asking.notified().await;
@@ -362,6 +368,8 @@ pub(super) fn scope_asking_in_rounds(
     mut scope: CallScope,
 ) -> CallScope {
     let capabilities = context.client_capabilities().unwrap_or_default();
+    // A call's rate limits count it once, in its first round.
+    scope.admitted = round.continues();
     if capabilities.sampling.is_some() {
         let round = Arc::clone(round);
         scope = scope.on_sample(move |request| {

@@ -15,7 +15,7 @@ use super::super::{CallFailure, Executor};
 pub(crate) async fn admit(executor: &Executor, run: &mut CallRun) -> Flow {
     let rates = &executor.policy.rules.rates;
     let (Held::Bound(prepared), Some(tool)) = (&run.held, &run.tool) else { return ControlFlow::Continue(Go::Next) };
-    if rates.is_empty() {
+    if rates.is_empty() || run.scope.admitted {
         return ControlFlow::Continue(Go::Next);
     }
     let definition = tool.definition();
