@@ -4,9 +4,9 @@
 //!
 //! ```text
 //! cargo run -p tool-examples --features mcp --bin mcp_conformance -- 127.0.0.1:8765
-//! npx -y -p node@22 -p @modelcontextprotocol/conformance@0.1.16 conformance server \
-//!     --url http://127.0.0.1:8765/mcp --suite all \
-//!     --expected-failures tests/mcp-conformance/server-baseline.yml
+//! npx -y -p node@22 -p @modelcontextprotocol/conformance@0.2.0-alpha.12 conformance server \
+//!     --url http://127.0.0.1:8765/mcp --suite all --spec-version 2026-07-28 \
+//!     --expected-failures tests/mcp-conformance/server-baseline-2026-07-28.yml
 //! ```
 //!
 //! The modules group the tools by what they exercise: `basics` (text, errors, logging,
