@@ -11,8 +11,9 @@
 //!
 //! The modules group the tools by what they exercise: `basics` (text, errors, logging,
 //! progress), `content` (images, audio, embedded resources, mixed results), `ask` (sampling
-//! and elicitation), `schema` (a JSON Schema 2020-12 input schema); `primitives` holds the
-//! resources, prompts and completions.
+//! and elicitation), `schema` (a JSON Schema 2020-12 input schema), `stateless` (the
+//! diagnostics of protocol 2026-07-28: a tool needing a client capability, tools changing the
+//! lists); `primitives` holds the resources, prompts and completions.
 
 use tool_core::mcp::McpServer;
 use tool_core::prelude::*;
@@ -22,12 +23,15 @@ mod basics;
 mod content;
 mod primitives;
 mod schema;
+mod stateless;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let address = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:8765".to_owned());
     let executor = Executor::new(ToolCatalog::global()?.clone());
-    let server = McpServer::builder(executor).primitives(primitives::all()?).build()?;
+    let primitives = primitives::all()?;
+    let server = McpServer::builder(executor.clone()).primitives(primitives.clone()).build()?;
+    stateless::serving(server.clone(), executor, primitives);
     let running = server.http().bind(address.parse()?).start().await?;
     eprintln!("serving the conformance suite's tools at {}", running.url());
     tokio::signal::ctrl_c().await?;
