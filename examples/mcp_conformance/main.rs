@@ -11,7 +11,8 @@
 //!
 //! The modules group the tools by what they exercise: `basics` (text, errors, logging,
 //! progress), `content` (images, audio, embedded resources, mixed results), `ask` (sampling
-//! and elicitation), `schema` (a JSON Schema 2020-12 input schema), `stateless` (the
+//! and elicitation), `schema` (a JSON Schema 2020-12 input schema, built at run time),
+//! `headers` (arguments mirrored into HTTP headers), `stateless` (the
 //! diagnostics of protocol 2026-07-28: a tool needing a client capability, tools changing the
 //! lists); `primitives` holds the resources, prompts and completions.
 
@@ -21,6 +22,7 @@ use tool_core::prelude::*;
 mod ask;
 mod basics;
 mod content;
+mod headers;
 mod primitives;
 mod schema;
 mod stateless;
@@ -28,7 +30,8 @@ mod stateless;
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let address = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:8765".to_owned());
-    let executor = Executor::new(ToolCatalog::global()?.clone());
+    let catalog = ToolCatalog::global()?.to_builder().add_tool(schema::json_schema_2020_12_tool()?).build()?;
+    let executor = Executor::new(catalog);
     let primitives = primitives::all()?;
     let server = McpServer::builder(executor.clone()).primitives(primitives.clone()).build()?;
     stateless::serving(server.clone(), executor, primitives);

@@ -735,6 +735,13 @@ impl ServerHandler for McpServer {
         Ok(result)
     }
 
+    /// The served tool of this name, which rmcp reads to check the `Mcp-Param-*` headers of a
+    /// 2026-07-28 call (SEP-2243): each argument the tool's input schema marks with
+    /// `x-mcp-header` must come in its header too, with the same value.
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        self.current().tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
     /// A request rmcp could not read as any it knows: a specified method whose `params` are
     /// malformed is invalid params (-32602), anything else an unknown method (-32601), and so is
     /// a method removed in the request's protocol.
