@@ -5,9 +5,9 @@
 //!
 //! ```text
 //! cargo build -p tool-examples --features mcp --bin mcp_conformance_client
-//! npx -y -p node@22 -p @modelcontextprotocol/conformance@0.1.16 \
+//! npx -y -p node@22 -p @modelcontextprotocol/conformance@0.2.0-alpha.12 \
 //!     conformance client --command target/debug/mcp_conformance_client --suite all \
-//!     --expected-failures tests/mcp-conformance/client-baseline.yml
+//!     --spec-version 2026-07-28 --expected-failures tests/mcp-conformance/client-baseline-2026-07-28.yml
 //! ```
 //!
 //! Each scenario is what a host does: import the server's tools (`server/discover` or

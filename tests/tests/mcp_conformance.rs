@@ -6,9 +6,10 @@
 //!   with `McpImport`;
 //! - the Inspector lists and calls the tools of `examples/mcp_server` over stdio and HTTP.
 //!
-//! Each suite run passes `--expected-failures` with its baseline
-//! (`tests/mcp-conformance/{server,client}-baseline.yml`): the suite fails on a scenario that
-//! fails and is not listed, and on a listed scenario that passes. The npm packages are pinned in
+//! Each direction runs at each revision of [`REVISIONS`], against the baseline of that revision
+//! (`tests/mcp-conformance/{server,client}-baseline-<revision>.yml`, passed as
+//! `--expected-failures`): the suite fails on a scenario (or a `scenario:check` entry) that fails
+//! and is not listed, and on a listed one that passes. The npm packages are pinned in
 //! `tests/mcp-conformance/package.json`; where they are not installed, the tests skip with one
 //! `SKIPPED` line (`tool_tests::external::mcp_node_tools`).
 
@@ -28,6 +29,61 @@ const BASELINES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/mcp-conformance");
 const SUITE_DEADLINE: Duration = Duration::from_secs(300);
 /// The Inspector takes under a second a run.
 const INSPECTOR_DEADLINE: Duration = Duration::from_secs(60);
+
+/// The protocol revisions each direction is checked at: 2025-11-25, whose scenarios include
+/// those of 2025-06-18 (the suite's versions are cumulative), for the clients with sessions and
+/// `initialize`; and 2026-07-28, stateless MCP.
+const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
+
+/// The revision whose wire the extension scenarios run on: the suite's own default for them.
+const EXTENSIONS_AT: &str = "2026-07-28";
+
+/// A direction of the suite: it tests our server, or our client.
+#[derive(Clone, Copy)]
+enum Direction {
+    Server,
+    Client,
+}
+
+impl Direction {
+    /// The suite's command, and the section of a baseline.
+    fn name(self) -> &'static str {
+        match self {
+            Direction::Server => "server",
+            Direction::Client => "client",
+        }
+    }
+
+    /// The baseline file of `revision`, in `tests/mcp-conformance`.
+    fn baseline(self, revision: &str) -> String {
+        format!("{}-baseline-{revision}.yml", self.name())
+    }
+
+    /// The option naming what is tested: the server's URL, or the command starting the client.
+    fn target_option(self) -> &'static str {
+        match self {
+            Direction::Server => "--url",
+            Direction::Client => "--command",
+        }
+    }
+
+    /// How the suite names a scenario's results folder: `server-<scenario>-<time>` for the
+    /// server scenarios, `<scenario>-<time>` for the client ones.
+    fn results_prefix(self) -> &'static str {
+        match self {
+            Direction::Server => "server-",
+            Direction::Client => "",
+        }
+    }
+
+    /// The heading above the per-scenario lines of a whole suite's summary.
+    fn summary(self) -> &'static str {
+        match self {
+            Direction::Server => "=== SUMMARY ===",
+            Direction::Client => "=== SUITE SUMMARY ===",
+        }
+    }
+}
 
 /// One test of these at a time: the suite's `sse-retry` scenario times the client's
 /// reconnection to within a fifth of a second, which Node processes starting beside it could
@@ -114,9 +170,12 @@ fn a_baseline_entry_needs_a_reason_and_its_section() {
 #[test]
 fn the_baselines_give_a_reason_for_every_scenario_they_list() {
     // Read without the suite: these files must stay well formed where Node is missing too.
-    let server = baseline("server-baseline.yml", "server");
-    let client = baseline("client-baseline.yml", "client");
-    assert!(server.iter().chain(&client).all(|name| !name.is_empty() && !name.contains(' ')), "{server:?} {client:?}");
+    for revision in REVISIONS {
+        for direction in [Direction::Server, Direction::Client] {
+            let listed = baseline(&direction.baseline(revision), direction.name());
+            assert!(listed.iter().all(|name| !name.is_empty() && !name.contains(' ')), "{listed:?}");
+        }
+    }
 }
 
 /// What a finished process wrote.
@@ -234,18 +293,59 @@ impl Drop for Served {
     }
 }
 
-/// The scenarios `conformance list` names for one direction (`--server` or `--client`).
-fn listed_scenarios(tools: &McpNodeTools, which: &str) -> BTreeSet<String> {
+/// The scenarios `conformance list` names for `direction`: at `revision` (those of the spec's
+/// timeline that apply there), or, without one, every scenario with its tags
+/// (`[2025-06-18,2025-11-25]`, `[extension]`).
+fn listed_scenarios(tools: &McpNodeTools, direction: Direction, revision: Option<&str>) -> Vec<(String, String)> {
     let mut list = tools.command(&tools.conformance);
-    list.args(["list", which]);
+    list.args(["list", &format!("--{}", direction.name())]);
+    if let Some(revision) = revision {
+        list.args(["--spec-version", revision]);
+    }
+    let described = format!("{list:?}");
     let listed = run(list, SUITE_DEADLINE);
-    assert!(listed.status.success(), "conformance list {which} failed:\n{}{}", listed.stdout, listed.stderr);
+    assert!(listed.status.success(), "{described} failed:\n{}{}", listed.stdout, listed.stderr);
     listed
         .stdout
         .lines()
         .filter_map(|line| line.trim().strip_prefix("- "))
-        .map(|entry| entry.split_whitespace().next().unwrap_or_default().to_owned())
+        .map(|entry| {
+            let (name, tags) = entry.split_once(' ').unwrap_or((entry, ""));
+            (name.to_owned(), tags.trim().to_owned())
+        })
         .collect()
+}
+
+/// What one revision's check runs.
+///
+/// `--suite all --spec-version R` runs every scenario of the spec's timeline that applies at R,
+/// the pending ones included (`json-schema-2020-12`, the SEP-2243 header scenarios,
+/// `server-sse-polling`), each judged by the baseline; the default suite (`active`) would leave
+/// the pending ones out. The filter by spec version also leaves out the extension scenarios
+/// (`tasks-*`, the skills ones `sep-2640-*`, the OAuth extensions), which are on no revision's
+/// timeline: they run one at a time at 2026-07-28 (`--scenario X --spec-version 2026-07-28
+/// --force`), against that revision's baseline. `--requirements R` is not used: it runs what R
+/// requires and reports the pending and extension scenarios, but judges only the required ones
+/// by the baseline and its exit code, so a regression in the others would pass unseen, and it
+/// leaves the skills extension out.
+struct Planned {
+    /// On the timeline at the revision: one `--suite all` run.
+    timeline: BTreeSet<String>,
+    /// Extension scenarios, each run on its own.
+    extensions: BTreeSet<String>,
+}
+
+fn planned(tools: &McpNodeTools, direction: Direction, revision: &str) -> Planned {
+    let timeline = listed_scenarios(tools, direction, Some(revision)).into_iter().map(|(name, _)| name).collect();
+    let extensions = match revision {
+        EXTENSIONS_AT => listed_scenarios(tools, direction, None)
+            .into_iter()
+            .filter(|(_, tags)| tags == "[extension]")
+            .map(|(name, _)| name)
+            .collect(),
+        _ => BTreeSet::new(),
+    };
+    Planned { timeline, extensions }
 }
 
 /// A clean directory for one run's results, under `target/tmp`.
@@ -267,24 +367,28 @@ fn reported(output: &str, heading: &str) -> Vec<String> {
     names
 }
 
-/// The failed and warned checks of each scenario, as the suite saved them in `results`
-/// (`<prefix><scenario>-<time>/checks.json`).
+/// The checks the suite saved for `scenario` in `results` (`<prefix><scenario>-<time>/checks.json`),
+/// if it saved them.
+fn saved_checks(results: &Path, prefix: &str, scenario: &str) -> Option<Vec<Value>> {
+    // A per-check baseline entry (`scenario:check`) is reported under its scenario.
+    let scenario = scenario.split_once(':').map_or(scenario, |(scenario, _)| scenario);
+    let name = format!("{prefix}{scenario}-");
+    let (dir, file) = match name.rsplit_once('/') {
+        Some((dir, file)) => (results.join(dir), file.to_owned()),
+        None => (results.to_path_buf(), name.clone()),
+    };
+    let saved = std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|entry| entry.path()).find(|path| {
+        let found = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        found.strip_prefix(&file).is_some_and(|time| time.starts_with(|c: char| c.is_ascii_digit()))
+    })?;
+    serde_json::from_str(&std::fs::read_to_string(saved.join("checks.json")).ok()?).ok()
+}
+
+/// The failed and warned checks of each scenario, as the suite saved them in `results`.
 fn failed_checks(results: &Path, prefix: &str, scenarios: &[String]) -> String {
     let mut out = String::new();
     for scenario in scenarios {
-        let name = format!("{prefix}{scenario}-");
-        let (dir, file) = match name.rsplit_once('/') {
-            Some((dir, file)) => (results.join(dir), file.to_owned()),
-            None => (results.to_path_buf(), name.clone()),
-        };
-        let saved = std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|entry| entry.path()).find(|path| {
-            let found = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-            found.strip_prefix(&file).is_some_and(|time| time.starts_with(|c: char| c.is_ascii_digit()))
-        });
-        let checks: Vec<Value> = saved
-            .and_then(|dir| std::fs::read_to_string(dir.join("checks.json")).ok())
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default();
+        let checks = saved_checks(results, prefix, scenario).unwrap_or_default();
         out.push_str(&format!("\n{scenario}:\n"));
         for check in checks.iter().filter(|c| matches!(c["status"].as_str(), Some("FAILURE" | "WARNING"))) {
             out.push_str(&format!(
@@ -309,73 +413,116 @@ fn assert_summarized(stdout: &str, scenarios: &BTreeSet<String>) {
     assert!(missing.is_empty(), "the suite's summary has no line for {missing:?}:\n{stdout}");
 }
 
-/// Checks a suite run against its baseline: the run succeeded, and if not, says which scenarios
-/// regressed (with their failed checks) and which baseline entries are stale.
-fn assert_suite(direction: &str, run: Finished, summary: &str, results: &Path, prefix: &str) {
+/// How a run differs from its baseline `file`, if it does: which scenarios regressed (with their
+/// failed checks) and which baseline entries are stale.
+fn differs(direction: Direction, file: &str, run: Finished, summary: &str, results: &Path) -> Option<String> {
     let stdout = without_colours(&run.stdout);
     if run.status.success() {
-        assert!(stdout.contains("Baseline check passed"), "the suite said nothing of its baseline:\n{stdout}");
-        return;
+        return match stdout.contains("Baseline check passed") {
+            true => None,
+            false => Some(format!("the suite said nothing of its baseline:\n{stdout}")),
+        };
     }
     let unexpected = reported(&stdout, "Unexpected failures");
     let stale = reported(&stdout, "Stale baseline entries");
     let from = stdout.find(summary).unwrap_or(0);
-    panic!(
-        "the conformance suite's {direction} run differs from tests/mcp-conformance/{direction}-baseline.yml \
-         ({}):\n{}\n{}\nscenarios that fail and are not in the baseline: {unexpected:?}{}\n\
+    Some(format!(
+        "the conformance suite's {} run differs from tests/mcp-conformance/{file} ({}):\n{}\n{}\n\
+         scenarios that fail and are not in the baseline: {unexpected:?}{}\n\
          baseline entries that pass now (remove them): {stale:?}",
+        direction.name(),
         run.status,
         &stdout[from..],
         run.stderr,
-        failed_checks(results, prefix, &unexpected),
-    );
+        failed_checks(results, direction.results_prefix(), &unexpected),
+    ))
 }
 
-#[test]
-fn the_example_server_fails_only_the_scenarios_of_its_baseline() {
-    let Some((tools, _turn)) = tools() else { return };
-    let expected = baseline("server-baseline.yml", "server");
-    let scenarios = listed_scenarios(&tools, "--server");
-    let unknown: Vec<&String> = expected.iter().filter(|name| !scenarios.contains(*name)).collect();
-    assert!(unknown.is_empty(), "server-baseline.yml lists scenarios the suite does not have: {unknown:?}");
+/// Runs the suite in `direction` against `target` (the server's URL, or the client's command)
+/// at `revision`, as [`Planned`] says, and checks every run against the revision's baseline;
+/// a failure shows every run that differs, and `context()` (what the tested server wrote).
+fn check_revision(
+    tools: &McpNodeTools,
+    direction: Direction,
+    target: &str,
+    revision: &str,
+    context: &dyn Fn() -> String,
+) {
+    let file = direction.baseline(revision);
+    let expected = baseline(&file, direction.name());
+    let Planned { timeline, extensions } = planned(tools, direction, revision);
+    let unknown: Vec<&String> = expected
+        .iter()
+        .filter(|entry| {
+            let scenario = entry.split_once(':').map_or(entry.as_str(), |(scenario, _)| scenario);
+            !timeline.contains(scenario) && !extensions.contains(scenario)
+        })
+        .collect();
+    assert!(unknown.is_empty(), "{file} lists scenarios that do not run at {revision}: {unknown:?}");
 
-    let server = Served::start(env!("CARGO_BIN_EXE_example_mcp_conformance"), &["127.0.0.1:0"]);
-    let results = results_dir("server");
-    let mut suite = tools.command(&tools.conformance);
-    suite
-        .args(["server", "--url", &server.url, "--suite", "all", "--expected-failures"])
-        .arg(Path::new(BASELINES).join("server-baseline.yml"))
-        .arg("-o")
-        .arg(&results);
-    let finished = run(suite, SUITE_DEADLINE);
-    if !finished.status.success() {
-        eprintln!("the example server wrote:\n{}", server.stderr());
+    let path = Path::new(BASELINES).join(&file);
+    let results = results_dir(&format!("{}-{revision}", direction.name()));
+    let command = |scenario: &[&str]| {
+        let mut suite = tools.command(&tools.conformance);
+        suite
+            .args([direction.name(), direction.target_option(), target])
+            .args(scenario)
+            .args(["--spec-version", revision, "--expected-failures"])
+            .arg(&path)
+            .arg("-o")
+            .arg(&results);
+        suite
+    };
+    let finished = run(command(&["--suite", "all"]), SUITE_DEADLINE);
+    let stdout = without_colours(&finished.stdout);
+    let mut differences: Vec<String> =
+        differs(direction, &file, finished, direction.summary(), &results).into_iter().collect();
+    assert_summarized(&stdout, &timeline);
+    for scenario in &extensions {
+        let finished = run(command(&["--scenario", scenario, "--force"]), SUITE_DEADLINE);
+        differences.extend(differs(direction, &file, finished, "", &results));
+        assert!(
+            saved_checks(&results, direction.results_prefix(), scenario).is_some(),
+            "the extension scenario {scenario} saved no checks in {}",
+            results.display()
+        );
     }
-    let stdout = without_colours(&finished.stdout);
-    assert_suite("server", finished, "=== SUMMARY ===", &results, "server-");
-    assert_summarized(&stdout, &scenarios);
+    assert!(differences.is_empty(), "{}\n{}", differences.join("\n\n"), context());
+}
+
+/// The example server against the server scenarios of `revision`.
+fn check_server(revision: &str) {
+    let Some((tools, _turn)) = tools() else { return };
+    let server = Served::start(env!("CARGO_BIN_EXE_example_mcp_conformance"), &["127.0.0.1:0"]);
+    let context = || format!("the example server wrote:\n{}", server.stderr());
+    check_revision(&tools, Direction::Server, &server.url, revision, &context);
+}
+
+/// The import client against the client scenarios of `revision`.
+fn check_client(revision: &str) {
+    let Some((tools, _turn)) = tools() else { return };
+    let client = env!("CARGO_BIN_EXE_example_mcp_conformance_client");
+    check_revision(&tools, Direction::Client, client, revision, &String::new);
 }
 
 #[test]
-fn the_import_client_fails_only_the_scenarios_of_its_baseline() {
-    let Some((tools, _turn)) = tools() else { return };
-    let expected = baseline("client-baseline.yml", "client");
-    let scenarios = listed_scenarios(&tools, "--client");
-    let unknown: Vec<&String> = expected.iter().filter(|name| !scenarios.contains(*name)).collect();
-    assert!(unknown.is_empty(), "client-baseline.yml lists scenarios the suite does not have: {unknown:?}");
+fn the_example_server_fails_only_the_scenarios_of_its_2025_11_25_baseline() {
+    check_server("2025-11-25");
+}
 
-    let results = results_dir("client");
-    let mut suite = tools.command(&tools.conformance);
-    suite
-        .args(["client", "--command", env!("CARGO_BIN_EXE_example_mcp_conformance_client"), "--suite", "all"])
-        .arg("--expected-failures")
-        .arg(Path::new(BASELINES).join("client-baseline.yml"))
-        .arg("-o")
-        .arg(&results);
-    let finished = run(suite, SUITE_DEADLINE);
-    let stdout = without_colours(&finished.stdout);
-    assert_suite("client", finished, "=== SUITE SUMMARY ===", &results, "");
-    assert_summarized(&stdout, &scenarios);
+#[test]
+fn the_example_server_fails_only_the_scenarios_of_its_2026_07_28_baseline() {
+    check_server("2026-07-28");
+}
+
+#[test]
+fn the_import_client_fails_only_the_scenarios_of_its_2025_11_25_baseline() {
+    check_client("2025-11-25");
+}
+
+#[test]
+fn the_import_client_fails_only_the_scenarios_of_its_2026_07_28_baseline() {
+    check_client("2026-07-28");
 }
 
 /// The Inspector's CLI with these arguments; its JSON answer.

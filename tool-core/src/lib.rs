@@ -309,12 +309,14 @@ mod guides {
 pub mod __private {
     pub use crate::context::FromContext;
     pub use crate::declare::{approval_pending, created, run_blocking, run_struct, struct_output_schema};
-    pub use crate::declare::{assert_numeric, assert_output, assert_param, assert_text, assert_tool_run};
+    pub use crate::declare::{
+        assert_header, assert_numeric, assert_output, assert_param, assert_text, assert_tool_run,
+    };
     pub use crate::declare::{
         extract_by_single_pass, extract_by_tree, DeclaredTool, Registration, StaticTool, ToolRun,
     };
     pub use crate::declare::{AnnotationsDeclaration, Declaration, ParamDeclaration};
-    pub use crate::declare::{Checked, DefaultState, NumericParam, TextParam};
+    pub use crate::declare::{Checked, DefaultState, HeaderParam, NumericParam, TextParam};
     pub use crate::extract::keys::closest_key;
     pub use crate::extract::scan::Stop;
     pub use crate::extract::single_pass::Pass;

@@ -563,6 +563,7 @@ fn assertions(p: &WireParam, krate: &Path) -> TokenStream {
         (p.config.range.as_ref().map(|r| r.span), quote!(assert_numeric)),
         (p.config.length.as_ref().map(|l| l.span), quote!(assert_text)),
         (p.config.pattern.as_ref().map(|l| l.span), quote!(assert_text)),
+        (p.config.header.as_ref().map(|h| h.span), quote!(assert_header)),
     ];
     for (span, assert) in keys {
         if let Some(span) = span {

@@ -2,8 +2,8 @@
 //! `tests/`, because trybuild compiles every dependency of the package again: this package's
 //! dev-dependencies are the few a tool needs.
 //!
-//! The slowest test of the suite, and it must be: each of the 88 cases is a crate that rustc
-//! compiles (the 22 that pass are also linked and run), and in a fresh target directory trybuild
+//! The slowest test of the suite, and it must be: each of the 95 cases is a crate that rustc
+//! compiles (the 23 that pass are also linked and run), and in a fresh target directory trybuild
 //! first builds `tool-core` and every crate under it again, checked and built, with its own
 //! `--cfg trybuild`, so none of the suite's builds can serve. Warm, the cases alone take a
 //! fraction of that.

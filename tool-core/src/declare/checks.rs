@@ -39,6 +39,10 @@ pub const fn assert_numeric<T: NumericParam>() {}
 /// Checks, at the `length`/`pattern` key, that the parameter is a string.
 pub const fn assert_text<T: TextParam>() {}
 
+/// Checks, at the `header` key, that the parameter is a string, an integer or a boolean: the
+/// values MCP mirrors into an HTTP header (SEP-2243).
+pub const fn assert_header<T: HeaderParam>() {}
+
 /// Types `range(..)` applies to.
 #[diagnostic::on_unimplemented(
     message = "`range(..)` applies to number parameters, and `{Self}` is not a number",
@@ -55,6 +59,14 @@ pub trait NumericParam {}
 )]
 pub trait TextParam {}
 
+/// Types `header = ".."` applies to.
+#[diagnostic::on_unimplemented(
+    message = "`header` mirrors a string, an integer or a boolean into an HTTP header, and `{Self}` is none of them",
+    label = "`header` on a `{Self}` parameter",
+    note = "use `header` on `String`, an integer type or `bool`; for one the call may leave out, give it a `default` instead of an `Option` (MCP clients refuse a header on a value that may be null)"
+)]
+pub trait HeaderParam {}
+
 // `do_not_recommend` keeps the list of these impls out of the errors above: their notes
 // already say which types fit.
 macro_rules! marker {
@@ -62,6 +74,8 @@ macro_rules! marker {
 }
 marker!(NumericParam: u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
 marker!(TextParam: String, Box<str>, std::borrow::Cow<'static, str>);
+marker!(HeaderParam: String, Box<str>, std::borrow::Cow<'static, str>, bool);
+marker!(HeaderParam: u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 #[diagnostic::do_not_recommend]
 impl<T: NumericParam> NumericParam for Option<T> {}
 #[diagnostic::do_not_recommend]

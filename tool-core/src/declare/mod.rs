@@ -17,8 +17,8 @@ use crate::schema;
 use crate::stateful::Turn;
 use crate::tool::{parts, settle, BoxFuture, Invocation, Tool, ToolResult};
 
-pub use checks::{assert_numeric, assert_output, assert_param, assert_text, assert_tool_run};
-pub use checks::{Checked, DefaultState, NumericParam, TextParam};
+pub use checks::{assert_header, assert_numeric, assert_output, assert_param, assert_text, assert_tool_run};
+pub use checks::{Checked, DefaultState, HeaderParam, NumericParam, TextParam};
 use definition::TypeFacts;
 pub use definition::{AnnotationsDeclaration, Declaration, ParamDeclaration};
 pub use run::{approval_pending, created, run_blocking, run_struct, struct_output_schema};

@@ -20,6 +20,7 @@
 
 mod approve; // approval of served calls by the client's user, or their pending state
 mod ask;
+mod capability; // -32021 for a 2026-07-28 request that needed a capability it did not declare
 mod guard;
 mod handles; // the conversations of requests outside any session (SEP-2567)
 mod http;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
     ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
-    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscriptionFilter, Tool as McpTool,
+    ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscriptionFilter, Tool as McpTool,
 };
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
@@ -61,6 +61,18 @@ const SPECIFIED: &[&str] = &[
     "completion/complete",
     "logging/setLevel",
 ];
+
+/// The requests protocol 2026-07-28 removed. A request of that protocol naming one is
+/// answered as one of a method the server does not have (-32601, HTTP 404), whatever its
+/// params: rmcp hands those it cannot read to [`ServerHandler::on_custom_request`].
+const REMOVED_IN_2026_07_28: &[&str] =
+    &["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+/// Whether `method` is one the protocol of the request of `context` removed.
+fn removed_for(context: &RequestContext<RoleServer>, method: &str) -> bool {
+    REMOVED_IN_2026_07_28.contains(&method)
+        && context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
 
 /// A catalog served over MCP: its executor's tools, exported once.
 ///
@@ -742,13 +754,17 @@ impl ServerHandler for McpServer {
 
     /// The least severe level of the log messages the client wants from this session's calls.
     /// Without a session (stateless HTTP) each request stands alone, so there is nothing to
-    /// keep it in, and calls send every level.
+    /// keep it in, and calls send every level. Protocol 2026-07-28 removed the method: its
+    /// requests get -32601, as for a method the server does not have.
     #[allow(deprecated)] // see the import of `LoggingLevel`
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if removed_for(&context, "logging/setLevel") {
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "logging/setLevel", None));
+        }
         if let Some(session) = &self.session {
             *session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(our_level(request.level));
         }
@@ -824,15 +840,23 @@ impl ServerHandler for McpServer {
         Ok(result)
     }
 
+    /// The served tool of this name, which rmcp reads to check the `Mcp-Param-*` headers of a
+    /// 2026-07-28 call (SEP-2243): each argument the tool's input schema marks with
+    /// `x-mcp-header` must come in its header too, with the same value.
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        self.current().tools.iter().find(|tool| tool.name == name).cloned()
+    }
+
     /// A request rmcp could not read as any it knows: a specified method whose `params` are
-    /// malformed is invalid params (-32602), anything else an unknown method (-32601).
+    /// malformed is invalid params (-32602), anything else an unknown method (-32601), and so is
+    /// a method removed in the request's protocol.
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let method = request.method;
-        Err(if SPECIFIED.contains(&method.as_str()) {
+        Err(if SPECIFIED.contains(&method.as_str()) && !removed_for(&context, &method) {
             ErrorData::invalid_params(format!("the params of `{method}` are not valid for it"), None)
         } else {
             ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("there is no method `{method}`"), None)
@@ -998,6 +1022,9 @@ impl ServerHandler for McpServer {
         served.search.settle(&self.search, &mut record, &served.tools, session, &context).await;
         if let Some(observer) = &self.observer {
             observer(&record);
+        }
+        if let Some(error) = super::capability::missing_client_capability(&context, &record) {
+            return Err(error);
         }
         // Structured content is wrapped exactly as the exported output schema is.
         let catalog = served.executor.catalog();

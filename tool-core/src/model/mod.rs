@@ -7,6 +7,7 @@
 mod call;
 mod content;
 mod definition;
+pub(crate) mod mcp_headers;
 mod output;
 pub(crate) mod pointer;
 pub mod rules;

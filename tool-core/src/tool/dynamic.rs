@@ -62,6 +62,7 @@ impl DynamicTool {
             approval: Approval::Never,
             sequential: false,
             examples: Vec::new(),
+            headers: Vec::new(),
             handler: None,
             source: SourceLocation { file: "(runtime)".to_owned(), line: 0 },
         }
@@ -116,6 +117,8 @@ pub struct DynamicToolBuilder {
     approval: Approval,
     sequential: bool,
     examples: Vec<Value>,
+    /// `(property, header)`: arguments mirrored into `Mcp-Param-<header>` (MCP, SEP-2243).
+    headers: Vec<(String, String)>,
     handler: Option<Arc<DynamicHandler>>,
     source: SourceLocation,
 }
@@ -130,6 +133,18 @@ pub enum DynamicToolError {
     /// The name does not match `^[A-Za-z_][A-Za-z0-9_.-]{{0,63}}$`.
     #[error("the tool name `{0}` is invalid: use 1-64 of `A-Z a-z 0-9 _ . -`, starting with a letter or `_`")]
     InvalidName(String),
+    /// An argument mirrored into an HTTP header (`.header(..)`, or `x-mcp-header` in the input
+    /// schema) that cannot be: the property is missing or not a string, integer or boolean, the
+    /// header name is not an HTTP token, or two properties share one header.
+    #[error("the tool `{tool}` cannot mirror `{property}` into an HTTP header: {reason}")]
+    InvalidHeader {
+        /// The tool's name.
+        tool: String,
+        /// The property's path from the schema's root, dot-separated.
+        property: String,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl DynamicToolBuilder {
@@ -148,6 +163,18 @@ impl DynamicToolBuilder {
             root.entry("required").or_insert_with(|| Value::Array(Vec::new()));
         }
         self.input_schema = schema;
+        self
+    }
+
+    /// Mirrors the argument `property` (a string, integer or boolean property of the input
+    /// schema's root) into the HTTP header `Mcp-Param-<header>` of the calls MCP clients of
+    /// protocol 2026-07-28 make over streamable HTTP (SEP-2243), by writing `"x-mcp-header":
+    /// header` on the property. A load balancer or gateway can then route a call by the value
+    /// (a region, a tenant) without reading its body; the server refuses a call whose header
+    /// and argument differ. [`build`](Self::build) refuses a property that is missing or not
+    /// such a value, a `header` that is not an HTTP token, and two properties with one header.
+    pub fn header(mut self, property: impl Into<String>, header: impl Into<String>) -> Self {
+        self.headers.push((property.into(), header.into()));
         self
     }
 
@@ -240,7 +267,24 @@ impl DynamicToolBuilder {
             return Err(DynamicToolError::InvalidName(self.name));
         }
         let handler = self.handler.ok_or_else(|| DynamicToolError::MissingHandler(self.name.clone()))?;
-        let mut definition = ToolDefinition::new(self.name, self.description.trim(), self.input_schema);
+        let mut input_schema = self.input_schema;
+        for (property, header) in self.headers {
+            let invalid = |reason: &str| DynamicToolError::InvalidHeader {
+                tool: self.name.clone(),
+                property: property.clone(),
+                reason: reason.to_owned(),
+            };
+            let schema = input_schema
+                .get_mut("properties")
+                .and_then(|properties| properties.get_mut(&property))
+                .and_then(Value::as_object_mut)
+                .ok_or_else(|| invalid("the input schema has no such property"))?;
+            schema.insert("x-mcp-header".into(), Value::String(header));
+        }
+        crate::model::mcp_headers::check(&input_schema).map_err(|(property, reason)| {
+            DynamicToolError::InvalidHeader { tool: self.name.clone(), property, reason }
+        })?;
+        let mut definition = ToolDefinition::new(self.name, self.description.trim(), input_schema);
         definition.output_schema = self.output_schema;
         definition.annotations = self.annotations;
         definition.tags = self.tags;

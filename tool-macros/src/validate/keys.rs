@@ -44,8 +44,18 @@ pub const IMPL_KEYS: &[&str] = &[
     "crate",
 ];
 
-pub const PARAM_KEYS: &[&str] =
-    &["rename", "description", "example", "default", "range", "length", "pattern", "case_sensitive", "strict"];
+pub const PARAM_KEYS: &[&str] = &[
+    "rename",
+    "description",
+    "example",
+    "default",
+    "range",
+    "length",
+    "pattern",
+    "case_sensitive",
+    "strict",
+    "header",
+];
 
 const ANNOTATION_KEYS: &[&str] = &["read_only", "destructive", "idempotent", "open_world", "title"];
 
@@ -160,6 +170,8 @@ pub struct ParamConfig {
     pub pattern: Option<WithSpan<LitStr>>,
     pub case_sensitive: bool,
     pub strict: bool,
+    /// `header = "Region"`: mirrored into the HTTP header `Mcp-Param-Region` (MCP, SEP-2243).
+    pub header: Option<WithSpan<LitStr>>,
 }
 
 pub enum DefaultValue {
@@ -181,6 +193,9 @@ impl ParamConfig {
         }
         if let Some(pattern) = &self.pattern {
             out.push(("pattern", json_string(&pattern.value.value())));
+        }
+        if let Some(header) = &self.header {
+            out.push(("x-mcp-header", json_string(&header.value.value())));
         }
         out
     }
@@ -578,10 +593,29 @@ impl ParamConfig {
             "pattern" => self.pattern = Some(WithSpan { value: string(key)?, span }),
             "case_sensitive" => self.case_sensitive = flag(key)?,
             "strict" => self.strict = flag(key)?,
+            "header" => {
+                let name = string(key)?;
+                let value = name.value();
+                if value.is_empty() || !value.chars().all(is_header_token_char) {
+                    return Err(syn::Error::new_spanned(
+                        &name,
+                        format!(
+                            "`header` names the HTTP header `Mcp-Param-<name>`, so the name must be an HTTP token \
+                             (letters, digits and !#$%&'*+-.^_`|~), like `header = \"Region\"`; {value:?} is not"
+                        ),
+                    ));
+                }
+                self.header = Some(WithSpan { value: name, span });
+            }
             _ => return Err(unknown_key(key, "`param` attribute", "", PARAM_KEYS)),
         }
         Ok(())
     }
+}
+
+/// A character of an HTTP token (RFC 9110 §5.6.2), what a header name is made of.
+fn is_header_token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
 }
 
 /// `range(min = 1, max = 50)` into schema keywords with JSON-number texts; `None` when it has

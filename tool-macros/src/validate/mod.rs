@@ -158,6 +158,25 @@ fn check_wire_names(wire: &[WireParam], errors: &mut Errors) {
     }
 }
 
+/// Two parameters mirrored into one HTTP header (header names are case-insensitive).
+fn check_headers(wire: &[WireParam], errors: &mut Errors) {
+    let header = |param: &WireParam| param.config.header.as_ref().map(|h| (h.value.value(), h.value.span()));
+    for (i, param) in wire.iter().enumerate() {
+        let Some((name, span)) = header(param) else { continue };
+        let first = wire[..i].iter().find(|p| header(p).is_some_and(|(other, _)| other.eq_ignore_ascii_case(&name)));
+        if let Some(first) = first {
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "`{}` is mirrored into the header `Mcp-Param-{name}`, and so is `{}` (header names ignore case): \
+                     give one of them another `header`",
+                    param.wire_name, first.wire_name
+                ),
+            ));
+        }
+    }
+}
+
 /// Each `example(..)` names only parameters, and every parameter the call needs. A parameter
 /// suggested for a mistyped key is not reported missing too: the one fix is the key's.
 fn check_examples(config: &ToolConfig, wire: &[WireParam], errors: &mut Errors) {

@@ -7,7 +7,8 @@ use syn::{FnArg, Ident, Pat, Path, ReturnType, Type};
 
 use super::keys::{param_config, ToolConfig};
 use super::{
-    check_examples, check_wire_names, description, krate, tool_name, wire_param, CallArg, Callable, Companion, MethodOf,
+    check_examples, check_headers, check_wire_names, description, krate, tool_name, wire_param, CallArg, Callable,
+    Companion, MethodOf,
 };
 use crate::docs::{doc_text, strip_ours};
 use crate::errors::Errors;
@@ -93,6 +94,7 @@ pub fn validate(config: ToolConfig, mut func: ItemFn, owner: Option<&Owner>, err
         }
     }
     check_wire_names(&wire, errors);
+    check_headers(&wire, errors);
     check_examples(&config, &wire, errors);
 
     let fn_ident = func.sig.ident.clone();

@@ -4,7 +4,7 @@ use syn::ext::IdentExt as _;
 use syn::{ItemStruct, Type};
 
 use super::keys::{param_config, tool_config, Target};
-use super::{check_examples, check_wire_names, description, krate, tool_name, wire_param, StructTool};
+use super::{check_examples, check_headers, check_wire_names, description, krate, tool_name, wire_param, StructTool};
 use crate::docs::{doc_text, strip_ours};
 use crate::errors::Errors;
 use crate::names::snake_case;
@@ -56,6 +56,7 @@ pub fn validate(entries: &[Entry], mut item: ItemStruct, errors: &mut Errors) ->
         }
     }
     check_wire_names(&wire, errors);
+    check_headers(&wire, errors);
     check_examples(&config, &wire, errors);
     let ident = item.ident.clone();
     let name = tool_name(&config, &snake_case(&ident.unraw().to_string()), ident.span(), errors);

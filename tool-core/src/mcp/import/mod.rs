@@ -982,7 +982,17 @@ impl Shared {
         });
         // Dropped on a time-out or cancellation, this future sends `notifications/cancelled`
         // (and `tasks/cancel` for a call the server runs as a task).
-        let answered = rounds::drive(&self, &live, &name, params).await?;
+        let remote = rounds::Remote {
+            server: self.endpoint.label(),
+            peer: &live.peer,
+            lost: &live.lost,
+            redactor: &self.redactor,
+            max_input_rounds: self.limits.max_input_rounds,
+            max_task_polls: self.limits.max_task_polls,
+            sampling: self.answers.sampling.as_ref(),
+            elicitation: self.answers.elicitation.as_ref(),
+        };
+        let answered = rounds::drive(&remote, &name, params).await?;
         let metadata = answered.metadata();
         let mut output = read_result(answered.result)?;
         output.metadata.extend(metadata);

@@ -3,7 +3,6 @@
 //! retried, or that it runs the call as a task (`CreateTaskResult`, SEP-2663), polled until it
 //! ends and cancelled when the call is dropped (its time limit, its cancellation).
 
-use std::sync::Arc;
 use std::time::Duration;
 
 // Sampling: see the note in the parent module.
@@ -17,8 +16,23 @@ use serde_json::{json, Map, Value};
 
 use crate::model::ToolError;
 
+use super::super::redact::Redactor;
 use super::failure::{lost, lost_call};
-use super::{Live, Shared};
+use crate::ask::{ElicitationHandler, SamplingHandler};
+
+/// What a remote call's rounds and task need of the import: its server, its live session, its
+/// bounds and the host's handlers (handed down, so that this module needs nothing of its
+/// parent's).
+pub(super) struct Remote<'a> {
+    pub(super) server: String,
+    pub(super) peer: &'a Peer<RoleClient>,
+    pub(super) lost: &'a tokio_util::sync::CancellationToken,
+    pub(super) redactor: &'a Redactor,
+    pub(super) max_input_rounds: usize,
+    pub(super) max_task_polls: usize,
+    pub(super) sampling: Option<&'a SamplingHandler>,
+    pub(super) elicitation: Option<&'a ElicitationHandler>,
+}
 
 /// The wait before the first `tasks/get` when the server suggests none, doubled after each
 /// poll that finds the task still working.
@@ -55,26 +69,25 @@ impl Answered {
 /// (at most `McpImportBuilder::max_input_rounds`), a task (at most
 /// `McpImportBuilder::max_task_polls` polls).
 pub(super) async fn drive(
-    shared: &Arc<Shared>,
-    live: &Live,
+    remote: &Remote<'_>,
     name: &str,
     mut params: CallToolRequestParams,
 ) -> Result<Answered, ToolError> {
-    let server = shared.endpoint.label();
+    let server = remote.server.clone();
     let mut rounds = 0;
     loop {
         let outcome = tokio::select! {
-            outcome = live.peer.call_tool_once(params.clone()) => outcome,
-            () = live.lost.cancelled() => return Err(lost(&server, name, "it stopped answering")),
+            outcome = remote.peer.call_tool_once(params.clone()) => outcome,
+            () = remote.lost.cancelled() => return Err(lost(&server, name, "it stopped answering")),
         };
-        match outcome.map_err(|error| failed(shared, live, name, &error))? {
+        match outcome.map_err(|error| failed(remote, name, &error))? {
             CallToolResponse::Complete(result) => {
                 let result = serde_json::to_value(result).unwrap_or(Value::Null);
                 return Ok(Answered { result, input_rounds: rounds, task: None });
             }
             CallToolResponse::InputRequired(asked) => {
                 rounds += 1;
-                check_rounds(shared, name, rounds)?;
+                check_rounds(remote, name, rounds)?;
                 let requests = asked.input_requests.unwrap_or_default();
                 if requests.is_empty() && asked.request_state.is_none() {
                     return Err(ToolError::new(format!(
@@ -87,14 +100,14 @@ pub(super) async fn drive(
                     // Only state: the server sheds load and wants the call again, later.
                     tokio::time::sleep(POLL_FIRST).await;
                 }
-                let responses = answer(shared, name, requests).await?;
+                let responses = answer(remote, name, requests).await?;
                 // The answers and the state go with this retry only; a state the server did
                 // not send is not sent back.
                 params.input_responses = (!responses.is_empty()).then_some(responses);
                 params.request_state = asked.request_state;
             }
             // Not `#[non_exhaustive]`-proof on its own: rmcp's other answers are tasks.
-            CallToolResponse::Task(created) => return follow(shared, live, name, created, rounds).await,
+            CallToolResponse::Task(created) => return follow(remote, name, created, rounds).await,
             _ => {
                 return Err(ToolError::new(format!(
                     "The MCP server `{server}` answered the call of `{name}` with a result this side does not know."
@@ -105,25 +118,25 @@ pub(super) async fn drive(
     }
 }
 
-fn check_rounds(shared: &Shared, name: &str, rounds: usize) -> Result<(), ToolError> {
-    let max = shared.limits.max_input_rounds;
+fn check_rounds(remote: &Remote<'_>, name: &str, rounds: usize) -> Result<(), ToolError> {
+    let max = remote.max_input_rounds;
     if rounds <= max {
         return Ok(());
     }
     Err(ToolError::new(format!(
         "The MCP server `{}` still asked for input after {max} rounds of the call of `{name}` \
          (`McpImportBuilder::max_input_rounds`); the call was given up.",
-        shared.endpoint.label()
+        remote.server.clone()
     ))
     .with_code("mcp_input_rounds"))
 }
 
 /// A request that failed: the server's refusal, or the session lost.
-fn failed(shared: &Shared, live: &Live, name: &str, error: &ServiceError) -> ToolError {
+fn failed(remote: &Remote<'_>, name: &str, error: &ServiceError) -> ToolError {
     if !matches!(error, ServiceError::McpError(_)) {
-        live.lost.cancel();
+        remote.lost.cancel();
     }
-    lost_call(&shared.endpoint.label(), name, error, &shared.redactor)
+    lost_call(&remote.server, name, error, remote.redactor)
 }
 
 /// The host's answers to the server's input requests, keyed as they were asked. A request the
@@ -131,21 +144,21 @@ fn failed(shared: &Shared, live: &Live, name: &str, error: &ServiceError) -> Too
 /// client declared (sampling with `on_sample`, elicitation with `on_elicit`), and there is no
 /// answer that says no to a model's message. `roots/list` is answered with no roots: the
 /// import shares no directories with servers.
-async fn answer(shared: &Shared, name: &str, requests: InputRequests) -> Result<InputResponses, ToolError> {
-    let server = shared.endpoint.label();
+async fn answer(remote: &Remote<'_>, name: &str, requests: InputRequests) -> Result<InputResponses, ToolError> {
+    let server = remote.server.clone();
     let mut responses = InputResponses::new();
     for (key, request) in requests {
         let (method, answered) = match request {
             #[allow(deprecated)]
             InputRequest::CreateMessage(request) => {
-                let Some(handler) = &shared.answers.sampling else {
+                let Some(handler) = remote.sampling else {
                     return Err(unanswerable(&server, name, &key, "sampling/createMessage", "on_sample", "sampling"));
                 };
                 let answered = super::super::ask::answer_sampling(handler, request.params).await;
                 ("sampling/createMessage", answered.map(|r| serde_json::to_value(r).unwrap_or(Value::Null)))
             }
             InputRequest::Elicitation(request) => {
-                let Some(handler) = &shared.answers.elicitation else {
+                let Some(handler) = remote.elicitation else {
                     return Err(unanswerable(&server, name, &key, "elicitation/create", "on_elicit", "elicitation"));
                 };
                 let answered = super::super::ask::answer_elicitation(handler, request.params).await;
@@ -214,24 +227,23 @@ impl Drop for TaskGuard {
 
 /// Polls the task the call became until it ends, answering the input it asks for on the way.
 async fn follow(
-    shared: &Arc<Shared>,
-    live: &Live,
+    remote: &Remote<'_>,
     name: &str,
     created: CreateTaskResult,
     mut rounds: usize,
 ) -> Result<Answered, ToolError> {
-    let server = shared.endpoint.label();
+    let server = remote.server.clone();
     let id = created.task.task_id.clone();
-    let mut guard = TaskGuard { peer: live.peer.clone(), id: Some(id.clone()) };
+    let mut guard = TaskGuard { peer: remote.peer.clone(), id: Some(id.clone()) };
     let suggested = |ms: Option<u64>| ms.map(|ms| Duration::from_millis(ms).min(POLL_MAX));
     let mut wait = suggested(created.task.poll_interval_ms).unwrap_or(POLL_FIRST);
     let mut polls = 0;
     loop {
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
-            () = live.lost.cancelled() => return Err(lost(&server, name, "it stopped answering")),
+            () = remote.lost.cancelled() => return Err(lost(&server, name, "it stopped answering")),
         }
-        if polls == shared.limits.max_task_polls {
+        if polls == remote.max_task_polls {
             return Err(ToolError::new(format!(
                 "The task `{id}` of the MCP server `{server}` for the call of `{name}` was still running after {polls} \
                  polls (`McpImportBuilder::max_task_polls`); it was cancelled."
@@ -240,20 +252,20 @@ async fn follow(
         }
         polls += 1;
         let polled = tokio::select! {
-            polled = live.peer.get_task(GetTaskParams::new(id.clone())) => polled,
-            () = live.lost.cancelled() => return Err(lost(&server, name, "it stopped answering")),
+            polled = remote.peer.get_task(GetTaskParams::new(id.clone())) => polled,
+            () = remote.lost.cancelled() => return Err(lost(&server, name, "it stopped answering")),
         };
-        let task = polled.map_err(|error| failed(shared, live, name, &error))?.task;
+        let task = polled.map_err(|error| failed(remote, name, &error))?.task;
         // The server's suggestion when it gives one, else a backoff of our own.
         wait = suggested(task.task.poll_interval_ms).unwrap_or((wait * 2).min(POLL_MAX));
         match task.payload {
             TaskPayload::Working => {}
             TaskPayload::InputRequired { input_requests } => {
                 rounds += 1;
-                check_rounds(shared, name, rounds)?;
-                let responses = answer(shared, name, input_requests).await?;
+                check_rounds(remote, name, rounds)?;
+                let responses = answer(remote, name, input_requests).await?;
                 let update = UpdateTaskParams::new(id.clone(), responses);
-                live.peer.update_task(update).await.map_err(|error| failed(shared, live, name, &error))?;
+                remote.peer.update_task(update).await.map_err(|error| failed(remote, name, &error))?;
                 wait = POLL_FIRST;
             }
             TaskPayload::Completed { result } => {
@@ -268,7 +280,7 @@ async fn follow(
                     "The task `{id}` of the MCP server `{server}` for the call of `{name}` failed (JSON-RPC error {code})."
                 ))
                 .with_code("mcp_error")
-                .with_internal_detail(shared.redactor.clean(message)));
+                .with_internal_detail(remote.redactor.clean(message)));
             }
             TaskPayload::Cancelled => {
                 guard.disarm();

@@ -669,8 +669,13 @@ fn listed<T, R: DeserializeOwned>(
     result(reply)
 }
 
-/// `value` as the rmcp result type it was built for.
-fn result<R: DeserializeOwned>(value: Value) -> Result<R, ErrorData> {
+/// `value` as the rmcp result type it was built for, marked complete: protocol 2026-07-28
+/// requires `resultType` on every result (rmcp's constructors set it, and rmcp takes it out for
+/// peers of earlier versions), and these are built from JSON, not with the constructors.
+fn result<R: DeserializeOwned>(mut value: Value) -> Result<R, ErrorData> {
+    if let Value::Object(fields) = &mut value {
+        fields.insert("resultType".to_owned(), Value::from("complete"));
+    }
     serde_json::from_value(value)
         .map_err(|e| ErrorData::internal_error(format!("the result is not a valid MCP result: {e}"), None))
 }

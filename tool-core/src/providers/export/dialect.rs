@@ -76,6 +76,8 @@ pub(super) struct Rules {
     pub(super) min_items_up_to_one: bool,
     /// Custom `x-` keywords are dropped.
     pub(super) drop_custom: bool,
+    /// The root's `$schema` (the dialect of JSON Schema the tool declares) is kept.
+    pub(super) keeps_dialect: bool,
     /// Keywords always moved into the description (O9: OpenAI strips `default`).
     pub(super) into_description: &'static [&'static str],
     /// Property names must match `^[A-Za-z_][A-Za-z0-9_]{0,63}$` (G1) or `^[a-zA-Z0-9_.-]{1,64}$`
@@ -99,11 +101,14 @@ impl Rules {
         no_recursion: false,
         min_items_up_to_one: false,
         drop_custom: true,
+        keeps_dialect: false,
         into_description: &[],
         property_names: None,
     };
     pub(super) const JSON_SCHEMA: Rules = Rules { drop_custom: false, ..Rules::BASE };
-    pub(super) const MCP: Rules = Rules::BASE;
+    /// MCP takes JSON Schema 2020-12 whole (SEP-1613, SEP-2106): the declared dialect and custom
+    /// keywords stay, `x-mcp-header` among them (SEP-2243), which clients mirror into headers.
+    pub(super) const MCP: Rules = Rules { drop_custom: false, keeps_dialect: true, ..Rules::BASE };
     pub(super) const OPENAI: Rules = Rules { refs: Refs::NoSiblings, into_description: &["default"], ..Rules::BASE };
     pub(super) const OPENAI_STRICT: Rules = Rules {
         allowed: Some(OPENAI_STRICT_KEYWORDS),

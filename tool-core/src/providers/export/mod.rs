@@ -301,8 +301,12 @@ fn export_one(
                 tool.insert("title".into(), title.clone().into());
             }
             tool.insert("description".into(), description.into());
-            let input =
+            let mut input =
                 if no_parameters { json!({"type": "object", "additionalProperties": false}) } else { parameters };
+            // A strict tool refuses unknown keys rather than dropping them: its object is closed.
+            if let (true, Value::Object(root)) = (definition.strict, &mut input) {
+                root.entry("additionalProperties").or_insert(Value::Bool(false));
+            }
             tool.insert("inputSchema".into(), input);
             if let Some(output) = output {
                 tool.insert("outputSchema".into(), output);

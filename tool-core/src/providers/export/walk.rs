@@ -106,7 +106,7 @@ impl<'d> Walk<'d> {
         };
         let mut body = map.clone();
         body.remove("$defs");
-        body.remove("$schema");
+        let dialect = body.remove("$schema").filter(|_| self.rules.keeps_dialect);
         body.remove("title");
         if self.rules.no_recursion
             && let Some(name) = self.recursive.iter().next().cloned()
@@ -134,6 +134,9 @@ impl<'d> Walk<'d> {
             && !self.rules.all_required
         {
             map.remove("required");
+        }
+        if let (Some(dialect), Value::Object(map)) = (dialect, &mut out) {
+            map.insert("$schema".into(), dialect);
         }
         out
     }

@@ -35,8 +35,11 @@ fn find_tickets(
     /// Offset, from the end when negative.
     #[param(range(min = -10, max = 10), example = -2)]
     offset: Option<i32>,
+    /// The tenant, also in the `Mcp-Param-Tenant` header.
+    #[param(header = "Tenant", default)]
+    tenant: String,
 ) -> String {
-    format!("{query} {limit} {score} {priority:?} {labels:?} {offset:?}")
+    format!("{query} {limit} {score} {priority:?} {labels:?} {offset:?} {tenant}")
 }
 
 fn main() {
@@ -75,12 +78,15 @@ fn main() {
 
     assert_eq!(props["offset"]["minimum"], -10);
     assert_eq!(d.parameter("offset").unwrap().example, Some(json!(-2)));
+    assert_eq!(props["tenant"]["x-mcp-header"], "Tenant");
     assert_eq!(d.input_schema["required"], json!(["q"]));
 
     // The defaults are used when the model leaves the parameters out.
-    let (query, limit, score, priority, labels, offset) = find_tickets::extract(r#"{"q": "x"}"#).into_result().unwrap();
+    let (query, limit, score, priority, labels, offset, tenant) =
+        find_tickets::extract(r#"{"q": "x"}"#).into_result().unwrap();
     assert_eq!((query.as_str(), limit, score), ("x", 20, 0.5));
     assert!(matches!(priority, Priority::Low));
     assert_eq!(labels, ["open"]);
     assert_eq!(offset, None);
+    assert_eq!(tenant, "");
 }
