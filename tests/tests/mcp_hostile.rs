@@ -235,8 +235,9 @@ async fn a_remote_tool_named_like_a_host_tool_is_refused_whatever_the_order() {
 async fn a_flood_of_list_changed_runs_one_refresh_at_a_time() {
     const FLOOD: u64 = 100_000;
     // Over stdio, where notifications arrive fastest. The flood holds up the session's replies,
-    // pings included, for seconds on a busy machine: a patient heartbeat.
-    let import = McpImport::command(HOSTILE).arg("tools").heartbeat(Duration::from_secs(5)).connect().await.unwrap();
+    // pings included, for tens of seconds on a busy machine: a heartbeat patient enough (five
+    // missed beats, 75 s) that only the flood's own deadline below can end the wait.
+    let import = McpImport::command(HOSTILE).arg("tools").heartbeat(Duration::from_secs(15)).connect().await.unwrap();
     let executor = Executor::new(import.add_to(ToolCatalog::builder()).build().unwrap());
     let stats = || async {
         let record = executor.execute(ToolCallRequest::new("stats", "stats", "{}")).await;

@@ -63,7 +63,10 @@ impl Handles {
         Owner::new(principal, None).key(HANDLE_KIND, handle)
     }
 
-    /// The property a stateful tool's input schema gains for the handle.
+    /// The property a stateful tool's input schema gains for the handle. It is not mirrored
+    /// into an `Mcp-Param-*` header (SEP-2243): the server must then refuse a call whose client
+    /// did not send the header (one that called without listing the tools first), and with the
+    /// conversation in the store no balancer needs to route by it.
     pub(super) fn property(&self) -> Value {
         json!({
             "type": "string",

@@ -844,7 +844,11 @@ impl ServerHandler for McpServer {
     /// 2026-07-28 call (SEP-2243): each argument the tool's input schema marks with
     /// `x-mcp-header` must come in its header too, with the same value.
     fn get_tool(&self, name: &str) -> Option<McpTool> {
-        self.current().tools.iter().find(|tool| tool.name == name).cloned()
+        // Asked for the requests that mirror arguments into headers (2026-07-28, outside any
+        // session): as such a request lists them, with the conversation handle.
+        let served = self.current();
+        let tools = if self.conversation_header.is_none() { &served.outside } else { &served.tools };
+        tools.iter().find(|tool| tool.name == name).cloned()
     }
 
     /// A request rmcp could not read as any it knows: a specified method whose `params` are
