@@ -11,7 +11,7 @@
 //!
 //! The modules group the tools by what they exercise: `basics` (text, errors, logging,
 //! progress), `content` (images, audio, embedded resources, mixed results), `ask` (sampling
-//! and elicitation), `schema` (a JSON Schema 2020-12 input schema); `primitives` holds the
+//! and elicitation), `schema` (a JSON Schema 2020-12 input schema), `tasks` (long calls answered with tasks); `primitives` holds the
 //! resources, prompts and completions.
 
 use tool_core::mcp::McpServer;
@@ -23,6 +23,7 @@ mod content;
 mod primitives;
 mod rounds;
 mod schema;
+mod tasks;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

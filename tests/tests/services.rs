@@ -24,6 +24,7 @@ mod mcp_rounds;
 mod mcp_python;
 mod mcp_python_server;
 mod mcp_serve;
+mod mcp_tasks;
 mod mcp_tool_search;
 mod playground;
 mod replicas;

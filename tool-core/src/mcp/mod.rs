@@ -33,6 +33,7 @@ mod search; // without the feature: every tool listed, no search
 mod search; // the deferred tools served through a search tool
 mod serve;
 mod server_error;
+mod tasks; // long calls answered with tasks (the MCP tasks extension)
 
 pub use http::{McpHttpBuilder, McpHttpServer};
 pub use import::{McpCause, McpImport, McpImportBuilder, McpImportError, SkipReason, SkippedTool};
@@ -44,3 +45,4 @@ pub use primitives::{
 pub use serve::{McpServer, McpServerBuilder, McpServerError};
 #[cfg(feature = "search")]
 pub use server_error::ToolSearchError;
+pub use tasks::{DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
