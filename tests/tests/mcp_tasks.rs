@@ -22,6 +22,7 @@ use tool_core::mcp::McpServer;
 use tool_core::policy::ApprovalRule;
 use tool_core::prelude::*;
 use tool_core::state::{MemoryStore, SharedStore};
+use tool_core::TaskSupport;
 
 use crate::mcp_rounds::refusal;
 
@@ -433,3 +434,50 @@ tool_tests::redis_tests!(
     redis_a_task_created_on_one_replica_is_read_and_cancelled_on_another => check_a_task_created_on_one_replica_is_read_and_cancelled_on_another,
     redis_a_task_whose_replica_is_gone_fails_once_its_lease_lapses => check_a_task_whose_replica_is_gone_fails_once_its_lease_lapses,
 );
+
+/// A runtime-built tool that says what it got.
+fn echo(name: &str, tag: &str, task: TaskSupport) -> DynamicTool {
+    DynamicTool::builder(name)
+        .description("Says what it got.")
+        .tag(tag)
+        .task(task)
+        .handler(|arguments, _| async move { format!("got {}", Value::Object(arguments)) })
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_hosts_rule_and_a_runtime_tools_flag_answer_with_tasks_too() {
+    let catalog = ToolCatalog::builder()
+        .add_tool(echo("echo.flagged", "quick", TaskSupport::Optional))
+        .add_tool(echo("echo.slow", "slow", TaskSupport::Never))
+        .add_tool(echo("echo.quick", "quick", TaskSupport::Never))
+        .build()
+        .unwrap();
+    let server =
+        McpServer::builder(Executor::new(catalog)).tasks_for(|definition| definition.has_tag("slow")).build().unwrap();
+    let client = client_of(server, true).await;
+    for name in ["echo.flagged", "echo.slow"] {
+        let id = start_any(&client, name).await;
+        assert_eq!(result_text(&ended(&client, &id).await), "got {}", "{name}");
+    }
+    match client.call_tool_once(params("echo.quick", json!({}))).await.unwrap() {
+        CallToolResponse::Complete(result) => {
+            assert_eq!(serde_json::to_value(&result).unwrap()["content"][0]["text"], "got {}");
+        }
+        other => panic!("expected the result, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_server_without_task_tools_does_not_offer_the_extension() {
+    let catalog = ToolCatalog::builder().add_tool(echo("echo.quick", "quick", TaskSupport::Never)).build().unwrap();
+    let client = client_of(McpServer::new(Executor::new(catalog)).unwrap(), true).await;
+    let capabilities = &client.peer_info().unwrap().capabilities;
+    assert!(!capabilities.supports_tasks(), "{capabilities:?}");
+    let (code, _) = refusal(client.get_task(GetTaskParams::new("0123")).await.unwrap_err());
+    assert_eq!(code, -32601);
+    // A server with one declares it.
+    let client = client_of(server(Arc::new(MemoryStore::new())), true).await;
+    assert!(client.peer_info().unwrap().capabilities.supports_tasks());
+}
