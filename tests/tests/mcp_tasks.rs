@@ -112,6 +112,11 @@ fn server(store: SharedStore) -> McpServer {
     McpServer::builder(executor(store)).task_poll_interval(Duration::from_millis(20)).build().unwrap()
 }
 
+/// A server on `store` whose running tasks beat every third of `lease`.
+fn leased(store: SharedStore, lease: Duration) -> McpServer {
+    McpServer::builder(executor(store)).task_poll_interval(Duration::from_millis(20)).task_lease(lease).build().unwrap()
+}
+
 /// A client of protocol 2026-07-28 that takes forms, and declares the tasks extension when
 /// told to.
 #[derive(Clone)]
@@ -390,11 +395,7 @@ async fn check_a_task_whose_replica_is_gone_fails_once_its_lease_lapses(store: S
     // Replica A runs on a runtime of its own, shut down under its task as a crash would.
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     let lease = Duration::from_millis(300);
-    let a = McpServer::builder(executor(Arc::clone(&store)))
-        .task_poll_interval(Duration::from_millis(20))
-        .task_lease(lease)
-        .build()
-        .unwrap();
+    let a = leased(Arc::clone(&store), lease);
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     runtime.spawn(async move {
         let running = a.serve(ours).await.unwrap();
@@ -480,4 +481,19 @@ async fn a_server_without_task_tools_does_not_offer_the_extension() {
     // A server with one declares it.
     let client = client_of(server(Arc::new(MemoryStore::new())), true).await;
     assert!(client.peer_info().unwrap().capabilities.supports_tasks());
+}
+
+#[tokio::test]
+async fn a_task_running_longer_than_its_lease_stays_alive_by_its_heartbeat() {
+    let store: SharedStore = Arc::new(MemoryStore::new());
+    let a = client_of(leased(Arc::clone(&store), Duration::from_millis(60)), true).await;
+    let b = client_of(server(store), true).await;
+    // The call takes 200 ms, more than three leases: every poll on the other replica sees it alive.
+    let id = start(&a, "tasks.compute", json!({"n": 5})).await;
+    let task = poll_until(&b, &id, |task| {
+        assert_ne!(task.status(), TaskStatus::Failed, "{task:?}");
+        task.status().is_terminal()
+    })
+    .await;
+    assert_eq!(result_text(&task), "5 squared is 25");
 }

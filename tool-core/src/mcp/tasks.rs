@@ -44,6 +44,10 @@ const TASK_KIND: &str = "mcp_task";
 const CANCEL_KIND: &str = "mcp_task_cancel";
 const ANSWERS_KIND: &str = "mcp_task_answers";
 
+/// How many times the running replica writes a task's end while the store refuses it (waiting
+/// 0.1 s, then twice as long each time: about 6 s in all).
+const END_TRIES: usize = 6;
+
 /// How many times `tasks/update` retries its merge of answers when another writes them too.
 const MERGE_TRIES: usize = 16;
 
@@ -347,7 +351,7 @@ impl Tasks {
         }
         let end = ending(&record, result);
         running
-            .change(|stored| {
+            .end(|stored| {
                 stored.input.clear();
                 match end {
                     Ok(None) => stored.status = TaskStatus::Cancelled,
@@ -547,11 +551,36 @@ impl Running {
     async fn change(&self, change: impl FnOnce(&mut Stored)) {
         let mut record = self.record.lock().await;
         change(&mut record);
+        self.write(&mut record).await;
+    }
+
+    /// Writes the record with a fresh heartbeat; whether the store took it.
+    async fn write(&self, record: &mut Stored) -> bool {
         record.updated = rmcp::task_manager::current_timestamp();
         record.beat_ms = now_ms();
-        if let Ok(bytes) = record.encode() {
-            let key = task_key(self.principal.as_deref(), TASK_KIND, &self.id);
-            let _ = self.store.write(&key, Write::new(bytes, self.ttl)).await;
+        let Ok(bytes) = record.encode() else { return false };
+        let key = task_key(self.principal.as_deref(), TASK_KIND, &self.id);
+        match self.store.write(&key, Write::new(bytes, self.ttl)).await {
+            Ok(_) => true,
+            Err(error) => {
+                tracing::warn!(target: "tools", task = %self.id, store = self.store.kind(), %error, "an MCP task's record was not written");
+                false
+            }
+        }
+    }
+
+    /// Writes the task's end, trying again while the store refuses it: no later beat would
+    /// write it, and without it the task would be reported failed once its lease lapsed.
+    async fn end(&self, end: impl FnOnce(&mut Stored)) {
+        let mut record = self.record.lock().await;
+        end(&mut record);
+        let mut wait = Duration::from_millis(100);
+        for _ in 0..END_TRIES {
+            if self.write(&mut record).await {
+                return;
+            }
+            tokio::time::sleep(wait).await;
+            wait *= 2;
         }
     }
 
