@@ -497,3 +497,31 @@ async fn a_task_running_longer_than_its_lease_stays_alive_by_its_heartbeat() {
     .await;
     assert_eq!(result_text(&task), "5 squared is 25");
 }
+
+#[tokio::test]
+async fn beyond_its_most_running_tasks_a_server_answers_when_the_call_ends_or_refuses() {
+    let server = McpServer::builder(executor(Arc::new(MemoryStore::new())))
+        .task_poll_interval(Duration::from_millis(20))
+        .max_running_tasks(1)
+        .build()
+        .unwrap();
+    let client = client_of(server, true).await;
+    let waiting = start_any(&client, "tasks.wait").await;
+    match client.call_tool_once(params("tasks.compute", json!({"n": 2}))).await.unwrap() {
+        CallToolResponse::Complete(result) => {
+            assert_eq!(serde_json::to_value(&result).unwrap()["content"][0]["text"], "2 squared is 4");
+        }
+        other => panic!("expected the result, got {other:?}"),
+    }
+    let (code, message) = refusal(client.call_tool_once(params("tasks.only", json!({}))).await.unwrap_err());
+    assert_eq!(code, -32603);
+    assert_eq!(
+        message,
+        "this server runs its most tasks at once (1), and `tasks.only` runs only as a task; call it again later"
+    );
+    client.cancel_task(CancelTaskParams::new(&waiting)).await.unwrap();
+    assert_eq!(ended(&client, &waiting).await.status(), TaskStatus::Cancelled);
+    // Its place is free again.
+    let id = start_any(&client, "tasks.only").await;
+    assert_eq!(result_text(&ended(&client, &id).await), "ran");
+}

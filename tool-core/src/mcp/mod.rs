@@ -45,4 +45,4 @@ pub use primitives::{
 pub use serve::{McpServer, McpServerBuilder, McpServerError};
 #[cfg(feature = "search")]
 pub use server_error::ToolSearchError;
-pub use tasks::{DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
+pub use tasks::{DEFAULT_MAX_RUNNING_TASKS, DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};

@@ -370,6 +370,16 @@ impl McpServerBuilder {
         self
     }
 
+    /// How many tasks this process runs at once
+    /// ([`DEFAULT_MAX_RUNNING_TASKS`](super::DEFAULT_MAX_RUNNING_TASKS), 256): a task's call
+    /// runs apart from its request, so the HTTP server's bound on requests does not bound it.
+    /// Beyond it, a `#[tool(task)]` call is answered when it ends, within its request, and a
+    /// `#[tool(task = "required")]` call is refused with an internal error saying so.
+    pub fn max_running_tasks(mut self, tasks: usize) -> Self {
+        self.tasks.set_max_running(tasks);
+        self
+    }
+
     /// Names the principal of each HTTP request (from a header, or what an authentication
     /// layer put in its extensions): its calls run as that principal
     /// ([`ToolCallRequest::principal`]), whose state, pending calls and tasks no other

@@ -29,6 +29,9 @@ use crate::executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Execu
 use crate::model::{duration_words, TaskSupport, ToolCallRequest, ToolDefinition, ToolError};
 use crate::state::{random_id, Expect, Owner, SharedStore, StateKey, Write, Written};
 
+/// How many tasks one process runs at once, unless the host says otherwise.
+pub const DEFAULT_MAX_RUNNING_TASKS: usize = 256;
+
 /// How long a task's record is kept after its last change, unless the host says otherwise.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 
@@ -63,6 +66,7 @@ pub(super) struct Tasks {
     ttl: Duration,
     poll: Duration,
     lease: Duration,
+    max_running: usize,
     running: Mutex<HashMap<String, Arc<Running>>>,
 }
 
@@ -84,6 +88,7 @@ impl Default for Tasks {
             ttl: DEFAULT_TASK_TTL,
             poll: DEFAULT_TASK_POLL_INTERVAL,
             lease: DEFAULT_TASK_LEASE,
+            max_running: DEFAULT_MAX_RUNNING_TASKS,
             running: Mutex::default(),
         }
     }
@@ -231,6 +236,11 @@ impl Tasks {
         self.lease = lease.max(Duration::from_millis(30));
     }
 
+    /// How many tasks this process runs at once.
+    pub(super) fn set_max_running(&mut self, tasks: usize) {
+        self.max_running = tasks.max(1);
+    }
+
     /// How a tool's calls may be answered: as `#[tool(task)]` says, or as the host's rule picks.
     fn support(&self, definition: &ToolDefinition) -> TaskSupport {
         match definition.task {
@@ -247,7 +257,9 @@ impl Tasks {
 
     /// How a call of the tool `definition` from a client with `capabilities` is answered: with
     /// a task when the tool takes one and the client declared the extension; a tool that only
-    /// runs as a task refuses other clients with MCP's missing-capability error.
+    /// runs as a task refuses other clients with MCP's missing-capability error. While this
+    /// process runs its most tasks, a call that may be answered when it ends is, within its
+    /// request (bounded as every request is), and one that may not is refused.
     pub(super) fn answer(
         &self,
         definition: Option<&ToolDefinition>,
@@ -255,7 +267,16 @@ impl Tasks {
     ) -> Result<Answer, ErrorData> {
         let Some(definition) = definition else { return Ok(Answer::Now) };
         let declared = capabilities.is_some_and(ClientCapabilities::supports_tasks);
+        let full = || self.running.lock().unwrap_or_else(|e| e.into_inner()).len() >= self.max_running;
         match (self.support(definition), declared) {
+            (TaskSupport::Optional, true) if full() => Ok(Answer::Now),
+            (TaskSupport::Required, true) if full() => Err(ErrorData::internal_error(
+                format!(
+                    "this server runs its most tasks at once ({}), and `{}` runs only as a task; call it again later",
+                    self.max_running, definition.name
+                ),
+                None,
+            )),
             (TaskSupport::Optional | TaskSupport::Required, true) => Ok(Answer::Task),
             (TaskSupport::Required, false) => {
                 Err(ErrorData::missing_required_client_capability(ClientCapabilities::builder().enable_tasks().build()))
@@ -332,7 +353,14 @@ impl Tasks {
             tokio::select! {
                 biased;
                 record = &mut call => break record,
-                Some(message) = reports.recv() => running.change(|stored| stored.message = Some(message)).await,
+                Some(mut message) = reports.recv() => {
+                    // Reports that came meanwhile: only the last is shown, so a tool that
+                    // reports often costs one write per turn, not one per report.
+                    while let Ok(next) = reports.try_recv() {
+                        message = next;
+                    }
+                    running.change(|stored| stored.message = Some(message)).await;
+                }
                 () = running.wake.notified() => running.deliver().await,
                 _ = tick.tick() => {
                     if running.cancel_flagged().await {
@@ -346,13 +374,16 @@ impl Tasks {
                 }
             }
         };
-        while let Ok(message) = reports.try_recv() {
-            running.change(|stored| stored.message = Some(message)).await;
-        }
+        let last = std::iter::from_fn(|| reports.try_recv().ok()).last();
+        // Its place is free before its end shows: a client that saw it end may start another.
+        self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(&running.id);
         let end = ending(&record, result);
         running
             .end(|stored| {
                 stored.input.clear();
+                if let Some(message) = last {
+                    stored.message = Some(message);
+                }
                 match end {
                     Ok(None) => stored.status = TaskStatus::Cancelled,
                     Ok(Some(result)) => {
@@ -369,7 +400,6 @@ impl Tasks {
         if let Some(observer) = &observer {
             observer(&record);
         }
-        self.running.lock().unwrap_or_else(|e| e.into_inner()).remove(&running.id);
         let principal = running.principal.as_deref();
         for kind in [CANCEL_KIND, ANSWERS_KIND] {
             let _ = running.store.delete(&task_key(principal, kind, &running.id), None).await;
