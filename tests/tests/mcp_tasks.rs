@@ -297,6 +297,15 @@ async fn a_question_makes_the_task_input_required_until_tasks_update_answers_it(
     let stray = BTreeMap::from([("elicitation_9".to_owned(), json!({"action": "accept", "content": {"name": "Bo"}}))]);
     client.update_task(UpdateTaskParams::new(&id, stray)).await.unwrap();
     assert_eq!(get(&client, &id).await.status(), TaskStatus::InputRequired);
+    // An answer that is no form's result is refused, and the question stays open.
+    let wrong = BTreeMap::from([(key.clone(), json!({"name": "Ada"}))]);
+    let (code, message) = refusal(client.update_task(UpdateTaskParams::new(&id, wrong)).await.unwrap_err());
+    assert_eq!(code, -32602);
+    assert!(
+        message.starts_with("inputResponses.elicitation_0 is not the elicitation result its request asked for: "),
+        "{message}"
+    );
+    assert_eq!(get(&client, &id).await.status(), TaskStatus::InputRequired);
     let answer = BTreeMap::from([(key, json!({"action": "accept", "content": {"name": "Ada"}}))]);
     client.update_task(UpdateTaskParams::new(&id, answer)).await.unwrap();
     assert_ne!(get(&client, &id).await.status(), TaskStatus::InputRequired);

@@ -115,6 +115,16 @@ pub(super) enum Kind {
 }
 
 impl Kind {
+    /// The kind of a question by its request as sent (`{"method": "elicitation/create", ..}`).
+    pub(super) fn of_request(request: &Value) -> Option<Kind> {
+        match request.get("method")?.as_str()? {
+            "elicitation/create" => Some(Kind::Elicitation),
+            "sampling/createMessage" => Some(Kind::Sampling),
+            "roots/list" => Some(Kind::Roots),
+            _ => None,
+        }
+    }
+
     fn key(self) -> &'static str {
         match self {
             Kind::Elicitation => "elicitation",
@@ -258,7 +268,7 @@ impl InputRounds {
 }
 
 /// Refuses an answer that is not the result its question asks for, naming its key.
-fn check_answer(key: &str, kind: Kind, answer: &Value) -> Result<(), ErrorData> {
+pub(super) fn check_answer(key: &str, kind: Kind, answer: &Value) -> Result<(), ErrorData> {
     let read = match kind {
         Kind::Elicitation => serde_json::from_value::<ElicitResult>(answer.clone()).map(drop),
         Kind::Sampling => serde_json::from_value::<CreateMessageResult>(answer.clone()).map(drop),

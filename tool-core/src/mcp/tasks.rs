@@ -24,7 +24,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, Notify};
 use tokio_util::sync::CancellationToken;
 
-use super::mrtr::{scope_asking, Asker, Kind, QuestionKeys};
+use super::mrtr::{check_answer, scope_asking, Asker, Kind, QuestionKeys};
 use crate::executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor};
 use crate::model::{duration_words, TaskSupport, ToolCallRequest, ToolDefinition, ToolError};
 use crate::state::{random_id, Expect, Owner, SharedStore, StateKey, Write, Written};
@@ -479,6 +479,12 @@ impl Tasks {
         let given: InputResponses = responses.into_iter().filter(|(key, _)| stored.input.contains_key(key)).collect();
         if stored.status.is_terminal() || given.is_empty() {
             return Ok(());
+        }
+        // An answer that is not its question's kind of result is refused, naming its key.
+        for (question, answer) in &given {
+            if let Some(kind) = stored.input.get(question).and_then(Kind::of_request) {
+                check_answer(question, kind, answer)?;
+            }
         }
         let key = task_key(principal, ANSWERS_KIND, id);
         for _ in 0..MERGE_TRIES {
