@@ -14,7 +14,8 @@
 //! and elicitation), `schema` (a JSON Schema 2020-12 input schema, built at run time),
 //! `headers` (arguments mirrored into HTTP headers), `stateless` (the
 //! diagnostics of protocol 2026-07-28: a tool needing a client capability, tools changing the
-//! lists); `primitives` holds the resources, prompts and completions.
+//! lists), `rounds` (questions asked in rounds), `tasks` (long calls answered with tasks);
+//! `primitives` holds the resources, prompts and completions.
 
 use tool_core::mcp::McpServer;
 use tool_core::prelude::*;
@@ -27,6 +28,7 @@ mod primitives;
 mod rounds;
 mod schema;
 mod stateless;
+mod tasks;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

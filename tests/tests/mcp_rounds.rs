@@ -105,7 +105,7 @@ fn text(result: &rmcp::model::CallToolResult) -> String {
 }
 
 /// What the server refused a round with.
-fn refusal(error: ServiceError) -> (i32, String) {
+pub(crate) fn refusal(error: ServiceError) -> (i32, String) {
     match error {
         ServiceError::McpError(error) => (error.code.0, error.message.to_string()),
         other => panic!("expected a JSON-RPC error, got {other}"),

@@ -86,8 +86,8 @@ pub use executor::{
 pub use extract::policy::ExtractionPolicy;
 pub use model::rules;
 pub use model::{
-    is_valid_tool_name, Approval, Cardinality, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition,
-    ToolParameter, ValueKind,
+    is_valid_tool_name, Approval, Cardinality, EnumConstraint, SourceLocation, TaskSupport, ToolAnnotations,
+    ToolDefinition, ToolParameter, ValueKind,
 };
 pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
 pub use model::{Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink};
@@ -115,7 +115,8 @@ pub use tool::{BoxFuture, DynamicTool, DynamicToolBuilder, DynamicToolError, Inv
 /// until a tool search finds it), `requires_approval` (every call waits for a person),
 /// `approval = "fn"` (a function of the arguments, each by reference, then `&ToolContext`, or of
 /// `&Self` for a struct, decides per call whether a person must approve it), `sequential` (a
-/// call runs alone in its batch), `example(query = "rust", limit = 5)` (a whole call's
+/// call runs alone in its batch), `task` (an MCP server answers a call with a task the client
+/// polls; `task = "required"`: only as a task), `example(query = "rust", limit = 5)` (a whole call's
 /// arguments by wire name, repeatable), `crate` (path to this crate when renamed).
 ///
 /// Keys of `#[param(...)]` on parameters and fields: `rename`, `description`, `example`,
@@ -323,6 +324,7 @@ pub mod __private {
     pub use crate::extract::{ToolParam, Wide, WireArgs};
     pub use crate::model::Approval;
     pub use crate::model::IntoToolOutput;
+    pub use crate::model::TaskSupport;
     pub use crate::stateful::{reserve, run_exclusive, run_shared, ConversationState, StateLimits, Turn};
     pub use crate::stateful::{reserve_stored, run_stored_exclusive, run_stored_shared, stored_type};
     pub use crate::stateful::{SharedState, Storable, StoredType};

@@ -409,6 +409,7 @@ fn declared_impl(
         _ => quote!(Never),
     };
     let sequential = config.sequential;
+    let task = syn::Ident::new(config.task.unwrap_or("Never"), proc_macro2::Span::call_site());
     let opt = |v: &Option<syn::LitStr>| match v {
         Some(lit) => quote!(::core::option::Option::Some(#lit)),
         None => quote!(::core::option::Option::None),
@@ -449,6 +450,7 @@ fn declared_impl(
                         defer: #defer,
                         approval: #krate::__private::Approval::#approval,
                         sequential: #sequential,
+                        task: #krate::__private::TaskSupport::#task,
                         file: ::core::file!(),
                         line: ::core::line!(),
                     };

@@ -9,7 +9,9 @@ use std::time::Duration;
 use schemars::Schema;
 use serde_json::{Map, Value};
 
-use crate::model::{Approval, EnumConstraint, SourceLocation, ToolAnnotations, ToolDefinition, ToolParameter};
+use crate::model::{
+    Approval, EnumConstraint, SourceLocation, TaskSupport, ToolAnnotations, ToolDefinition, ToolParameter,
+};
 use crate::schema::shape::shape_of;
 
 /// The static part of a declaration, written by the `#[tool]` macro.
@@ -39,6 +41,8 @@ pub struct Declaration {
     pub approval: Approval,
     /// `#[tool(sequential)]`: a call runs alone in its batch.
     pub sequential: bool,
+    /// `#[tool(task)]` (`Optional`) or `#[tool(task = "required")]`: answered over MCP with a task.
+    pub task: TaskSupport,
     pub file: &'static str,
     pub line: u32,
 }
@@ -186,6 +190,7 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
         defer: decl.defer,
         approval: decl.approval,
         sequential: decl.sequential,
+        task: decl.task,
         source: SourceLocation { file: decl.file.to_owned(), line: decl.line },
     }
 }

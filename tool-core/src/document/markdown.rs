@@ -6,7 +6,7 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use super::kind::tool_kind;
-use crate::model::{Approval, ToolDefinition, ToolParameter};
+use crate::model::{Approval, TaskSupport, ToolDefinition, ToolParameter};
 
 /// The schema keywords a parameter table lists as constraints, in this order.
 const CONSTRAINTS: [&str; 11] = [
@@ -85,6 +85,11 @@ fn section(out: &mut String, tool: &ToolDefinition) {
     }
     if tool.sequential {
         facts.push("runs alone in its batch".to_owned());
+    }
+    match tool.task {
+        TaskSupport::Optional => facts.push("answered over MCP with a task".to_owned()),
+        TaskSupport::Required => facts.push("called over MCP only as a task".to_owned()),
+        _ => {}
     }
     let _ = write!(out, "{}\n\n", facts.join(" · "));
 

@@ -35,6 +35,7 @@ mod search; // without the feature: every tool listed, no search
 mod search; // the deferred tools served through a search tool
 mod serve;
 mod server_error;
+mod tasks; // long calls answered with tasks (the MCP tasks extension)
 
 pub use handles::DEFAULT_HANDLE_TTL;
 pub use http::{McpHttpBuilder, McpHttpServer};
@@ -47,3 +48,4 @@ pub use primitives::{
 pub use serve::{McpServer, McpServerBuilder, McpServerError};
 #[cfg(feature = "search")]
 pub use server_error::ToolSearchError;
+pub use tasks::{DEFAULT_MAX_RUNNING_TASKS, DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};

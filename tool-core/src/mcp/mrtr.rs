@@ -28,8 +28,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitResult, InputRequest,
-    InputRequests, InputRequiredResult, InputResponses, ListRootsRequest, RequestStateCodec, SealOptions,
+    ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,
+    ElicitResult, InputRequest, InputRequests, InputRequiredResult, InputResponses, ListRootsRequest,
+    RequestStateCodec, SealOptions,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::ErrorData;
@@ -107,13 +108,23 @@ struct Asked {
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case")]
-enum Kind {
+pub(super) enum Kind {
     Elicitation,
     Sampling,
     Roots,
 }
 
 impl Kind {
+    /// The kind of a question by its request as sent (`{"method": "elicitation/create", ..}`).
+    pub(super) fn of_request(request: &Value) -> Option<Kind> {
+        match request.get("method")?.as_str()? {
+            "elicitation/create" => Some(Kind::Elicitation),
+            "sampling/createMessage" => Some(Kind::Sampling),
+            "roots/list" => Some(Kind::Roots),
+            _ => None,
+        }
+    }
+
     fn key(self) -> &'static str {
         match self {
             Kind::Elicitation => "elicitation",
@@ -143,10 +154,8 @@ struct Carried {
 pub(super) struct Round {
     answers: BTreeMap<String, Answered>,
     round: u32,
-    next: AtomicUsize,
+    keys: QuestionKeys,
     asked: Mutex<Vec<(String, Asked, InputRequest)>>,
-    /// The keys the call's questions got so far.
-    used: Mutex<std::collections::HashSet<String>>,
     asking: Notify,
     exhausted: bool,
 }
@@ -259,7 +268,7 @@ impl InputRounds {
 }
 
 /// Refuses an answer that is not the result its question asks for, naming its key.
-fn check_answer(key: &str, kind: Kind, answer: &Value) -> Result<(), ErrorData> {
+pub(super) fn check_answer(key: &str, kind: Kind, answer: &Value) -> Result<(), ErrorData> {
     let read = match kind {
         Kind::Elicitation => serde_json::from_value::<ElicitResult>(answer.clone()).map(drop),
         Kind::Sampling => serde_json::from_value::<CreateMessageResult>(answer.clone()).map(drop),
@@ -278,9 +287,8 @@ impl Round {
         Round {
             answers,
             round,
-            next: AtomicUsize::new(0),
+            keys: QuestionKeys::default(),
             asked: Mutex::default(),
-            used: Mutex::default(),
             asking: Notify::new(),
             exhausted,
         }
@@ -296,21 +304,45 @@ impl Round {
     pub(super) async fn asking(&self) {
         self.asking.notified().await;
     }
+}
 
+/// The keys of one call's questions, each used once: a tool's name for its question, unless it
+/// named two questions of one call alike, else the kind and the question's place in the call.
+#[derive(Default)]
+pub(super) struct QuestionKeys {
+    next: AtomicUsize,
+    used: Mutex<std::collections::HashSet<String>>,
+}
+
+impl QuestionKeys {
+    pub(super) fn key(&self, kind: Kind, named: Option<&str>) -> String {
+        let place = self.next.fetch_add(1, Ordering::SeqCst);
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        let key = match named.filter(|key| !key.is_empty() && !used.contains(*key)) {
+            Some(key) => key.to_owned(),
+            None => format!("{}_{place}", kind.key()),
+        };
+        used.insert(key.clone());
+        key
+    }
+}
+
+/// Where a call's questions go: the rounds of its request, or its task (`tasks.rs`).
+pub(super) trait Asker: Send + Sync + 'static {
+    /// The client's answer to `request` (of `kind`, named `named` by the tool).
+    fn ask(
+        &self,
+        kind: Kind,
+        named: Option<&str>,
+        request: InputRequest,
+    ) -> impl std::future::Future<Output = Result<Value, ToolError>> + Send;
+}
+
+impl Asker for Round {
     /// The answer to `request`, asked in its place in the call; a question without one ends
     /// the round (this never resolves then: the call is dropped and asked again).
     async fn ask(&self, kind: Kind, named: Option<&str>, request: InputRequest) -> Result<Value, ToolError> {
-        let place = self.next.fetch_add(1, Ordering::SeqCst);
-        // A tool's name for its question, unless it named two questions of one call alike.
-        let key = {
-            let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
-            let key = match named.filter(|key| !key.is_empty() && !used.contains(*key)) {
-                Some(key) => key.to_owned(),
-                None => format!("{}_{place}", kind.key()),
-            };
-            used.insert(key.clone());
-            key
-        };
+        let key = self.keys.key(kind, named);
         let question = digest(serde_json::to_string(&request).unwrap_or_default().as_bytes());
         // An answer given without a state fits whatever its named question asks.
         let fits = |answered: &&Answered| {
@@ -330,36 +362,39 @@ impl Round {
         self.asking.notify_one();
         std::future::pending().await
     }
+}
 
-    async fn elicit(&self, request: crate::ask::ElicitationRequest) -> Result<ElicitationAnswer, ToolError> {
-        let params = super::ask::elicitation_params(&request)?;
-        let asked = InputRequest::Elicitation(ElicitRequest::new(params));
-        let answer = self.ask(Kind::Elicitation, request.key.as_deref(), asked).await?;
-        let result: ElicitResult = serde_json::from_value(answer).map_err(|e| {
-            ToolError::new(format!("The MCP client's answer is not a form's: {e}.")).with_code("elicitation_failed")
+/// Asks `request` of the client through `asker`.
+async fn elicit(asker: &impl Asker, request: crate::ask::ElicitationRequest) -> Result<ElicitationAnswer, ToolError> {
+    let params = super::ask::elicitation_params(&request)?;
+    let asked = InputRequest::Elicitation(ElicitRequest::new(params));
+    let answer = asker.ask(Kind::Elicitation, request.key.as_deref(), asked).await?;
+    let result: ElicitResult = serde_json::from_value(answer).map_err(|e| {
+        ToolError::new(format!("The MCP client's answer is not a form's: {e}.")).with_code("elicitation_failed")
+    })?;
+    super::ask::elicitation_answer(result)
+}
+
+/// Asks the client's model `request` through `asker`.
+async fn sample(asker: &impl Asker, request: crate::ask::SamplingRequest) -> Result<SamplingResponse, ToolError> {
+    let params: CreateMessageRequestParams =
+        serde_json::from_value(super::ask::sampling_params(&request)).map_err(|e| {
+            ToolError::new(format!("The sampling request is not valid for MCP: {e}.")).with_code("sampling_failed")
         })?;
-        super::ask::elicitation_answer(result)
-    }
+    let asked = InputRequest::CreateMessage(CreateMessageRequest::new(params));
+    let answer = asker.ask(Kind::Sampling, request.key.as_deref(), asked).await?;
+    Ok(super::ask::sampling_response(&answer))
+}
 
-    async fn sample(&self, request: crate::ask::SamplingRequest) -> Result<SamplingResponse, ToolError> {
-        let params: CreateMessageRequestParams = serde_json::from_value(super::ask::sampling_params(&request))
-            .map_err(|e| {
-                ToolError::new(format!("The sampling request is not valid for MCP: {e}.")).with_code("sampling_failed")
-            })?;
-        let asked = InputRequest::CreateMessage(CreateMessageRequest::new(params));
-        let answer = self.ask(Kind::Sampling, request.key.as_deref(), asked).await?;
-        Ok(super::ask::sampling_response(&answer))
-    }
-
-    /// The client's roots (`roots/list`).
-    async fn roots(&self) -> Result<Vec<crate::ask::Root>, ToolError> {
-        let answer = self.ask(Kind::Roots, None, InputRequest::ListRoots(ListRootsRequest::default())).await?;
-        super::ask::read_roots(&answer)
-    }
+/// Asks the client's roots (`roots/list`) through `asker`.
+async fn roots(asker: &impl Asker) -> Result<Vec<crate::ask::Root>, ToolError> {
+    let answer = asker.ask(Kind::Roots, None, InputRequest::ListRoots(ListRootsRequest::default())).await?;
+    super::ask::read_roots(&answer)
 }
 
 /// `scope` with the questions of a call of `context` asked through `round`: forms and approval
-/// when the request declared form elicitation, sampling when it declared sampling.
+/// when the request declared form elicitation, sampling when it declared sampling, roots when it
+/// declared roots.
 pub(super) fn scope_asking_in_rounds(
     context: &RequestContext<RoleServer>,
     round: &Arc<Round>,
@@ -370,32 +405,45 @@ pub(super) fn scope_asking_in_rounds(
     let capabilities = context.client_capabilities().unwrap_or_default();
     // A call's rate limits count it once, in its first round.
     scope.admitted = round.continues();
+    scope_asking(round, &capabilities, executor, approval_by_elicitation, scope)
+}
+
+/// `scope` with the questions of a call asked through `asker`, as far as `capabilities` (the
+/// client's) allow: forms and approval when it declared form elicitation, sampling when it
+/// declared sampling.
+pub(super) fn scope_asking(
+    asker: &Arc<impl Asker>,
+    capabilities: &ClientCapabilities,
+    executor: &Executor,
+    approval_by_elicitation: bool,
+    mut scope: CallScope,
+) -> CallScope {
     if capabilities.sampling.is_some() {
-        let round = Arc::clone(round);
+        let asker = Arc::clone(asker);
         scope = scope.on_sample(move |request| {
-            let round = Arc::clone(&round);
-            async move { round.sample(request).await }
+            let asker = Arc::clone(&asker);
+            async move { sample(&*asker, request).await }
         });
     }
     if capabilities.roots.is_some() {
-        let round = Arc::clone(round);
+        let asker = Arc::clone(asker);
         scope = scope.on_roots(move || {
-            let round = Arc::clone(&round);
-            async move { round.roots().await }
+            let asker = Arc::clone(&asker);
+            async move { roots(&*asker).await }
         });
     }
-    if super::ask::takes_forms(&capabilities) {
-        let asking = Arc::clone(round);
+    if super::ask::takes_forms(capabilities) {
+        let asking = Arc::clone(asker);
         scope = scope.on_elicit(move |request| {
-            let round = Arc::clone(&asking);
-            async move { round.elicit(request).await }
+            let asker = Arc::clone(&asking);
+            async move { elicit(&*asker, request).await }
         });
         if approval_by_elicitation && !executor.has_approver() {
-            let round = Arc::clone(round);
+            let asker = Arc::clone(asker);
             scope = scope.on_approval(move |pending: PendingCall| {
-                let round = Arc::clone(&round);
+                let asker = Arc::clone(&asker);
                 async move {
-                    match round.elicit(super::approve::approval_request(&pending)).await {
+                    match elicit(&*asker, super::approve::approval_request(&pending)).await {
                         Ok(answer) => super::approve::decision(answer),
                         Err(error) => Decision::deny(format!("approval could not be asked: {}", error.message())),
                     }

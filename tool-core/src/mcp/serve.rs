@@ -13,6 +13,7 @@ use rmcp::model::{
     ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
     ProtocolVersion, ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscriptionFilter, Tool as McpTool,
 };
+use rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams, ReadResourceResponse,
@@ -118,7 +119,14 @@ pub struct McpServer {
     rounds: Arc<super::mrtr::InputRounds>,
     /// How the conversations of requests outside any session are named.
     handles: Arc<super::handles::Handles>,
+    /// The tasks of long calls (the MCP tasks extension), and those running here.
+    tasks: Arc<super::tasks::Tasks>,
+    /// Who a request comes from, by the host's rule: the principal its calls and tasks run as.
+    principal: Option<Arc<PrincipalRule>>,
 }
+
+/// The host's rule naming the principal of an HTTP request.
+type PrincipalRule = dyn Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync;
 
 /// Numbers the sessions of this process, for their conversation ids.
 static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -195,7 +203,7 @@ enum CallConversation {
     Handle,
 }
 
-type RecordObserver = dyn Fn(&ExecutionRecord) + Send + Sync;
+use super::tasks::RecordObserver;
 
 /// What is served: the executor and its catalog's MCP export.
 struct Served {
@@ -273,6 +281,8 @@ pub struct McpServerBuilder {
     input_state_ttl: std::time::Duration,
     max_input_rounds: u32,
     handles: super::handles::Handles,
+    tasks: super::tasks::Tasks,
+    principal: Option<Arc<PrincipalRule>>,
 }
 
 impl McpServerBuilder {
@@ -336,6 +346,8 @@ impl McpServerBuilder {
             approval_by_elicitation: self.approval_by_elicitation,
             rounds: Arc::new(rounds),
             handles: Arc::new(self.handles),
+            tasks: Arc::new(self.tasks),
+            principal: self.principal,
         })
     }
 
@@ -392,6 +404,62 @@ impl McpServerBuilder {
     /// ([`DEFAULT_INPUT_STATE_TTL`](super::DEFAULT_INPUT_STATE_TTL), 10 minutes).
     pub fn input_state_ttl(mut self, ttl: std::time::Duration) -> Self {
         self.input_state_ttl = ttl;
+        self
+    }
+
+    /// Answers the calls of the tools `rule` picks with tasks (the MCP tasks extension), as
+    /// `#[tool(task)]` does for a tool of its own: a client that declared the extension gets a
+    /// task at once and polls it (`tasks/get`); any other client gets the result when the call
+    /// ends. For a catalog whose tools cannot be annotated (imported ones, runtime ones).
+    pub fn tasks_for(mut self, rule: impl Fn(&crate::ToolDefinition) -> bool + Send + Sync + 'static) -> Self {
+        self.tasks.set_rule(Arc::new(rule));
+        self
+    }
+
+    /// How long a task is kept after its last change ([`DEFAULT_TASK_TTL`](super::DEFAULT_TASK_TTL),
+    /// an hour): `ttlMs`. A client that polls later finds no task.
+    pub fn task_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.tasks.set_ttl(ttl);
+        self
+    }
+
+    /// How often a client should poll a task
+    /// ([`DEFAULT_TASK_POLL_INTERVAL`](super::DEFAULT_TASK_POLL_INTERVAL), a second):
+    /// `pollIntervalMs`. A running task reads its cancel flag and the answers to its questions
+    /// as often (at once when `tasks/cancel` or `tasks/update` reaches its own replica).
+    pub fn task_poll_interval(mut self, interval: std::time::Duration) -> Self {
+        self.tasks.set_poll_interval(interval);
+        self
+    }
+
+    /// How long a running task's heartbeat may be silent before any replica reports it failed
+    /// ([`DEFAULT_TASK_LEASE`](super::DEFAULT_TASK_LEASE), 30 seconds): the replica running a
+    /// task writes it every third of this, so a task whose replica died fails after at most
+    /// this long. Replicas' clocks must agree to well within it.
+    pub fn task_lease(mut self, lease: std::time::Duration) -> Self {
+        self.tasks.set_lease(lease);
+        self
+    }
+
+    /// How many tasks this process runs at once
+    /// ([`DEFAULT_MAX_RUNNING_TASKS`](super::DEFAULT_MAX_RUNNING_TASKS), 256): a task's call
+    /// runs apart from its request, so the HTTP server's bound on requests does not bound it.
+    /// Beyond it, a `#[tool(task)]` call is answered when it ends, within its request, and a
+    /// `#[tool(task = "required")]` call is refused with an internal error saying so.
+    pub fn max_running_tasks(mut self, tasks: usize) -> Self {
+        self.tasks.set_max_running(tasks);
+        self
+    }
+
+    /// Names the principal of each HTTP request (from a header, or what an authentication
+    /// layer put in its extensions): its calls run as that principal
+    /// ([`ToolCallRequest::principal`]), whose state, pending calls and tasks no other
+    /// principal sees. Without a rule, or over stdio, calls have none.
+    pub fn principal_from(
+        mut self,
+        rule: impl Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.principal = Some(Arc::new(rule));
         self
     }
 
@@ -483,6 +551,8 @@ impl McpServer {
             input_state_ttl: super::mrtr::DEFAULT_INPUT_STATE_TTL,
             max_input_rounds: super::mrtr::DEFAULT_MAX_INPUT_ROUNDS,
             handles: super::handles::Handles::default(),
+            tasks: super::tasks::Tasks::default(),
+            principal: None,
         }
     }
 
@@ -692,6 +762,42 @@ impl McpServer {
         self.session.as_ref().map(|session| &session.search)
     }
 
+    /// The principal of a request, by the host's rule (HTTP requests only).
+    fn principal_of(&self, context: &RequestContext<RoleServer>) -> Option<String> {
+        let parts = context.extensions.get::<axum::http::request::Parts>()?;
+        self.principal.as_ref().and_then(|rule| rule(parts))
+    }
+
+    /// What a task of `call` needs, when the call is answered with one (see `tasks.rs`); a
+    /// tool that runs only as a task refuses a client without the extension.
+    fn task_of(
+        &self,
+        served: &Served,
+        call: &ToolCallRequest,
+        context: &RequestContext<RoleServer>,
+        called: &str,
+    ) -> Result<Option<super::tasks::Start>, ErrorData> {
+        let definition = served.executor.catalog().definition(&call.tool_name);
+        let capabilities = context.client_capabilities();
+        if let super::tasks::Answer::Now = self.tasks.answer(definition, capabilities.as_ref())? {
+            return Ok(None);
+        }
+        let (output_schema, called) = (definition.and_then(|d| d.output_schema.clone()), called.to_owned());
+        // As the result of a call answered at once (see the end of `call_tool`).
+        let result = move |record: &ExecutionRecord| {
+            let pending = output_schema.is_none().then(|| super::approve::pending_content(record, &called)).flatten();
+            call_result(record, output_schema.as_ref(), pending)
+        };
+        Ok(Some(super::tasks::Start {
+            executor: served.executor.clone(),
+            call: call.clone(),
+            capabilities: capabilities.unwrap_or_default(),
+            approval_by_elicitation: self.approval_by_elicitation,
+            result: Box::new(result),
+            observer: self.observer.clone(),
+        }))
+    }
+
     /// The failed result (and record) of a call to a stateful tool that has no conversation.
     fn refused(&self, call: ToolCallRequest, why: &str) -> Result<CallToolResponse, ErrorData> {
         let message =
@@ -747,6 +853,11 @@ impl ServerHandler for McpServer {
         let mut capabilities =
             ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_logging().build();
         self.primitives.declare(&mut capabilities);
+        let served = self.current();
+        if self.tasks.offered(served.executor.catalog().definitions()) {
+            let extensions = capabilities.extensions.get_or_insert_with(Default::default);
+            extensions.insert(rmcp::model::TASKS_EXTENSION_ID.to_owned(), Default::default());
+        }
         let mut info = ServerConfig::new(capabilities);
         info.server_info = Implementation::new("tool-core", env!("CARGO_PKG_VERSION"));
         info
@@ -935,6 +1046,37 @@ impl ServerHandler for McpServer {
         self.primitives.complete(request)
     }
 
+    // Tasks (the MCP tasks extension): kept in the executor's store, see `tasks.rs`. rmcp
+    // refuses these requests of a client that did not declare the extension.
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let store = Arc::clone(self.current().executor.store());
+        self.tasks.get(&store, self.principal_of(&context).as_deref(), &request.task_id).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let store = Arc::clone(self.current().executor.store());
+        let principal = self.principal_of(&context);
+        self.tasks.update(&store, principal.as_deref(), &request.task_id, request.input_responses).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let store = Arc::clone(self.current().executor.store());
+        self.tasks.cancel(&store, self.principal_of(&context).as_deref(), &request.task_id).await
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -947,6 +1089,7 @@ impl ServerHandler for McpServer {
         // What a round's `requestState` is bound to: the arguments as the client sent them.
         let sent = raw.clone();
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
+        call.principal = self.principal_of(&context);
         served.names.restore(&mut call);
         let stateful = served.executor.catalog().get(&call.tool_name).is_some_and(|tool| tool.keeps_state());
         let mut minted = None;
@@ -977,6 +1120,10 @@ impl ServerHandler for McpServer {
             }
             CallConversation::None(why) if stateful => return self.refused(call, &why),
             CallConversation::None(_) => {}
+        }
+        // MCP tasks (tasks.rs): a long call answered with a task, run apart from this request.
+        if let Some(task) = self.task_of(&served, &call, &context, &called)? {
+            return Ok(CallToolResponse::Task(self.tasks.start(task).await?));
         }
         let least =
             self.session.as_ref().and_then(|session| *session.log_level.lock().unwrap_or_else(|e| e.into_inner()));

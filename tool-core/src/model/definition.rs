@@ -240,6 +240,31 @@ impl Approval {
     }
 }
 
+/// Whether an MCP server answers a call of the tool with a task (the MCP tasks extension,
+/// `io.modelcontextprotocol/tasks`): the client gets a task id at once and polls for the result,
+/// instead of holding the request open while a long call runs (`#[tool(task)]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Every call is answered when it ends.
+    #[default]
+    Never,
+    /// A call from a client that declared the tasks extension is answered with a task; other
+    /// clients get the result when the call ends (`#[tool(task)]`).
+    Optional,
+    /// Only a client that declared the tasks extension may call it, and gets a task; another
+    /// is refused with MCP's missing-capability error (`#[tool(task = "required")]`).
+    Required,
+}
+
+impl TaskSupport {
+    /// Whether every call is answered when it ends.
+    pub fn is_never(&self) -> bool {
+        *self == TaskSupport::Never
+    }
+}
+
 /// Everything the outside world knows about a tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -292,6 +317,9 @@ pub struct ToolDefinition {
     /// starts, and the calls after it start after it ends (`#[tool(sequential)]`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub sequential: bool,
+    /// Whether an MCP server answers a call with a task the client polls (`#[tool(task)]`).
+    #[serde(skip_serializing_if = "TaskSupport::is_never")]
+    pub task: TaskSupport,
     /// Where the tool was declared.
     pub source: SourceLocation,
 }

@@ -98,6 +98,7 @@ impl ToolDefinition {
             defer: false,
             approval: crate::model::Approval::Never,
             sequential: false,
+            task: crate::model::TaskSupport::Never,
             source: SourceLocation { file: caller.file().to_owned(), line: caller.line() },
         }
     }

@@ -9,7 +9,7 @@ use super::contract::{parts, settle, BoxFuture, Invocation, Tool, ToolResult};
 use crate::context::ToolContext;
 use crate::extract::compiled::CompiledSchema;
 use crate::extract::{self, ExtractionPolicy};
-use crate::model::{is_valid_tool_name, Approval, SourceLocation, ToolAnnotations, ToolDefinition};
+use crate::model::{is_valid_tool_name, Approval, SourceLocation, TaskSupport, ToolAnnotations, ToolDefinition};
 use crate::model::{ArgumentErrors, IntoToolOutput, ToolCallRequest};
 
 type DynamicHandler = dyn Fn(Map<String, Value>, ToolContext) -> BoxFuture<'static, ToolResult> + Send + Sync;
@@ -61,6 +61,7 @@ impl DynamicTool {
             defer: false,
             approval: Approval::Never,
             sequential: false,
+            task: TaskSupport::Never,
             examples: Vec::new(),
             headers: Vec::new(),
             handler: None,
@@ -116,6 +117,7 @@ pub struct DynamicToolBuilder {
     defer: bool,
     approval: Approval,
     sequential: bool,
+    task: TaskSupport,
     examples: Vec<Value>,
     /// `(property, header)`: arguments mirrored into `Mcp-Param-<header>` (MCP, SEP-2243).
     headers: Vec<(String, String)>,
@@ -232,6 +234,13 @@ impl DynamicToolBuilder {
         self
     }
 
+    /// Whether an MCP server answers a call with a task the client polls, as `#[tool(task)]`
+    /// does ([`TaskSupport`]); [`TaskSupport::Never`] by default.
+    pub fn task(mut self, task: TaskSupport) -> Self {
+        self.task = task;
+        self
+    }
+
     /// The arguments object of one whole call, as an example for the model: the catalog checks
     /// that it is an object the input schema accepts and the tool binds strictly without a
     /// warning ([`ToolDefinition::examples`] has the bounds); exports send it as Anthropic's
@@ -293,6 +302,7 @@ impl DynamicToolBuilder {
         definition.defer = self.defer;
         definition.approval = self.approval;
         definition.sequential = self.sequential;
+        definition.task = self.task;
         definition.examples = self.examples;
         definition.source = self.source;
         Ok(DynamicTool { definition, compiled: OnceLock::new(), handler })

@@ -28,6 +28,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "requires_approval",
     "approval",
     "sequential",
+    "task",
     "crate",
 ];
 
@@ -93,6 +94,9 @@ pub struct ToolConfig {
     pub approval: Option<WithSpan<Path>>,
     /// `sequential`: a call runs alone in its batch.
     pub sequential: bool,
+    /// `task` (`Optional`) or `task = "required"`: answered over MCP with a task; the variant's
+    /// name in `TaskSupport`.
+    pub task: Option<&'static str>,
     /// `example(query = "rust", limit = 5)`, once per example.
     pub call_examples: Vec<CallExample>,
     pub krate: Option<Path>,
@@ -268,6 +272,7 @@ impl ToolConfig {
             "strict" => self.strict = flag(key)?,
             "defer" => self.defer = flag(key)?,
             "sequential" => self.sequential = flag(key)?,
+            "task" => self.task = task_support(key)?,
             "requires_approval" => {
                 let value = flag(key)?;
                 if self.approval.is_some() {
@@ -728,6 +733,24 @@ fn flag(key: &Key) -> syn::Result<bool> {
     }
 }
 
+/// `task`, `task = true`, `task = false`, `task = "optional"` or `task = "required"`: the
+/// `TaskSupport` variant, `None` for never.
+fn task_support(key: &Key) -> syn::Result<Option<&'static str>> {
+    let message =
+        "`task` takes no value (`task` means `task = \"optional\"`), `true`, `false`, `\"optional\"` or `\"required\"`";
+    match &key.value {
+        KeyValue::Flag => Ok(Some("Optional")),
+        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Bool(lit), .. })) => Ok(lit.value.then_some("Optional")),
+        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Str(lit), .. })) => match lit.value().as_str() {
+            "optional" => Ok(Some("Optional")),
+            "required" => Ok(Some("Required")),
+            _ => Err(syn::Error::new_spanned(lit, message)),
+        },
+        KeyValue::Assign(other) => Err(syn::Error::new_spanned(other, message)),
+        KeyValue::List(_) => Err(syn::Error::new(key.span(), message)),
+    }
+}
+
 /// `key = 100`, a whole number that fits in a `u64`.
 fn integer(key: &Key, message: &str) -> syn::Result<LitInt> {
     match &key.value {
@@ -782,7 +805,7 @@ mod tests {
         (config, errors.messages())
     }
 
-    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `example`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `defer`, `requires_approval`, `approval`, `sequential`, `crate`";
+    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `example`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `defer`, `requires_approval`, `approval`, `sequential`, `task`, `crate`";
 
     #[test]
     fn flags_take_true_and_false() {
@@ -831,6 +854,23 @@ mod tests {
             Some("crate :: checks :: large")
         );
         assert!(!config.sequential);
+    }
+
+    #[test]
+    fn task_takes_a_flag_or_a_mode() {
+        for (tokens, expected) in [
+            (quote!(task), Some("Optional")),
+            (quote!(task = true), Some("Optional")),
+            (quote!(task = false), None),
+            (quote!(task = "optional"), Some("Optional")),
+            (quote!(task = "required"), Some("Required")),
+        ] {
+            let (config, errors) = read_tool(tokens, Target::Fn);
+            assert_eq!(errors, Vec::<String>::new());
+            assert_eq!(config.task, expected);
+        }
+        let (_, errors) = read_tool(quote!(task = "always"), Target::Fn);
+        assert_eq!(errors, ["`task` takes no value (`task` means `task = \"optional\"`), `true`, `false`, `\"optional\"` or `\"required\"`"]);
     }
 
     #[test]
