@@ -844,8 +844,10 @@ impl ServerHandler for McpServer {
         let called = request.name.to_string();
         let raw = request.arguments.map_or_else(|| "{}".to_owned(), |arguments| Value::Object(arguments).to_string());
         let served = self.current();
-        // What a round's `requestState` is bound to: the arguments as the client sent them.
-        let sent = raw.clone();
+        // Protocol 2026-07-28 asks in rounds, each bound to the arguments as the client sent
+        // them; other calls need no copy.
+        let in_rounds = super::mrtr::in_rounds(&context);
+        let sent = if in_rounds { raw.clone() } else { String::new() };
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
         call.principal = self.principal_of(&context);
         served.names.restore(&mut call);
@@ -887,7 +889,7 @@ impl ServerHandler for McpServer {
             self.session.as_ref().and_then(|session| *session.log_level.lock().unwrap_or_else(|e| e.into_inner()));
         let mut scope = CallScope::new().cancel_on(&context.ct);
         // Protocol 2026-07-28: the call's questions go out as the rounds of its request.
-        let round = match super::mrtr::in_rounds(&context) {
+        let round = match in_rounds {
             true => {
                 let (principal, tool, arguments) = (call.principal.as_deref(), &call.tool_name, &sent);
                 let store = served.executor.store();
