@@ -79,3 +79,16 @@ async fn multi_input(ctx: &ToolContext) -> Result<String, ToolError> {
     };
     Ok(format!("{} and {}", name(first?), name(second?)))
 }
+
+/// Asks the user's name in the request's rounds, then becomes a task that greets them.
+#[tool(task(required, asks_first))]
+async fn test_tool_with_task(ctx: &ToolContext) -> Result<String, ToolError> {
+    let name = match ctx.elicit_keyed::<Name>("user_name", "What is your name?").await? {
+        Elicitation::Accepted { value, .. } => value.name,
+        Elicitation::Declined | Elicitation::Cancelled => "nobody".to_owned(),
+    };
+    // What follows runs as the task, once.
+    ctx.continue_as_task().await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(format!("Hello, {name}! The task is done."))
+}

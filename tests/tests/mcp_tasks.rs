@@ -88,13 +88,36 @@ async fn delete(id: u32) -> String {
     format!("deleted note {id}")
 }
 
+/// Holds until it is cancelled; running it twice does no harm.
+#[tool(name = "tasks.hold", task, annotations(idempotent))]
+async fn hold(ctx: &ToolContext) -> String {
+    ctx.cancellation().cancelled().await;
+    "released".to_owned()
+}
+
+/// Whom `tasks.welcome` welcomed, once for each time it ran past its question.
+pub(crate) static WELCOMED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Asks whom to welcome in the request's rounds, then welcomes them as a task.
+#[tool(name = "tasks.welcome", task(required, asks_first))]
+async fn welcome(ctx: &ToolContext) -> Result<String, ToolError> {
+    let name = match ctx.elicit_keyed::<Person>("user_name", "Whom should I welcome?").await? {
+        tool_core::ask::Elicitation::Accepted { value, .. } => value.name,
+        _ => "nobody".to_owned(),
+    };
+    ctx.continue_as_task().await;
+    WELCOMED.lock().unwrap().push(name.clone());
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(format!("Welcome, {name}!"))
+}
+
 /// Runs only as a task.
 #[tool(name = "tasks.only", task = "required")]
 fn only() -> String {
     "ran".to_owned()
 }
 
-fn executor(store: SharedStore) -> Executor {
+pub(crate) fn executor(store: SharedStore) -> Executor {
     let catalog = ToolCatalog::builder()
         .add_declared::<compute>()
         .add_declared::<wait>()
@@ -102,26 +125,28 @@ fn executor(store: SharedStore) -> Executor {
         .add_declared::<greet>()
         .add_declared::<delete>()
         .add_declared::<only>()
+        .add_declared::<hold>()
+        .add_declared::<welcome>()
         .build()
         .unwrap();
     Executor::builder(catalog).store(store).require_approval(ApprovalRule::destructive()).build()
 }
 
 /// A server on `store` that checks its tasks every 20 ms.
-fn server(store: SharedStore) -> McpServer {
+pub(crate) fn server(store: SharedStore) -> McpServer {
     McpServer::builder(executor(store)).task_poll_interval(Duration::from_millis(20)).build().unwrap()
 }
 
 /// A server on `store` whose running tasks beat every third of `lease`.
-fn leased(store: SharedStore, lease: Duration) -> McpServer {
+pub(crate) fn leased(store: SharedStore, lease: Duration) -> McpServer {
     McpServer::builder(executor(store)).task_poll_interval(Duration::from_millis(20)).task_lease(lease).build().unwrap()
 }
 
 /// A client of protocol 2026-07-28 that takes forms, and declares the tasks extension when
 /// told to.
 #[derive(Clone)]
-struct Tasking {
-    extension: bool,
+pub(crate) struct Tasking {
+    pub(crate) extension: bool,
 }
 
 impl rmcp::ClientHandler for Tasking {
@@ -140,14 +165,14 @@ impl rmcp::ClientHandler for Tasking {
     }
 }
 
-type Client = RunningService<RoleClient, Tasking>;
+pub(crate) type Client = RunningService<RoleClient, Tasking>;
 
-fn lifecycle() -> ClientLifecycleMode {
+pub(crate) fn lifecycle() -> ClientLifecycleMode {
     ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] }
 }
 
 /// A client of `server` in this process.
-async fn client_of(server: McpServer, extension: bool) -> Client {
+pub(crate) async fn client_of(server: McpServer, extension: bool) -> Client {
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         let running = server.serve(ours).await.unwrap();
@@ -158,12 +183,12 @@ async fn client_of(server: McpServer, extension: bool) -> Client {
     client
 }
 
-fn params(name: &str, arguments: Value) -> CallToolRequestParams {
+pub(crate) fn params(name: &str, arguments: Value) -> CallToolRequestParams {
     CallToolRequestParams::new(name.to_owned()).with_arguments(arguments.as_object().cloned().unwrap())
 }
 
 /// Calls `name` and returns the id of the task it was answered with.
-async fn start(client: &Client, name: &str, arguments: Value) -> String {
+pub(crate) async fn start(client: &Client, name: &str, arguments: Value) -> String {
     match client.call_tool_once(params(name, arguments)).await.unwrap() {
         CallToolResponse::Task(created) => {
             let created = serde_json::to_value(&created).unwrap();
@@ -177,12 +202,12 @@ async fn start(client: &Client, name: &str, arguments: Value) -> String {
     }
 }
 
-async fn get(client: &Client, id: &str) -> DetailedTask {
+pub(crate) async fn get(client: &Client, id: &str) -> DetailedTask {
     client.get_task(GetTaskParams::new(id)).await.unwrap().task
 }
 
 /// Polls the task until `done` says it is what the test waits for (at most five seconds).
-async fn poll_until(client: &Client, id: &str, done: impl Fn(&DetailedTask) -> bool) -> DetailedTask {
+pub(crate) async fn poll_until(client: &Client, id: &str, done: impl Fn(&DetailedTask) -> bool) -> DetailedTask {
     for _ in 0..500 {
         let task = get(client, id).await;
         if done(&task) {
@@ -193,12 +218,12 @@ async fn poll_until(client: &Client, id: &str, done: impl Fn(&DetailedTask) -> b
     panic!("task {id} never got there: {:?}", get(client, id).await)
 }
 
-async fn ended(client: &Client, id: &str) -> DetailedTask {
+pub(crate) async fn ended(client: &Client, id: &str) -> DetailedTask {
     poll_until(client, id, |task| task.status().is_terminal()).await
 }
 
 /// The text of a completed task's result.
-fn result_text(task: &DetailedTask) -> String {
+pub(crate) fn result_text(task: &DetailedTask) -> String {
     match &task.payload {
         TaskPayload::Completed { result } => result["content"][0]["text"].as_str().unwrap().to_owned(),
         other => panic!("expected a completed task, got {other:?}"),
@@ -277,7 +302,7 @@ async fn progress_is_the_status_message_of_the_task() {
 }
 
 /// The one open question of an `input_required` task: its key and what it asks.
-fn question(task: &DetailedTask) -> (String, Value) {
+pub(crate) fn question(task: &DetailedTask) -> (String, Value) {
     let TaskPayload::InputRequired { input_requests } = &task.payload else { panic!("expected input_required") };
     assert_eq!(input_requests.len(), 1, "{input_requests:?}");
     let (key, request) = input_requests.iter().next().unwrap();

@@ -26,6 +26,7 @@ mod mcp_python;
 mod mcp_python_server;
 mod mcp_serve;
 mod mcp_stateless;
+mod mcp_task_takeover;
 mod mcp_tasks;
 mod mcp_tool_search;
 mod playground;

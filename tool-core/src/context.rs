@@ -155,7 +155,11 @@ pub struct ToolContext {
     elicitation: Option<ElicitationHandler>,
     roots: Option<crate::ask::RootsHandler>,
     approved: bool,
+    task_switch: Option<TaskSwitch>,
 }
+
+/// What tells the server a call reached [`ToolContext::continue_as_task`] in its request.
+pub(crate) type TaskSwitch = Arc<dyn Fn() + Send + Sync>;
 
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -185,6 +189,7 @@ impl ToolContext {
             elicitation: None,
             roots: None,
             approved: false,
+            task_switch: None,
         }
     }
 
@@ -305,6 +310,27 @@ impl ToolContext {
             .with_code("no_roots"));
         };
         handler().await
+    }
+
+    /// Where the call becomes a task when it reaches [`continue_as_task`](Self::continue_as_task).
+    pub(crate) fn with_task_switch(mut self, switch: TaskSwitch) -> Self {
+        self.task_switch = Some(switch);
+        self
+    }
+
+    /// Where a call may become an MCP task (a `#[tool(task(asks_first))]` tool called by a
+    /// client of protocol 2026-07-28 that declared the tasks extension), the call's request
+    /// ends here and answers with a task, and the task runs the call again from the top: each
+    /// question it asked before gets the answer given in the request's rounds at once, and this
+    /// call returns at once. Everywhere else (the task itself, another client, another kind of
+    /// caller) it returns at once. So a tool asks what it needs, then calls this, then does its
+    /// long work; what comes before it may run twice and should not act.
+    pub async fn continue_as_task(&self) {
+        if let Some(switch) = &self.task_switch {
+            switch();
+            // The server drops the call here; its task runs it again.
+            std::future::pending::<()>().await;
+        }
     }
 
     /// Sends the tool's log messages to `sink`.

@@ -43,6 +43,8 @@ pub struct Declaration {
     pub sequential: bool,
     /// `#[tool(task)]` (`Optional`) or `#[tool(task = "required")]`: answered over MCP with a task.
     pub task: TaskSupport,
+    /// `#[tool(task(asks_first))]`: the call asks in its request's rounds before it is a task.
+    pub task_asks_first: bool,
     pub file: &'static str,
     pub line: u32,
 }
@@ -191,6 +193,7 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
         approval: decl.approval,
         sequential: decl.sequential,
         task: decl.task,
+        task_asks_first: decl.task_asks_first,
         source: SourceLocation { file: decl.file.to_owned(), line: decl.line },
     }
 }

@@ -72,6 +72,9 @@ pub(super) async fn run(
     if let Some(handler) = scope.asking.roots {
         ctx = ctx.with_roots(handler);
     }
+    if let Some(switch) = scope.task_switch {
+        ctx = ctx.with_task_switch(switch);
+    }
     let body = CatchUnwind::new(invocation, ctx);
     // The limit counts from receipt: reading the arguments is part of the call.
     let outcome = within(body, counts_from, timeout, watched.as_ref()).await;

@@ -45,6 +45,9 @@ pub struct CallScope {
     /// Whether the call's rate limits admitted it already: a later round of one MCP request
     /// (2026-07-28), whose first round took its places.
     pub(crate) admitted: bool,
+    /// Told when the tool calls `ToolContext::continue_as_task`: an MCP request that turns
+    /// into a task there.
+    pub(crate) task_switch: Option<crate::context::TaskSwitch>,
 }
 
 impl CallScope {

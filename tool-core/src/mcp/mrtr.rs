@@ -134,11 +134,25 @@ impl Kind {
     }
 }
 
-/// An answered question.
+/// An answered question: the digest of the question as asked (empty for an answer given
+/// without a state, to a question the tool named), and the client's answer.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Answered {
-    question: String,
-    answer: Value,
+pub(super) struct Answered {
+    pub(super) question: String,
+    pub(super) answer: Value,
+}
+
+impl Answered {
+    /// Whether this is the answer to `question` (a digest) asked at `key`, named `named` by
+    /// the tool: an answer given without a state fits whatever its named question asks.
+    pub(super) fn fits(&self, key: &str, question: &str, named: Option<&str>) -> bool {
+        self.question == question || (self.question.is_empty() && named == Some(key))
+    }
+}
+
+/// The digest of a question as sent: an answer is given only to the same question.
+pub(super) fn question_digest(request: &InputRequest) -> String {
+    digest(serde_json::to_string(request).unwrap_or_default().as_bytes())
 }
 
 /// What `requestState` carries from one round to the next.
@@ -300,6 +314,11 @@ impl Round {
         self.round > 0
     }
 
+    /// The answers this round started with, by key.
+    pub(super) fn answers(&self) -> &BTreeMap<String, Answered> {
+        &self.answers
+    }
+
     /// Resolves once the call asked a question this round has no answer for.
     pub(super) async fn asking(&self) {
         self.asking.notified().await;
@@ -343,12 +362,8 @@ impl Asker for Round {
     /// the round (this never resolves then: the call is dropped and asked again).
     async fn ask(&self, kind: Kind, named: Option<&str>, request: InputRequest) -> Result<Value, ToolError> {
         let key = self.keys.key(kind, named);
-        let question = digest(serde_json::to_string(&request).unwrap_or_default().as_bytes());
-        // An answer given without a state fits whatever its named question asks.
-        let fits = |answered: &&Answered| {
-            answered.question == question || (answered.question.is_empty() && named == Some(key.as_str()))
-        };
-        if let Some(answered) = self.answers.get(&key).filter(fits) {
+        let question = question_digest(&request);
+        if let Some(answered) = self.answers.get(&key).filter(|answered| answered.fits(&key, &question, named)) {
             return Ok(answered.answer.clone());
         }
         if self.exhausted {

@@ -534,26 +534,45 @@ impl McpServer {
         call: &ToolCallRequest,
         context: &RequestContext<RoleServer>,
         called: &str,
+        minted: Option<&String>,
     ) -> Result<Option<super::tasks::Start>, ErrorData> {
         let definition = served.executor.catalog().definition(&call.tool_name);
         let capabilities = context.client_capabilities();
         if let super::tasks::Answer::Now = self.tasks.answer(definition, capabilities.as_ref())? {
             return Ok(None);
         }
-        let (output_schema, called) = (definition.and_then(|d| d.output_schema.clone()), called.to_owned());
+        let resume = super::tasks::Resume {
+            call: call.clone(),
+            capabilities: capabilities.unwrap_or_default(),
+            called: called.to_owned(),
+            minted: minted.cloned(),
+            idempotent: definition.is_some_and(|d| d.annotations.idempotent == Some(true)),
+        };
+        Ok(self.task_start(served, resume))
+    }
+
+    /// What the task of a call (`resume`) needs to run here; `None` when this server does not
+    /// serve its tool.
+    fn task_start(&self, served: &Served, resume: super::tasks::Resume) -> Option<super::tasks::Start> {
+        let definition = served.executor.catalog().definition(&resume.call.tool_name)?;
+        let output_schema = definition.output_schema.clone();
+        let (called, handle) = (resume.called.clone(), resume.minted.clone());
+        let given = handle.as_ref().map(|handle| self.handles.given(handle));
         // As the result of a call answered at once (see the end of `call_tool`).
         let result = move |record: &ExecutionRecord| {
             let pending = output_schema.is_none().then(|| super::approve::pending_content(record, &called)).flatten();
-            call_result(record, output_schema.as_ref(), pending)
+            let result = call_result(record, output_schema.as_ref(), pending)?;
+            Ok(with_handle(result, handle.zip(given)))
         };
-        Ok(Some(super::tasks::Start {
+        Some(super::tasks::Start {
             executor: served.executor.clone(),
-            call: call.clone(),
-            capabilities: capabilities.unwrap_or_default(),
+            resume,
             approval_by_elicitation: self.approval_by_elicitation,
             result: Box::new(result),
             observer: self.observer.clone(),
-        }))
+            answers: Default::default(),
+            admitted: false,
+        })
     }
 
     /// The failed result (and record) of a call to a stateful tool that has no conversation.
@@ -571,6 +590,17 @@ impl McpServer {
         }
         Ok(call_result(&record, None, None)?.into())
     }
+}
+
+/// `result` with the conversation handle its call started, if it did (`(handle, the words that
+/// give it)`): the model reads it in the text, a client program finds it in `_meta`.
+fn with_handle(mut result: CallToolResult, minted: Option<(String, String)>) -> CallToolResult {
+    if let Some((handle, given)) = minted {
+        result.content.push(rmcp::model::ContentBlock::text(given));
+        let meta = result.meta.get_or_insert_with(Default::default);
+        meta.0.insert("tool-core/conversation".to_owned(), Value::String(handle));
+    }
+    result
 }
 
 /// The MCP result of a call, built from the record's parts: structured content wrapped exactly
@@ -812,8 +842,10 @@ impl ServerHandler for McpServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        let store = Arc::clone(self.current().executor.store());
-        self.tasks.get(&store, self.principal_of(&context).as_deref(), &request.task_id).await
+        let served = self.current();
+        let store = Arc::clone(served.executor.store());
+        let restart = |resume| self.task_start(&served, resume);
+        self.tasks.get(&store, self.principal_of(&context).as_deref(), &request.task_id, &restart).await
     }
 
     async fn update_task(
@@ -821,9 +853,12 @@ impl ServerHandler for McpServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let store = Arc::clone(self.current().executor.store());
+        let served = self.current();
+        let store = Arc::clone(served.executor.store());
         let principal = self.principal_of(&context);
-        self.tasks.update(&store, principal.as_deref(), &request.task_id, request.input_responses).await
+        let restart = |resume| self.task_start(&served, resume);
+        let (id, responses) = (&request.task_id, request.input_responses);
+        self.tasks.update(&store, principal.as_deref(), id, responses, &restart).await
     }
 
     async fn cancel_task(
@@ -881,9 +916,15 @@ impl ServerHandler for McpServer {
             CallConversation::None(why) if stateful => return self.refused(call, &why),
             CallConversation::None(_) => {}
         }
-        // MCP tasks (tasks.rs): a long call answered with a task, run apart from this request.
-        if let Some(task) = self.task_of(&served, &call, &context, &called)? {
-            return Ok(CallToolResponse::Task(self.tasks.start(task).await?));
+        // MCP tasks (tasks.rs): a long call answered with a task, run apart from this request;
+        // one that asks first runs in this request's rounds until it calls `continue_as_task`.
+        let mut becomes_task = None;
+        if let Some(task) = self.task_of(&served, &call, &context, &called, minted.as_ref())? {
+            let asks_first = served.executor.catalog().definition(&call.tool_name).is_some_and(|d| d.task_asks_first);
+            if !(asks_first && in_rounds) {
+                return Ok(CallToolResponse::Task(self.tasks.start(task).await?));
+            }
+            becomes_task = Some(task);
         }
         let least =
             self.session.as_ref().and_then(|session| *session.log_level.lock().unwrap_or_else(|e| e.into_inner()));
@@ -898,6 +939,11 @@ impl ServerHandler for McpServer {
             }
             false => None,
         };
+        let switched = Arc::new(tokio::sync::Notify::new());
+        if becomes_task.is_some() {
+            let switched = Arc::clone(&switched);
+            scope.task_switch = Some(Arc::new(move || switched.notify_one()));
+        }
         if let Some(round) = &round {
             let ask = self.approval_by_elicitation;
             scope = super::mrtr::scope_asking_in_rounds(&context, round, &served.executor, ask, scope);
@@ -924,6 +970,18 @@ impl ServerHandler for McpServer {
                         let asked = self.rounds.end(round, store, principal.as_deref(), &tool, &sent).await?;
                         return Ok(CallToolResponse::InputRequired(asked));
                     }
+                    () = switched.notified() => {
+                        // The call is dropped where it became a task, which runs it again from
+                        // the top with this round's answers (its places taken in its first).
+                        drop(run);
+                        // Only a call that may become a task is told where it does.
+                        let Some(mut task) = becomes_task else {
+                            return Err(ErrorData::internal_error("a call became a task it could not be", None));
+                        };
+                        task.answers = round.answers().clone();
+                        task.admitted = true;
+                        return Ok(CallToolResponse::Task(self.tasks.start(task).await?));
+                    }
                 }
             }
         };
@@ -943,13 +1001,11 @@ impl ServerHandler for McpServer {
         // A client checks `structuredContent` against the tool's output schema, which a
         // pending call's shape does not follow: only a tool without one carries it.
         let pending = output_schema.is_none().then(|| super::approve::pending_content(&record, &called)).flatten();
-        let mut result = call_result(&record, output_schema, pending)?;
-        if let Some(handle) = minted {
-            // The model reads the handle in the text; a client program finds it in `_meta`.
-            result.content.push(rmcp::model::ContentBlock::text(self.handles.given(&handle)));
-            let meta = result.meta.get_or_insert_with(Default::default);
-            meta.0.insert("tool-core/conversation".to_owned(), Value::String(handle));
-        }
-        Ok(result.into())
+        let result = call_result(&record, output_schema, pending)?;
+        let minted = minted.map(|handle| {
+            let given = self.handles.given(&handle);
+            (handle, given)
+        });
+        Ok(with_handle(result, minted).into())
     }
 }

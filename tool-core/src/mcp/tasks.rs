@@ -7,8 +7,11 @@
 //! answers given. The call runs on the replica that accepted it, which alone writes the record
 //! and beats a heartbeat into it; the others write only the flag and the answers, which the
 //! running replica reads on every tick (and at once when the request reaches it). A record whose
-//! heartbeat is older than its lease belongs to a replica that is gone: whichever replica is
-//! asked reports it failed, since nothing will ever finish it.
+//! heartbeat is older than its lease belongs to a replica that is gone. Whichever replica is
+//! asked then runs the call again from the top, when running it twice does no harm: it was
+//! waiting for an answer (tools ask before they act, as rounds already require), or its tool
+//! is idempotent; the answers given so far are in the store, so each question asked again gets
+//! its answer at once. Any other such task is reported failed, since nothing will finish it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -24,7 +27,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, Notify};
 use tokio_util::sync::CancellationToken;
 
-use super::mrtr::{check_answer, scope_asking, Asker, Kind, QuestionKeys};
+use super::mrtr::{check_answer, question_digest, scope_asking, Answered, Asker, Kind, QuestionKeys};
 use crate::executor::{CallFailure, CallScope, CallStatus, ExecutionRecord, Executor};
 use crate::model::{duration_words, TaskSupport, ToolCallRequest, ToolDefinition, ToolError};
 use crate::state::{random_id, Expect, Owner, SharedStore, StateKey, Write, Written};
@@ -53,6 +56,10 @@ const END_TRIES: usize = 6;
 
 /// How many times `tasks/update` retries its merge of answers when another writes them too.
 const MERGE_TRIES: usize = 16;
+
+/// How many times one task's call is started: once, and again by each replica that takes it
+/// over from one that stopped. A call that brings down every replica that runs it stops here.
+pub(super) const MAX_TASK_RUNS: u32 = 3;
 
 /// The host's rule: which tools without `#[tool(task)]` are answered with tasks too.
 pub(super) type TaskRule = dyn Fn(&ToolDefinition) -> bool + Send + Sync;
@@ -122,6 +129,31 @@ struct Stored {
     result: Option<JsonObject>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<JsonObject>,
+    /// What another replica needs to run the call again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    resume: Option<Resume>,
+    /// How many times the call was started.
+    #[serde(default)]
+    runs: u32,
+    /// The digests of the open questions, by key: a question's answer is kept with it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    asked: BTreeMap<String, String>,
+}
+
+/// What a replica needs to run a task's call again, kept in its record: the call as received,
+/// what its client can answer, and how its result is shown.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Resume {
+    pub(super) call: ToolCallRequest,
+    pub(super) capabilities: ClientCapabilities,
+    /// The name the client called the tool by.
+    pub(super) called: String,
+    /// The conversation handle this call started, which its result gives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) minted: Option<String>,
+    /// Whether the tool says a second run has no effect beyond the first's.
+    #[serde(default)]
+    pub(super) idempotent: bool,
 }
 
 fn now_ms() -> u64 {
@@ -166,7 +198,7 @@ impl Stored {
 
     /// The task as `tasks/get` shows it, the questions `answered` (in the store, not yet taken
     /// by the running call) no longer open.
-    fn detailed(&self, id: &str, answered: &InputResponses) -> Result<DetailedTask, ErrorData> {
+    fn detailed(&self, id: &str, answered: &Kept) -> Result<DetailedTask, ErrorData> {
         let payload = match self.status {
             TaskStatus::InputRequired => {
                 let open = self
@@ -202,17 +234,30 @@ impl Stored {
 /// What a task's call needs besides its request: where it runs, and how its end is shown.
 pub(super) struct Start {
     pub(super) executor: Executor,
-    pub(super) call: ToolCallRequest,
-    /// The capabilities of the client that asked (the request's or its session's).
-    pub(super) capabilities: ClientCapabilities,
+    /// The call, its client's capabilities (the request's or its session's), and the rest a
+    /// replica taking the task over needs.
+    pub(super) resume: Resume,
     pub(super) approval_by_elicitation: bool,
     /// The MCP result of the call's record, as the server answers it without a task.
     pub(super) result: Box<ResultOf>,
     pub(super) observer: Option<Arc<RecordObserver>>,
+    /// The answers the call's request had already (its rounds, before the tool called
+    /// `continue_as_task`), by key.
+    pub(super) answers: BTreeMap<String, Answered>,
+    /// Whether the call's rate limits admitted it already: in its request's rounds, or in an
+    /// earlier run of the task.
+    pub(super) admitted: bool,
 }
 
 /// Makes the MCP result of a call's record.
 pub(super) type ResultOf = dyn FnOnce(&ExecutionRecord) -> Result<CallToolResult, ErrorData> + Send;
+
+/// Makes what a task's call needs from what its record keeps (see `Resume`); `None` when this
+/// server no longer serves the tool.
+pub(super) type Restart<'a> = &'a (dyn Fn(Resume) -> Option<Start> + Send + Sync);
+
+/// The answers kept for a task's questions, by key.
+type Kept = BTreeMap<String, Answered>;
 
 impl Tasks {
     /// The host's rule, which answers with tasks the calls of the tools it picks.
@@ -289,7 +334,7 @@ impl Tasks {
     /// task is in the store before its id is given, so a `tasks/get` right after finds it.
     pub(super) async fn start(self: &Arc<Self>, start: Start) -> Result<CreateTaskResult, ErrorData> {
         let store = Arc::clone(start.executor.store());
-        let principal = start.call.principal.clone();
+        let principal = start.resume.call.principal.clone();
         let id = random_id();
         let key = task_key(principal.as_deref(), TASK_KIND, &id);
         let now = rmcp::task_manager::current_timestamp();
@@ -305,7 +350,20 @@ impl Tasks {
             input: BTreeMap::new(),
             result: None,
             error: None,
+            resume: Some(start.resume.clone()),
+            runs: 1,
+            asked: BTreeMap::new(),
         };
+        // The answers the request's rounds gathered, there before the call asks again.
+        if !start.answers.is_empty() {
+            let bytes =
+                serde_json::to_vec(&start.answers).map_err(|e| internal("the answers could not be written", e))?;
+            let write = Write::new(bytes, self.ttl).expect(Expect::Absent);
+            store
+                .write(&task_key(principal.as_deref(), ANSWERS_KIND, &id), write)
+                .await
+                .map_err(|e| internal("the answers could not be written to the store", e))?;
+        }
         let write = Write::new(stored.encode()?, self.ttl).expect(Expect::Absent);
         match store.write(&key, write).await {
             Ok(Written::Done(_)) => {}
@@ -313,9 +371,15 @@ impl Tasks {
             Err(error) => return Err(internal("the task could not be kept in the store", error)),
         }
         let created = CreateTaskResult::new(stored.task(&id));
+        self.launch(id, store, stored, start);
+        Ok(created)
+    }
+
+    /// Runs the call of the task `id`, whose record is `stored`, in this process.
+    fn launch(self: &Arc<Self>, id: String, store: SharedStore, stored: Stored, start: Start) {
         let running = Arc::new(Running {
             id: id.clone(),
-            principal,
+            principal: start.resume.call.principal.clone(),
             store,
             ttl: self.ttl,
             cancel: CancellationToken::new(),
@@ -326,13 +390,13 @@ impl Tasks {
         });
         self.running.lock().unwrap_or_else(|e| e.into_inner()).insert(id, Arc::clone(&running));
         tokio::spawn(Arc::clone(self).run(running, start));
-        Ok(created)
     }
 
     /// Runs a task's call to its end: beats, reads the cancel flag and the answers on every
     /// tick, writes the progress, and writes the end.
     async fn run(self: Arc<Self>, running: Arc<Running>, start: Start) {
-        let Start { executor, call, capabilities, approval_by_elicitation, result, observer } = start;
+        let Start { executor, resume, approval_by_elicitation, result, observer, admitted, .. } = start;
+        let Resume { call, capabilities, .. } = resume;
         let (progress, mut reports) = mpsc::unbounded_channel::<String>();
         let mut scope = CallScope::new().cancel_on(&running.cancel).on_progress(move |report| {
             let message = match (report.message, report.total) {
@@ -343,6 +407,7 @@ impl Tasks {
             let _ = progress.send(message);
         });
         scope = scope_asking(&running, &capabilities, &executor, approval_by_elicitation, scope);
+        scope.admitted = admitted;
         let call = executor.execute_in(call, scope);
         tokio::pin!(call);
         let mut tick = tokio::time::interval(self.poll.min(self.lease / 3));
@@ -381,6 +446,8 @@ impl Tasks {
         running
             .end(|stored| {
                 stored.input.clear();
+                stored.asked.clear();
+                stored.resume = None;
                 if let Some(message) = last {
                     stored.message = Some(message);
                 }
@@ -422,17 +489,35 @@ impl Tasks {
         Ok((stored, found.version))
     }
 
-    /// The task as stored, or, when the replica running it is gone, failed: written so, once.
-    async fn current(&self, store: &SharedStore, principal: Option<&str>, id: &str) -> Result<Stored, ErrorData> {
+    /// The task as stored. When the replica running it is gone: run again here, when `restart`
+    /// is given and running it again does no harm (see the module's notes), else failed,
+    /// written so, once.
+    async fn current(
+        self: &Arc<Self>,
+        store: &SharedStore,
+        principal: Option<&str>,
+        id: &str,
+        restart: Option<Restart<'_>>,
+    ) -> Result<Stored, ErrorData> {
         let (mut stored, version) = self.read(store, principal, id).await?;
         let now = now_ms();
         if !stored.lapsed(now) {
             return Ok(stored);
         }
+        if let Some(restart) = restart {
+            let taken = self.take_over(store, principal, id, stored.clone(), version, restart).await?;
+            if let Some(taken) = taken {
+                return Ok(taken);
+            }
+        }
         let silent = Duration::from_millis(now.saturating_sub(stored.beat_ms));
+        let again = match stored.runs {
+            runs if runs >= MAX_TASK_RUNS => format!(" (the call was started {runs} times, the most a task's call is)"),
+            _ => String::new(),
+        };
         let error = ErrorData::internal_error(
             format!(
-                "the server running this task stopped: its heartbeat has been silent for {} (its lease is {}), so the call's result is lost; call the tool again",
+                "the server running this task stopped: its heartbeat has been silent for {} (its lease is {}){again}, so the call's result is lost; call the tool again",
                 duration_words(silent),
                 duration_words(Duration::from_millis(stored.lease_ms)),
             ),
@@ -440,6 +525,7 @@ impl Tasks {
         );
         stored.status = TaskStatus::Failed;
         stored.input.clear();
+        stored.asked.clear();
         stored.error = Some(error_object(&error));
         stored.updated = rmcp::task_manager::current_timestamp();
         let write = Write::new(stored.encode()?, self.ttl).expect(Expect::Version(version));
@@ -451,17 +537,61 @@ impl Tasks {
         }
     }
 
-    /// `tasks/get`: the task with its open questions, or its result or error once it ended.
-    pub(super) async fn get(
-        &self,
+    /// Runs the lapsed task `id` (`stored`, at `version`) again in this process, when that does
+    /// no harm: it was waiting for an answer, or its tool is idempotent, and it has not run
+    /// [`MAX_TASK_RUNS`] times. The task as it then stands (another replica may have taken it
+    /// first), or `None` when it is not to run again.
+    async fn take_over(
+        self: &Arc<Self>,
         store: &SharedStore,
         principal: Option<&str>,
         id: &str,
+        mut stored: Stored,
+        version: crate::state::Version,
+        restart: Restart<'_>,
+    ) -> Result<Option<Stored>, ErrorData> {
+        let Some(resume) = stored.resume.clone() else { return Ok(None) };
+        let waiting = stored.status == TaskStatus::InputRequired;
+        if !(waiting || resume.idempotent) || stored.runs.max(1) >= MAX_TASK_RUNS {
+            return Ok(None);
+        }
+        if self.running.lock().unwrap_or_else(|e| e.into_inner()).len() >= self.max_running {
+            // Full here: the task stays as it is, for a replica with room to take it.
+            return Ok(Some(stored));
+        }
+        let Some(mut start) = restart(resume) else { return Ok(None) };
+        start.admitted = true;
+        stored.runs = stored.runs.max(1) + 1;
+        stored.beat_ms = now_ms();
+        stored.updated = rmcp::task_manager::current_timestamp();
+        if !waiting {
+            stored.status = TaskStatus::Working;
+        }
+        let write = Write::new(stored.encode()?, self.ttl).expect(Expect::Version(version));
+        match store.write(&task_key(principal, TASK_KIND, id), write).await {
+            Ok(Written::Done(_)) => {
+                tracing::info!(target: "tools", task = %id, runs = stored.runs, "an MCP task whose server stopped runs again here");
+                self.launch(id.to_owned(), Arc::clone(store), stored.clone(), start);
+                Ok(Some(stored))
+            }
+            // Another replica wrote first: it took the task, or its own replica was alive.
+            Ok(_) => Ok(Some(self.read(store, principal, id).await?.0)),
+            Err(e) => Err(internal("the task could not be written to the store", e)),
+        }
+    }
+
+    /// `tasks/get`: the task with its open questions, or its result or error once it ended.
+    pub(super) async fn get(
+        self: &Arc<Self>,
+        store: &SharedStore,
+        principal: Option<&str>,
+        id: &str,
+        restart: Restart<'_>,
     ) -> Result<GetTaskResult, ErrorData> {
-        let stored = self.current(store, principal, id).await?;
+        let stored = self.current(store, principal, id, Some(restart)).await?;
         let answered = match stored.status {
             TaskStatus::InputRequired => answers(store, &task_key(principal, ANSWERS_KIND, id)).await?.0,
-            _ => InputResponses::new(),
+            _ => Kept::new(),
         };
         Ok(GetTaskResult::new(stored.detailed(id, &answered)?))
     }
@@ -469,13 +599,14 @@ impl Tasks {
     /// `tasks/update`: the answers to questions the task has open, kept in the store for the
     /// replica running it. Answers to anything else are ignored, as the extension says.
     pub(super) async fn update(
-        &self,
+        self: &Arc<Self>,
         store: &SharedStore,
         principal: Option<&str>,
         id: &str,
         responses: InputResponses,
+        restart: Restart<'_>,
     ) -> Result<(), ErrorData> {
-        let stored = self.current(store, principal, id).await?;
+        let stored = self.current(store, principal, id, Some(restart)).await?;
         let given: InputResponses = responses.into_iter().filter(|(key, _)| stored.input.contains_key(key)).collect();
         if stored.status.is_terminal() || given.is_empty() {
             return Ok(());
@@ -489,8 +620,13 @@ impl Tasks {
         let key = task_key(principal, ANSWERS_KIND, id);
         for _ in 0..MERGE_TRIES {
             let (mut kept, version) = answers(store, &key).await?;
-            for (question, answer) in &given {
-                kept.entry(question.clone()).or_insert_with(|| answer.clone());
+            for (key, answer) in &given {
+                // The first answer to a question counts; one kept for another question asked
+                // at this key (by an earlier run) gives way.
+                let question = stored.asked.get(key).cloned().unwrap_or_default();
+                if kept.get(key).is_none_or(|kept| kept.question != question) {
+                    kept.insert(key.clone(), Answered { question, answer: answer.clone() });
+                }
             }
             let bytes = serde_json::to_vec(&kept).map_err(|e| internal("the answers could not be written", e))?;
             let expect = version.map_or(Expect::Absent, Expect::Version);
@@ -513,8 +649,13 @@ impl Tasks {
 
     /// `tasks/cancel`: flags the task cancelled in the store for the replica running it (and
     /// cancels it at once when that is this one). A task that ended stays as it ended.
-    pub(super) async fn cancel(&self, store: &SharedStore, principal: Option<&str>, id: &str) -> Result<(), ErrorData> {
-        let stored = self.current(store, principal, id).await?;
+    pub(super) async fn cancel(
+        self: &Arc<Self>,
+        store: &SharedStore,
+        principal: Option<&str>,
+        id: &str,
+    ) -> Result<(), ErrorData> {
+        let stored = self.current(store, principal, id, None).await?;
         if stored.status.is_terminal() {
             return Ok(());
         }
@@ -535,12 +676,9 @@ impl Tasks {
 }
 
 /// The answers kept for a task, with their version (`None` when there are none).
-async fn answers(
-    store: &SharedStore,
-    key: &StateKey,
-) -> Result<(InputResponses, Option<crate::state::Version>), ErrorData> {
+async fn answers(store: &SharedStore, key: &StateKey) -> Result<(Kept, Option<crate::state::Version>), ErrorData> {
     match store.read(key).await.map_err(|e| internal("the answers could not be read from the store", e))? {
-        None => Ok((InputResponses::new(), None)),
+        None => Ok((Kept::new(), None)),
         Some(found) => {
             let kept =
                 serde_json::from_slice(&found.value).map_err(|e| internal("the stored answers are not valid", e))?;
@@ -565,6 +703,14 @@ fn ending(record: &ExecutionRecord, result: Box<ResultOf>) -> Result<Option<Json
     }
 }
 
+/// A question of a running task waiting for its answer.
+struct Waiting {
+    answer: oneshot::Sender<Value>,
+    /// Its digest, and its name (the tool's), which an answer must fit.
+    question: String,
+    named: Option<String>,
+}
+
 /// A task running in this process.
 struct Running {
     id: String,
@@ -577,7 +723,7 @@ struct Running {
     /// The record as this process last wrote it; writes go one at a time.
     record: tokio::sync::Mutex<Stored>,
     /// The questions waiting for an answer, by key.
-    waiting: Mutex<HashMap<String, oneshot::Sender<Value>>>,
+    waiting: Mutex<HashMap<String, Waiting>>,
     keys: QuestionKeys,
 }
 
@@ -634,9 +780,10 @@ impl Running {
         let key = task_key(self.principal.as_deref(), ANSWERS_KIND, &self.id);
         let Ok((given, _)) = answers(&self.store, &key).await else { return };
         let mut waiting = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-        for (question, answer) in given {
-            if let Some(sender) = waiting.remove(&question) {
-                let _ = sender.send(answer);
+        for (key, answered) in given {
+            let fits = waiting.get(&key).is_some_and(|w| answered.fits(&key, &w.question, w.named.as_deref()));
+            if let Some(waiting) = waiting.remove(&key).filter(|_| fits) {
+                let _ = waiting.answer.send(answered.answer);
             }
         }
     }
@@ -650,10 +797,19 @@ impl Asker for Running {
         let asked = serde_json::to_value(&request).map_err(|e| {
             ToolError::new(format!("The question is not valid for MCP: {e}.")).with_code("input_failed")
         })?;
+        let question = question_digest(&request);
+        // Answered already: in the request's rounds, or while an earlier run of the task asked.
+        let kept = answers(&self.store, &task_key(self.principal.as_deref(), ANSWERS_KIND, &self.id)).await;
+        let kept = kept.ok().and_then(|(kept, _)| kept.get(&key).cloned());
+        if let Some(answered) = kept.filter(|answered| answered.fits(&key, &question, named)) {
+            return Ok(answered.answer);
+        }
         let (sender, answer) = oneshot::channel();
-        self.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), sender);
+        let waiting = Waiting { answer: sender, question: question.clone(), named: named.map(str::to_owned) };
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(key.clone(), waiting);
         self.change(|stored| {
             stored.input.insert(key.clone(), asked);
+            stored.asked.insert(key.clone(), question);
             stored.status = TaskStatus::InputRequired;
         })
         .await;
@@ -662,6 +818,7 @@ impl Asker for Running {
             .map_err(|_| ToolError::new("The task ended before the MCP client answered.").with_code("input_failed"));
         self.change(|stored| {
             stored.input.remove(&key);
+            stored.asked.remove(&key);
             if stored.input.is_empty() && stored.status == TaskStatus::InputRequired {
                 stored.status = TaskStatus::Working;
             }

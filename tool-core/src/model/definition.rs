@@ -320,6 +320,12 @@ pub struct ToolDefinition {
     /// Whether an MCP server answers a call with a task the client polls (`#[tool(task)]`).
     #[serde(skip_serializing_if = "TaskSupport::is_never")]
     pub task: TaskSupport,
+    /// Whether a call answered with a task first runs in its request, its questions asked in
+    /// the request's rounds (MCP 2026-07-28), and becomes the task where the tool calls
+    /// [`ToolContext::continue_as_task`](crate::ToolContext::continue_as_task)
+    /// (`#[tool(task(asks_first))]`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub task_asks_first: bool,
     /// Where the tool was declared.
     pub source: SourceLocation,
 }

@@ -99,6 +99,7 @@ impl ToolDefinition {
             approval: crate::model::Approval::Never,
             sequential: false,
             task: crate::model::TaskSupport::Never,
+            task_asks_first: false,
             source: SourceLocation { file: caller.file().to_owned(), line: caller.line() },
         }
     }

@@ -62,6 +62,7 @@ impl DynamicTool {
             approval: Approval::Never,
             sequential: false,
             task: TaskSupport::Never,
+            task_asks_first: false,
             examples: Vec::new(),
             headers: Vec::new(),
             handler: None,
@@ -118,6 +119,7 @@ pub struct DynamicToolBuilder {
     approval: Approval,
     sequential: bool,
     task: TaskSupport,
+    task_asks_first: bool,
     examples: Vec<Value>,
     /// `(property, header)`: arguments mirrored into `Mcp-Param-<header>` (MCP, SEP-2243).
     headers: Vec<(String, String)>,
@@ -241,6 +243,15 @@ impl DynamicToolBuilder {
         self
     }
 
+    /// With `true`, a call answered with a task first runs in its request, asking in the
+    /// request's rounds, and becomes the task where the tool calls
+    /// [`ToolContext::continue_as_task`](crate::ToolContext::continue_as_task), as
+    /// `#[tool(task(asks_first))]` does. Off by default.
+    pub fn task_asks_first(mut self, asks_first: bool) -> Self {
+        self.task_asks_first = asks_first;
+        self
+    }
+
     /// The arguments object of one whole call, as an example for the model: the catalog checks
     /// that it is an object the input schema accepts and the tool binds strictly without a
     /// warning ([`ToolDefinition::examples`] has the bounds); exports send it as Anthropic's
@@ -303,6 +314,7 @@ impl DynamicToolBuilder {
         definition.approval = self.approval;
         definition.sequential = self.sequential;
         definition.task = self.task;
+        definition.task_asks_first = self.task_asks_first;
         definition.examples = self.examples;
         definition.source = self.source;
         Ok(DynamicTool { definition, compiled: OnceLock::new(), handler })

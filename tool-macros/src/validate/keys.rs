@@ -97,6 +97,8 @@ pub struct ToolConfig {
     /// `task` (`Optional`) or `task = "required"`: answered over MCP with a task; the variant's
     /// name in `TaskSupport`.
     pub task: Option<&'static str>,
+    /// `task(asks_first)`: the call asks in its request's rounds before it becomes a task.
+    pub task_asks_first: bool,
     /// `example(query = "rust", limit = 5)`, once per example.
     pub call_examples: Vec<CallExample>,
     pub krate: Option<Path>,
@@ -272,7 +274,7 @@ impl ToolConfig {
             "strict" => self.strict = flag(key)?,
             "defer" => self.defer = flag(key)?,
             "sequential" => self.sequential = flag(key)?,
-            "task" => self.task = task_support(key)?,
+            "task" => (self.task, self.task_asks_first) = task_support(key)?,
             "requires_approval" => {
                 let value = flag(key)?;
                 if self.approval.is_some() {
@@ -733,21 +735,40 @@ fn flag(key: &Key) -> syn::Result<bool> {
     }
 }
 
-/// `task`, `task = true`, `task = false`, `task = "optional"` or `task = "required"`: the
-/// `TaskSupport` variant, `None` for never.
-fn task_support(key: &Key) -> syn::Result<Option<&'static str>> {
-    let message =
-        "`task` takes no value (`task` means `task = \"optional\"`), `true`, `false`, `\"optional\"` or `\"required\"`";
+/// `task`, `task = true`, `task = false`, `task = "optional"`, `task = "required"`, or a list
+/// of `optional` or `required` and `asks_first`: the `TaskSupport` variant (`None` for never),
+/// and whether the call asks in rounds before it becomes a task.
+fn task_support(key: &Key) -> syn::Result<(Option<&'static str>, bool)> {
+    let message = "`task` takes no value (`task` means `task = \"optional\"`), `true`, `false`, `\"optional\"`, \
+                   `\"required\"`, or a list: `task(required, asks_first)`";
+    let mode = |lit: &LitStr| match lit.value().as_str() {
+        "optional" => Ok(Some("Optional")),
+        "required" => Ok(Some("Required")),
+        _ => Err(syn::Error::new_spanned(lit, message)),
+    };
     match &key.value {
-        KeyValue::Flag => Ok(Some("Optional")),
-        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Bool(lit), .. })) => Ok(lit.value.then_some("Optional")),
-        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Str(lit), .. })) => match lit.value().as_str() {
-            "optional" => Ok(Some("Optional")),
-            "required" => Ok(Some("Required")),
-            _ => Err(syn::Error::new_spanned(lit, message)),
-        },
+        KeyValue::Flag => Ok((Some("Optional"), false)),
+        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Bool(lit), .. })) => {
+            Ok((lit.value.then_some("Optional"), false))
+        }
+        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Str(lit), .. })) => Ok((mode(lit)?, false)),
         KeyValue::Assign(other) => Err(syn::Error::new_spanned(other, message)),
-        KeyValue::List(_) => Err(syn::Error::new(key.span(), message)),
+        KeyValue::List(entries) => {
+            let (mut support, mut asks_first) = (Some("Optional"), false);
+            for entry in entries {
+                let inner = match entry {
+                    Entry::Key(inner) => inner,
+                    Entry::Value(value) => return Err(syn::Error::new_spanned(value, message)),
+                };
+                match (inner.name().as_str(), &inner.value) {
+                    ("optional", KeyValue::Flag) => support = Some("Optional"),
+                    ("required", KeyValue::Flag) => support = Some("Required"),
+                    ("asks_first", KeyValue::Flag) => asks_first = true,
+                    _ => return Err(syn::Error::new(inner.span(), message)),
+                }
+            }
+            Ok((support, asks_first))
+        }
     }
 }
 
@@ -868,9 +889,25 @@ mod tests {
             let (config, errors) = read_tool(tokens, Target::Fn);
             assert_eq!(errors, Vec::<String>::new());
             assert_eq!(config.task, expected);
+            assert!(!config.task_asks_first);
         }
-        let (_, errors) = read_tool(quote!(task = "always"), Target::Fn);
-        assert_eq!(errors, ["`task` takes no value (`task` means `task = \"optional\"`), `true`, `false`, `\"optional\"` or `\"required\"`"]);
+        for (tokens, expected) in [
+            (quote!(task(asks_first)), Some("Optional")),
+            (quote!(task(required, asks_first)), Some("Required")),
+            (quote!(task(asks_first, optional)), Some("Optional")),
+        ] {
+            let (config, errors) = read_tool(tokens, Target::Fn);
+            assert_eq!(errors, Vec::<String>::new());
+            assert_eq!(config.task, expected);
+            assert!(config.task_asks_first);
+        }
+        let expected = "`task` takes no value (`task` means `task = \"optional\"`), `true`, `false`, `\"optional\"`, `\"required\"`, or a list: `task(required, asks_first)`";
+        for tokens in
+            [quote!(task = "always"), quote!(task(always)), quote!(task("required")), quote!(task(asks_first = 1))]
+        {
+            let (_, errors) = read_tool(tokens, Target::Fn);
+            assert_eq!(errors, [expected]);
+        }
     }
 
     #[test]

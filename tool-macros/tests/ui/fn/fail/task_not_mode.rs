@@ -12,4 +12,10 @@ fn compute_more(seconds: u64) -> String {
     seconds.to_string()
 }
 
+/// Ask first, then compute.
+#[tool(task(sometimes, asks_first))]
+fn compute_after_asking(seconds: u64) -> String {
+    seconds.to_string()
+}
+
 fn main() {}
