@@ -210,3 +210,54 @@ async fn a_call_that_asks_first_is_a_task_at_once_for_a_client_without_rounds() 
     client.update_task(UpdateTaskParams::new(&id, answer)).await.unwrap();
     assert_eq!(result_text(&ended(&client, &id).await), "Welcome, Bo!");
 }
+
+/// A count kept in the store, per conversation.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub struct Count {
+    total: u64,
+}
+
+#[tool_core::tool(shared_state)]
+impl Count {
+    /// Add to the count; returns the new total.
+    #[tool]
+    fn add(&mut self, by: u64) -> u64 {
+        self.total += by;
+        self.total
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateful_tools_task_gives_the_conversation_handle_its_call_started() {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use rmcp::transport::StreamableHttpClientTransport;
+    let catalog = tool_core::ToolCatalog::builder().add_declared::<Count_add>().build().unwrap();
+    let executor = tool_core::Executor::builder(catalog).store(Arc::new(MemoryStore::new())).build();
+    let server = McpServer::builder(executor)
+        .tasks_for(|definition| definition.name == "count.add")
+        .task_poll_interval(Duration::from_millis(20))
+        .build()
+        .unwrap();
+    let running = server.http().start().await.unwrap();
+    let transport =
+        StreamableHttpClientTransport::from_config(StreamableHttpClientTransportConfig::with_uri(running.url()));
+    let client = Tasking { extension: true }.serve_with_lifecycle(transport, lifecycle()).await.unwrap();
+    let task = ended(&client, &start(&client, "count.add", json!({"by": 2})).await).await;
+    let TaskPayload::Completed { result } = &task.payload else { panic!("expected completed, got {task:?}") };
+    assert_eq!(result["structuredContent"], json!({"result": 2}));
+    let handle = result["_meta"]["tool-core/conversation"].as_str().expect("the handle in _meta").to_owned();
+    let given = result["content"][1]["text"].as_str().unwrap();
+    assert!(
+        given.starts_with(&format!(
+            "This call started a conversation. To go on with it, pass \"conversation\": \"{handle}\""
+        )),
+        "{given}"
+    );
+    // The handle goes on with the same tally, in another task.
+    let task = ended(&client, &start(&client, "count.add", json!({"by": 3, "conversation": handle})).await).await;
+    let TaskPayload::Completed { result } = &task.payload else { panic!("expected completed, got {task:?}") };
+    assert_eq!(result["structuredContent"], json!({"result": 5}));
+    assert!(result.get("_meta").is_none_or(|meta| meta.get("tool-core/conversation").is_none()), "{result:?}");
+    client.cancel().await.unwrap();
+    running.shutdown().await;
+}
