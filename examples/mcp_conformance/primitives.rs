@@ -36,6 +36,13 @@ struct ResourceArgument {
 }
 
 /// Candidates for `arg1`, those starting with what was typed.
+/// What the prompt `test_input_required_result_prompt` is about.
+#[derive(Deserialize, JsonSchema)]
+struct Context {
+    /// The context the prompt uses.
+    context: String,
+}
+
 fn cities(partial: &str) -> Vec<String> {
     ["paris", "park", "party", "test", "testing"]
         .into_iter()
@@ -115,6 +122,13 @@ pub fn all() -> Result<McpPrimitives, Box<dyn std::error::Error>> {
             })
             .title("Prompt With Image")
             .description("A prompt that includes image content"),
+        )
+        .prompt(
+            Prompt::with_arguments("test_input_required_result_prompt", |args: Context| {
+                Ok(vec![PromptMessage::user(format!("Use this context: {}", args.context))])
+            })
+            .description("A prompt that asks the user for its context when the client gives none")
+            .asks::<Context>("user_context", "What context should the prompt use?")?,
         );
     let watcher = primitives.clone();
     tokio::spawn(async move {

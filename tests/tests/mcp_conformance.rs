@@ -119,6 +119,10 @@ fn parse_baseline(file: &str, text: &str, section: &str) -> Result<Vec<String>, 
         } else if let Some(key) = line.strip_suffix(':').filter(|_| !line.starts_with(' ')) {
             in_section = key == section;
             reason_given = false;
+        } else if let Some(key) = line.strip_suffix(": []").filter(|_| !line.starts_with(' ')) {
+            // A section that lists nothing: every scenario passes.
+            in_section = key == section;
+            reason_given = false;
         } else if let Some(name) = trimmed.strip_prefix("- ") {
             let name = name.trim();
             if !in_section {
@@ -145,6 +149,7 @@ fn parse_baseline(file: &str, text: &str, section: &str) -> Result<Vec<String>, 
 fn a_baseline_entry_needs_a_reason_and_its_section() {
     let good = "# about the file\nserver:\n  # why a and b fail\n  - a\n  - b\n\n  # why c fails\n  - c\n";
     assert_eq!(parse_baseline("b.yml", good, "server"), Ok(vec!["a".to_owned(), "b".to_owned(), "c".to_owned()]));
+    assert_eq!(parse_baseline("b.yml", "# all pass\nserver: []\n", "server"), Ok(vec![]));
     assert_eq!(
         parse_baseline("b.yml", "server:\n  # why\n  - a\n\n  - b\n", "server"),
         Err("b.yml:5: `b` has no comment above it saying why it fails".to_owned())

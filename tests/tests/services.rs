@@ -20,6 +20,7 @@ mod mcp_hostile;
 mod mcp_http;
 mod mcp_import_rounds;
 mod mcp_primitives;
+mod mcp_prompt_questions;
 mod mcp_processes;
 mod mcp_rounds;
 mod mcp_python;

@@ -380,7 +380,10 @@ impl Asker for Round {
 }
 
 /// Asks `request` of the client through `asker`.
-async fn elicit(asker: &impl Asker, request: crate::ask::ElicitationRequest) -> Result<ElicitationAnswer, ToolError> {
+pub(super) async fn elicit(
+    asker: &impl Asker,
+    request: crate::ask::ElicitationRequest,
+) -> Result<ElicitationAnswer, ToolError> {
     let params = super::ask::elicitation_params(&request)?;
     let asked = InputRequest::Elicitation(ElicitRequest::new(params));
     let answer = asker.ask(Kind::Elicitation, request.key.as_deref(), asked).await?;

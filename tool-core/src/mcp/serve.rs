@@ -575,6 +575,32 @@ impl McpServer {
         })
     }
 
+    /// The user's answer to `question`, asked in the rounds of the `prompts/get` `request`; or
+    /// the round that asks it, when the request does not answer it.
+    async fn ask_in_rounds(
+        &self,
+        request: &GetPromptRequestParams,
+        context: &RequestContext<RoleServer>,
+        question: crate::ask::ElicitationRequest,
+    ) -> Result<Result<crate::ask::ElicitationAnswer, rmcp::model::InputRequiredResult>, ErrorData> {
+        let store = Arc::clone(self.current().executor.store());
+        let principal = self.principal_of(context);
+        // Bound as a tool's call is, apart from every tool by the method's name.
+        let (asked_of, arguments) = (format!("prompts/get {}", request.name), Value::from(request.arguments.clone()));
+        let arguments = arguments.to_string();
+        let (state, answers) = (request.request_state.as_deref(), request.input_responses.as_ref());
+        let round = self.rounds.begin(&store, principal.as_deref(), &asked_of, &arguments, state, answers).await?;
+        tokio::select! {
+            biased;
+            answer = super::mrtr::elicit(&round, question) => {
+                answer.map(Ok).map_err(|e| ErrorData::internal_error(e.message().to_owned(), None))
+            }
+            () = round.asking() => {
+                Ok(Err(self.rounds.end(&round, &store, principal.as_deref(), &asked_of, &arguments).await?))
+            }
+        }
+    }
+
     /// The failed result (and record) of a call to a stateful tool that has no conversation.
     fn refused(&self, call: ToolCallRequest, why: &str) -> Result<CallToolResponse, ErrorData> {
         let message =
@@ -820,9 +846,30 @@ impl ServerHandler for McpServer {
 
     async fn get_prompt(
         &self,
-        request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        mut request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        // A prompt that asks the user for the arguments the client left out (`Prompt::asks`).
+        if let Some(question) = self.primitives.prompt_question(&request)? {
+            let answer = match super::mrtr::in_rounds(&context) {
+                true => match self.ask_in_rounds(&request, &context, question.clone()).await? {
+                    Ok(answer) => Some(answer),
+                    Err(asked) => return Ok(GetPromptResponse::InputRequired(asked)),
+                },
+                false if super::ask::client_takes_forms(&context) => {
+                    let peer = &context.peer;
+                    super::ask::elicit_client(peer, context.id.clone(), question.clone(), None).await.ok()
+                }
+                false => None,
+            };
+            // Declined, dismissed or not asked: a required field left out is refused below.
+            if let Some(crate::ask::ElicitationAnswer::Accept(content)) = answer {
+                let given = request.arguments.get_or_insert_with(Default::default);
+                for (field, value) in question.with_defaults(content) {
+                    given.entry(field).or_insert(value);
+                }
+            }
+        }
         self.primitives.get_prompt(request).map(Into::into)
     }
 

@@ -130,6 +130,8 @@ pub struct Prompt {
     pub(crate) arguments: Vec<Argument>,
     render: Arc<Render>,
     pub(crate) completers: Completers,
+    /// The question for the arguments the user is asked for, when the client leaves them out.
+    pub(crate) asks: Option<crate::ask::ElicitationRequest>,
 }
 
 impl std::fmt::Debug for Prompt {
@@ -209,7 +211,53 @@ impl Prompt {
     }
 
     fn with_render(name: String, arguments: Vec<Argument>, render: Arc<Render>) -> Prompt {
-        Prompt { name, title: None, description: None, arguments, render, completers: Completers::default() }
+        Prompt {
+            name,
+            title: None,
+            description: None,
+            arguments,
+            render,
+            completers: Completers::default(),
+            asks: None,
+        }
+    }
+
+    /// Asks the user for the fields of `Q` the client leaves out of `prompts/get`: with `Q`'s
+    /// form, `message`, under `key` where questions are named (MCP 2026-07-28's
+    /// `inputRequests`). The fields are arguments of the prompt (by name) that its list shows
+    /// as optional, since the server asks for them; the answers fill them in before the
+    /// messages are made. A client of 2026-07-28 is asked in the request's rounds, an older
+    /// one with `elicitation/create`; one that takes no forms, or a user who declines, leaves
+    /// them out, and a required one is then refused as missing.
+    ///
+    /// # Errors
+    /// `Q` is no form of flat fields MCP can carry ([`form_schema`](crate::ask::form_schema)).
+    pub fn asks<Q: JsonSchema>(
+        mut self,
+        key: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Result<Prompt, PromptError> {
+        let form = crate::ask::form_schema::<Q>().map_err(|e| {
+            PromptError::new(format!("the prompt `{}` cannot ask with this form: {}", self.name, e.message()))
+        })?;
+        let fields: Vec<&str> = form
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        for argument in self.arguments.iter_mut().filter(|a| fields.contains(&a.name.as_str())) {
+            argument.required = false;
+        }
+        self.asks = Some(crate::ask::ElicitationRequest::new(message, form).keyed(key));
+        Ok(self)
+    }
+
+    /// The question to ask before the messages are made, when `given` leaves out a field it
+    /// asks for.
+    pub(crate) fn question(&self, given: Option<&Map<String, Value>>) -> Option<&crate::ask::ElicitationRequest> {
+        let asks = self.asks.as_ref()?;
+        let fields = asks.requested_schema.get("properties").and_then(Value::as_object)?;
+        fields.keys().any(|field| given.is_none_or(|given| !given.contains_key(field))).then_some(asks)
     }
 
     /// A title for people.

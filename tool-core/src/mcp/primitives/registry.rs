@@ -485,6 +485,17 @@ impl McpPrimitives {
         Ok(())
     }
 
+    /// The question `prompts/get` of `request` asks the user first, if any (see
+    /// [`Prompt::asks`]).
+    pub(crate) fn prompt_question(
+        &self,
+        request: &GetPromptRequestParams,
+    ) -> Result<Option<crate::ask::ElicitationRequest>, ErrorData> {
+        self.check_argument("the prompt name", &request.name, self.limits())?;
+        let sets = self.sets();
+        Ok(self.prompt_named(&sets, &request.name)?.question(request.arguments.as_ref()).cloned())
+    }
+
     /// `prompts/get`: the prompt's messages for the client's arguments, with the warnings of
     /// reading them in `_meta`.
     pub(crate) fn get_prompt(&self, request: GetPromptRequestParams) -> Result<GetPromptResult, ErrorData> {
