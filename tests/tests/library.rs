@@ -41,6 +41,7 @@ mod stateful_end_all;
 mod stateful_store;
 mod strict;
 mod tool_examples;
+mod tool_icons;
 mod tool_search;
 mod tool_search_providers;
 mod tool_search_recall;

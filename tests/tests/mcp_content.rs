@@ -68,6 +68,31 @@ async fn rmcps_client_reads_our_blocks_as_the_specification_types() {
 }
 
 #[tokio::test]
+async fn a_tools_icons_are_served_in_tools_list_and_imported_back() {
+    let icon = tool_core::ToolIcon::new("https://example.com/chart.png").mime_type("image/png").size("48x48");
+    let tool = DynamicTool::builder("plot")
+        .description("Plot the week.")
+        .icon(icon.clone().theme(tool_core::IconTheme::Light))
+        .handler(|_, _| async { Ok::<_, ToolError>(json!("plotted")) })
+        .build()
+        .unwrap();
+    let server = McpServer::new(Executor::new(ToolCatalog::builder().add_tool(tool).build().unwrap())).unwrap();
+    let running = server.http().start().await.unwrap();
+    let client = ().serve(rmcp::transport::StreamableHttpClientTransport::from_uri(running.url())).await.unwrap();
+    let listed = serde_json::to_value(client.list_all_tools().await.unwrap()).unwrap();
+    assert_eq!(
+        listed[0]["icons"],
+        json!([{"src": "https://example.com/chart.png", "mimeType": "image/png", "sizes": ["48x48"], "theme": "light"}])
+    );
+    client.cancel().await.unwrap();
+    let imported = McpImport::http(running.url()).connect().await.unwrap();
+    let catalog = imported.add_to(ToolCatalog::builder()).build().unwrap();
+    assert_eq!(catalog.definition("plot").unwrap().icons, vec![icon.theme(tool_core::IconTheme::Light)]);
+    imported.close().await;
+    running.shutdown().await;
+}
+
+#[tokio::test]
 async fn a_catalog_served_and_imported_over_http_keeps_every_block() {
     let server = McpServer::new(Executor::new(catalog())).unwrap();
     let running = server.http().start().await.unwrap();
@@ -99,8 +124,14 @@ impl ServerHandler for Gallery {
     ) -> Result<ListToolsResult, ErrorData> {
         let Value::Object(schema) = json!({"type": "object", "properties": {}}) else { unreachable!() };
         let schema: Arc<JsonObject> = Arc::new(schema);
+        // Icons a client may load, and one it must not (a script).
+        let icons = vec![
+            rmcp::model::Icon::new("https://example.com/gallery.svg").with_mime_type("image/svg+xml"),
+            rmcp::model::Icon::new("javascript:alert(1)"),
+            rmcp::model::Icon::new("data:image/png;base64,iVBORw==").with_sizes(vec!["16x16".to_owned()]),
+        ];
         Ok(ListToolsResult::with_all_items(vec![
-            McpTool::new("show", "Show the gallery.", Arc::clone(&schema)),
+            McpTool::new("show", "Show the gallery.", Arc::clone(&schema)).with_icons(icons),
             McpTool::new("broken", "Show a broken picture.", schema),
         ]))
     }
@@ -145,6 +176,14 @@ async fn our_import_reads_a_remote_servers_blocks_back_as_content_blocks() {
 
     let imported = McpImport::http(format!("http://{address}/mcp")).connect().await.unwrap();
     let executor = Executor::new(imported.add_to(ToolCatalog::builder()).build().unwrap());
+    // The icons a client may load are kept; the script is dropped.
+    assert_eq!(
+        executor.catalog().definition("show").unwrap().icons,
+        vec![
+            tool_core::ToolIcon::new("https://example.com/gallery.svg").mime_type("image/svg+xml"),
+            tool_core::ToolIcon::new("data:image/png;base64,iVBORw==").size("16x16"),
+        ]
+    );
     let record = executor.execute(ToolCallRequest::new("show", "call_1", "{}")).await;
     assert_eq!(record.status, CallStatus::Success);
     // The text blocks before the first other block are the text, one a line.

@@ -527,6 +527,10 @@ fn validate(tool: &dyn Tool) -> Vec<CatalogProblem> {
         _ => reasons.push("has an input schema without a `required` array".to_owned()),
     }
     reasons.extend(example_problems(tool));
+    if d.icons.len() > ToolDefinition::MAX_ICONS {
+        reasons.push(format!("has {} icons: keep at most {}", d.icons.len(), ToolDefinition::MAX_ICONS));
+    }
+    reasons.extend(d.icons.iter().take(ToolDefinition::MAX_ICONS).filter_map(crate::model::ToolIcon::problem));
     reasons
         .into_iter()
         .map(|reason| CatalogProblem::InvalidDefinition { name: d.name.clone(), location: d.source.clone(), reason })

@@ -86,8 +86,8 @@ pub use executor::{
 pub use extract::policy::ExtractionPolicy;
 pub use model::rules;
 pub use model::{
-    is_valid_tool_name, Approval, Cardinality, EnumConstraint, SourceLocation, TaskSupport, ToolAnnotations,
-    ToolDefinition, ToolParameter, ValueKind,
+    is_valid_tool_name, Approval, Cardinality, EnumConstraint, IconTheme, SourceLocation, TaskSupport, ToolAnnotations,
+    ToolDefinition, ToolIcon, ToolParameter, ValueKind,
 };
 pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
 pub use model::{Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink};

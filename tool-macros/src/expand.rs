@@ -411,6 +411,7 @@ fn declared_impl(
     let sequential = config.sequential;
     let task = syn::Ident::new(config.task.unwrap_or("Never"), proc_macro2::Span::call_site());
     let task_asks_first = config.task_asks_first;
+    let icons = &config.icons;
     let opt = |v: &Option<syn::LitStr>| match v {
         Some(lit) => quote!(::core::option::Option::Some(#lit)),
         None => quote!(::core::option::Option::None),
@@ -453,6 +454,7 @@ fn declared_impl(
                         sequential: #sequential,
                         task: #krate::__private::TaskSupport::#task,
                         task_asks_first: #task_asks_first,
+                        icons: &[#(#icons),*],
                         file: ::core::file!(),
                         line: ::core::line!(),
                     };

@@ -45,6 +45,8 @@ pub struct Declaration {
     pub task: TaskSupport,
     /// `#[tool(task(asks_first))]`: the call asks in its request's rounds before it is a task.
     pub task_asks_first: bool,
+    /// `#[tool(icons(".."))]`: where the tool's icons are.
+    pub icons: &'static [&'static str],
     pub file: &'static str,
     pub line: u32,
 }
@@ -194,6 +196,7 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
         sequential: decl.sequential,
         task: decl.task,
         task_asks_first: decl.task_asks_first,
+        icons: decl.icons.iter().map(|src| crate::model::ToolIcon::new(*src)).collect(),
         source: SourceLocation { file: decl.file.to_owned(), line: decl.line },
     }
 }

@@ -265,6 +265,126 @@ impl TaskSupport {
     }
 }
 
+/// An icon a client may show beside a tool (MCP 2025-11-25 `icons`): where it is, and
+/// optionally its MIME type, its sizes and the theme it is drawn for.
+///
+/// `src` is an `https://` URL or a `data:image/..` URI: a client fetches or decodes it, so no
+/// other scheme is accepted (a `javascript:` or `file:` URI is refused by the catalog, and an
+/// imported tool's such icons are dropped).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolIcon {
+    /// An `https://` URL or a `data:image/..` URI.
+    pub src: String,
+    /// The image's MIME type (`image/png`, `image/svg+xml`, ..), when the server's is missing
+    /// or generic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// The sizes it is drawn at: `WxH` (`48x48`), or `any` for a scalable image.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<String>,
+    /// The theme it is drawn for, `light` or `dark`; any when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<IconTheme>,
+}
+
+/// The theme an icon is drawn for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum IconTheme {
+    /// For a light background.
+    Light,
+    /// For a dark background.
+    Dark,
+}
+
+impl ToolIcon {
+    /// The most bytes an icon's `src` may have: a `data:` URI is sent in every tool list.
+    pub const MAX_SRC_BYTES: usize = 32 * 1024;
+
+    /// The icon at `src`.
+    pub fn new(src: impl Into<String>) -> ToolIcon {
+        ToolIcon { src: src.into(), mime_type: None, sizes: Vec::new(), theme: None }
+    }
+
+    /// The same icon, of MIME type `mime_type`.
+    pub fn mime_type(mut self, mime_type: impl Into<String>) -> ToolIcon {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The same icon, drawn at `size` too (`48x48`, or `any`).
+    pub fn size(mut self, size: impl Into<String>) -> ToolIcon {
+        self.sizes.push(size.into());
+        self
+    }
+
+    /// The same icon, drawn for `theme`.
+    pub fn theme(mut self, theme: IconTheme) -> ToolIcon {
+        self.theme = Some(theme);
+        self
+    }
+
+    /// What is wrong with the icon, if anything: said for a person fixing it.
+    pub fn problem(&self) -> Option<String> {
+        let shown = crate::model::truncate(&self.src);
+        if self.src.len() > Self::MAX_SRC_BYTES {
+            return Some(format!(
+                "has an icon of {} bytes: an icon's `src` may have at most {} (link a larger image by an `https://` URL)",
+                self.src.len(),
+                Self::MAX_SRC_BYTES
+            ));
+        }
+        if let Some(why) = icon_src_problem(&self.src) {
+            return Some(format!("has an icon `{shown}` that {why}"));
+        }
+        if let Some(mime) = self.mime_type.as_deref().filter(|mime| !is_image_type(mime)) {
+            return Some(format!(
+                "has an icon `{shown}` of MIME type `{}`: give an image type such as `image/png`",
+                crate::model::truncate(mime)
+            ));
+        }
+        if let Some(size) = self.sizes.iter().find(|size| !is_icon_size(size)) {
+            return Some(format!(
+                "has an icon `{shown}` of size `{}`: give `WxH` (such as `48x48`) or `any`",
+                crate::model::truncate(size)
+            ));
+        }
+        None
+    }
+}
+
+/// Why `src` cannot be an icon's (it is neither an `https://` URL nor a `data:image/..` URI),
+/// in words that follow "an icon `..` that".
+fn icon_src_problem(src: &str) -> Option<&'static str> {
+    let lower = src.get(..11).unwrap_or(src).to_ascii_lowercase();
+    if lower.starts_with("https://") {
+        return (src.len() == "https://".len() || src.chars().any(char::is_whitespace))
+            .then_some("is no URL: give an `https://` URL without spaces");
+    }
+    if lower.starts_with("data:") {
+        let media = src["data:".len()..].split([';', ',']).next().unwrap_or_default();
+        return (!is_image_type(media) || !src.contains(','))
+            .then_some("is no image: a `data:` icon is `data:image/<type>;base64,<data>`");
+    }
+    Some("is neither an `https://` URL nor a `data:image/..` URI, the two a client may load")
+}
+
+fn is_image_type(mime: &str) -> bool {
+    mime.strip_prefix("image/").is_some_and(|subtype| {
+        !subtype.is_empty() && subtype.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    })
+}
+
+fn is_icon_size(size: &str) -> bool {
+    size == "any"
+        || size.split_once('x').is_some_and(|(w, h)| {
+            [w, h].iter().all(|n| !n.is_empty() && n.len() <= 5 && n.chars().all(|c| c.is_ascii_digit()))
+        })
+}
+
 /// Everything the outside world knows about a tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -326,6 +446,10 @@ pub struct ToolDefinition {
     /// (`#[tool(task(asks_first))]`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub task_asks_first: bool,
+    /// Icons a client may show beside the tool (MCP `icons`; `#[tool(icons(".."))]`), at most
+    /// [`MAX_ICONS`](Self::MAX_ICONS).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<ToolIcon>,
     /// Where the tool was declared.
     pub source: SourceLocation,
 }
@@ -334,6 +458,9 @@ impl ToolDefinition {
     /// The most examples a tool may have: a catalog refuses more, and an export sends no more
     /// (an example teaches a form; a few do, and each one costs the model's context).
     pub const MAX_EXAMPLES: usize = 16;
+
+    /// The most icons a tool may have: a catalog refuses more.
+    pub const MAX_ICONS: usize = 8;
     /// The longest example, in bytes of compact JSON: a catalog refuses a longer one, and an
     /// export leaves it out.
     pub const MAX_EXAMPLE_BYTES: usize = 4096;

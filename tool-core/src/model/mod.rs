@@ -17,8 +17,8 @@ pub(crate) use call::{received_text, truncate, Cut, RECEIVED_MAX_CHARS};
 pub use call::{ArgumentError, ArgumentErrors, Extraction, Findings, ParseWarning, ToolCallRequest};
 pub use content::{Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink};
 pub use definition::{
-    is_valid_tool_name, Approval, Cardinality, EnumConstraint, SourceLocation, TaskSupport, ToolAnnotations,
-    ToolDefinition, ToolParameter, ValueKind,
+    is_valid_tool_name, Approval, Cardinality, EnumConstraint, IconTheme, SourceLocation, TaskSupport, ToolAnnotations,
+    ToolDefinition, ToolIcon, ToolParameter, ValueKind,
 };
 pub(crate) use output::{cut_at, cut_saying, serialized_over};
 pub use output::{ErrorKind, IntoToolOutput, Json, ToolError, ToolOutput};

@@ -100,6 +100,7 @@ impl ToolDefinition {
             sequential: false,
             task: crate::model::TaskSupport::Never,
             task_asks_first: false,
+            icons: Vec::new(),
             source: SourceLocation { file: caller.file().to_owned(), line: caller.line() },
         }
     }

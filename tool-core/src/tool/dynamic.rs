@@ -63,6 +63,7 @@ impl DynamicTool {
             sequential: false,
             task: TaskSupport::Never,
             task_asks_first: false,
+            icons: Vec::new(),
             examples: Vec::new(),
             headers: Vec::new(),
             handler: None,
@@ -120,6 +121,7 @@ pub struct DynamicToolBuilder {
     sequential: bool,
     task: TaskSupport,
     task_asks_first: bool,
+    icons: Vec<crate::model::ToolIcon>,
     examples: Vec<Value>,
     /// `(property, header)`: arguments mirrored into `Mcp-Param-<header>` (MCP, SEP-2243).
     headers: Vec<(String, String)>,
@@ -243,6 +245,13 @@ impl DynamicToolBuilder {
         self
     }
 
+    /// An icon a client may show beside the tool, as `#[tool(icons(..))]` gives; the catalog
+    /// checks it ([`ToolIcon::problem`](crate::ToolIcon::problem)).
+    pub fn icon(mut self, icon: crate::model::ToolIcon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
     /// With `true`, a call answered with a task first runs in its request, asking in the
     /// request's rounds, and becomes the task where the tool calls
     /// [`ToolContext::continue_as_task`](crate::ToolContext::continue_as_task), as
@@ -315,6 +324,7 @@ impl DynamicToolBuilder {
         definition.sequential = self.sequential;
         definition.task = self.task;
         definition.task_asks_first = self.task_asks_first;
+        definition.icons = self.icons;
         definition.examples = self.examples;
         definition.source = self.source;
         Ok(DynamicTool { definition, compiled: OnceLock::new(), handler })

@@ -19,6 +19,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "version",
     "examples",
     "example",
+    "icons",
     "annotations",
     "timeout_ms",
     "blocking",
@@ -78,6 +79,8 @@ pub struct ToolConfig {
     pub category: Option<LitStr>,
     pub version: Option<LitStr>,
     pub examples: Vec<LitStr>,
+    /// `icons("https://..")`: where the tool's icons are.
+    pub icons: Vec<LitStr>,
     pub annotations: Option<Annotations>,
     pub timeout_ms: Option<LitInt>,
     /// Set when `blocking` is true; the span is the key's.
@@ -290,6 +293,7 @@ impl ToolConfig {
                 self.approval = Some(path);
             }
             "example" => self.call_examples.push(CallExample::read(key, errors)?),
+            "icons" => self.icons = icons(key)?,
             "crate" => self.krate = Some(krate(key)?),
             "annotations" => self.annotations = Some(Annotations::read(key, errors)?),
             other if IMPL_KEYS.contains(&other) => {
@@ -723,6 +727,26 @@ fn strings(key: &Key, message: &str) -> syn::Result<Vec<LitStr>> {
         .collect()
 }
 
+/// `icons("https://..", "data:image/png;base64,..")`: each an `https://` URL or a
+/// `data:image/..` URI, the two a client may load.
+fn icons(key: &Key) -> syn::Result<Vec<LitStr>> {
+    let icons = strings(key, "`icons` takes string literals: `icons(\"https://example.com/search.svg\")`")?;
+    for icon in &icons {
+        let src = icon.value();
+        let lower = src.to_ascii_lowercase();
+        let fine =
+            (lower.starts_with("https://") && src.len() > "https://".len() && !src.contains(char::is_whitespace))
+                || (lower.starts_with("data:image/") && src.contains(','));
+        if !fine {
+            return Err(syn::Error::new_spanned(
+                icon,
+                "an icon is an `https://` URL or a `data:image/<type>;base64,<data>` URI, the two a client may load",
+            ));
+        }
+    }
+    Ok(icons)
+}
+
 /// `key`, `key = true` or `key = false`.
 fn flag(key: &Key) -> syn::Result<bool> {
     let name = key.name();
@@ -826,7 +850,7 @@ mod tests {
         (config, errors.messages())
     }
 
-    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `example`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `defer`, `requires_approval`, `approval`, `sequential`, `task`, `crate`";
+    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `example`, `icons`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `defer`, `requires_approval`, `approval`, `sequential`, `task`, `crate`";
 
     #[test]
     fn flags_take_true_and_false() {

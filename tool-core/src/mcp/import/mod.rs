@@ -936,6 +936,14 @@ fn import_tool(shared: &Arc<Shared>, tool: &McpTool) -> Result<DynamicTool, Dyna
         open_world: hints.and_then(|a| a.open_world_hint),
     };
     let mut builder = DynamicTool::builder(name).annotations(annotations);
+    // The remote server's icons that a client may load (an `https://` or `data:image/` source);
+    // others are dropped, never passed on to this host's clients.
+    let icons = tool.icons.iter().flatten().filter_map(|icon| {
+        serde_json::to_value(icon).ok().and_then(|icon| serde_json::from_value::<crate::ToolIcon>(icon).ok())
+    });
+    for icon in icons.filter(|icon| icon.problem().is_none()).take(crate::ToolDefinition::MAX_ICONS) {
+        builder = builder.icon(icon);
+    }
     if shared.defer {
         builder = builder.defer(true);
     }

@@ -314,6 +314,9 @@ fn export_one(
             if let Some(annotations) = mcp_annotations(&definition.annotations) {
                 tool.insert("annotations".into(), annotations);
             }
+            if !definition.icons.is_empty() {
+                tool.insert("icons".into(), serde_json::to_value(&definition.icons).unwrap_or_default());
+            }
             Value::Object(tool)
         }
         Dialect::JsonSchema => json!({"name": name, "description": description, "schema": parameters}),
