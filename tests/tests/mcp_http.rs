@@ -101,11 +101,19 @@ async fn calls_are_extracted_here_by_the_remote_schema_and_their_results_become_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_reported_by_a_remote_tool_reaches_the_callers_scope_in_order() {
     let (_server, running) = serve(notes()).await;
-    // Progress on a 2025-11-25 session. On 2026-07-28 the conformance suite's client gets our
-    // server's progress and the import gets a plain rmcp server's (`mcp_import_rounds`), but
-    // the import does not get ours yet: a known gap, kept apart from this test.
-    let imported = McpImport::http(running.url()).legacy_only(true).connect().await.unwrap();
+    for legacy in [false, true] {
+        check_progress_reaches_the_callers_scope(McpImport::http(running.url()).legacy_only(legacy)).await;
+    }
+    running.shutdown().await;
+}
+
+/// On 2026-07-28 and on a 2025-11-25 session: a call made after other requests (the list, the
+/// subscription, another call), so rmcp's progress token for it is none the import could guess.
+async fn check_progress_reaches_the_callers_scope(import: tool_core::mcp::McpImportBuilder) {
+    let imported = import.connect().await.unwrap();
     let executor = Executor::new(imported.add_to(ToolCatalog::builder()).build().unwrap());
+    let warm = executor.execute(ToolCallRequest::new("notes.wait", "p0", r#"{"steps": 0}"#)).await;
+    assert_eq!(warm.content.text, "waited 0 steps");
     let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
     let sink = Arc::clone(&seen);
     let scope = CallScope::new().on_progress(move |p| sink.lock().unwrap().push(p));
@@ -128,7 +136,7 @@ async fn progress_reported_by_a_remote_tool_reaches_the_callers_scope_in_order()
             (3.0, Some(3.0), Some("step 3".to_owned()))
         ]
     );
-    running.shutdown().await;
+    imported.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -212,7 +212,6 @@ impl McpImportBuilder {
             listed: RwLock::new(Vec::new()),
             changes: watch::Sender::new(0),
             progress: Mutex::new(HashMap::new()),
-            next_token: AtomicU64::new(1),
             answers: self.answers,
         });
         let live = shared.connected().await?;

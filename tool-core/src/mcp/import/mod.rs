@@ -15,9 +15,8 @@ use std::time::{Duration, Instant};
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, CreateMessageRequestMethod, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability,
-    NumberOrString, PaginatedRequestParams, PingRequest, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    RequestMetaObject, ServerNotification, SubscriptionFilter, Tool as McpTool, DEFAULT_MRTR_MAX_ROUNDS,
-    TASKS_EXTENSION_ID,
+    PaginatedRequestParams, PingRequest, ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerNotification,
+    SubscriptionFilter, Tool as McpTool, DEFAULT_MRTR_MAX_ROUNDS, TASKS_EXTENSION_ID,
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, NotificationContext, Peer, RequestContext,
@@ -195,8 +194,8 @@ struct Shared {
     /// Failed connections in a row.
     failures: Mutex<Failures>,
     changes: watch::Sender<u64>,
-    progress: Mutex<HashMap<i64, ProgressSink>>,
-    next_token: AtomicU64,
+    /// Where each call's progress goes, by the progress token rmcp gave its request.
+    progress: Mutex<HashMap<ProgressToken, ProgressSink>>,
     answers: Answers,
 }
 
@@ -289,8 +288,7 @@ impl ClientHandler for ImportHandler {
 
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         let Some(shared) = self.shared.upgrade() else { return };
-        let ProgressToken(NumberOrString::Number(token)) = params.progress_token else { return };
-        let sink = shared.progress.lock().unwrap_or_else(|e| e.into_inner()).get(&token).cloned();
+        let sink = shared.progress.lock().unwrap_or_else(|e| e.into_inner()).get(&params.progress_token).cloned();
         if let Some(sink) = sink {
             sink(Progress { progress: params.progress, total: params.total, message: params.message });
         }
@@ -750,19 +748,14 @@ impl Shared {
         let live = self.connected().await.map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unreachable"))?;
 
         let _in_flight = InFlight::enter(&live);
-        let mut params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
-        let token = ctx.wants_progress().then(|| self.next_token.fetch_add(1, Ordering::Relaxed) as i64);
-        let _route = token.map(|token| {
-            let mut meta = RequestMetaObject::default();
-            meta.set_progress_token(ProgressToken(NumberOrString::Number(token)));
-            params.meta = Some(meta);
-            let forwarded = ctx.clone();
-            self.progress.lock().unwrap_or_else(|e| e.into_inner()).insert(
-                token,
-                Arc::new(move |p: Progress| forwarded.report_progress(p.progress, p.total, p.message.as_deref())),
-            );
-            ProgressRoute { shared: Arc::clone(&self), token }
-        });
+        let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
+        // rmcp gives each request a progress token of its own: each request of the call
+        // (each round) is routed by its token when it is sent (see `rounds::send`).
+        let forwarded = ctx.clone();
+        let sink: ProgressSink =
+            Arc::new(move |p: Progress| forwarded.report_progress(p.progress, p.total, p.message.as_deref()));
+        let route = |token: ProgressToken| ProgressRoute::open(&self, token, Arc::clone(&sink));
+        let progress: Option<&rounds::Route<'_>> = ctx.wants_progress().then_some(&route);
         // Dropped on a time-out or cancellation, this future sends `notifications/cancelled`
         // (and `tasks/cancel` for a call the server runs as a task).
         let remote = rounds::Remote {
@@ -774,6 +767,7 @@ impl Shared {
             max_task_polls: self.limits.max_task_polls,
             sampling: self.answers.sampling.as_ref(),
             elicitation: self.answers.elicitation.as_ref(),
+            progress,
         };
         let answered = rounds::drive(&remote, &name, params).await?;
         let metadata = answered.metadata();
@@ -783,10 +777,18 @@ impl Shared {
     }
 }
 
-/// Removes a call's progress route when the call ends.
-struct ProgressRoute {
+/// Where the progress of one request goes while it runs; removed when the request ends.
+pub(super) struct ProgressRoute {
     shared: Arc<Shared>,
-    token: i64,
+    token: ProgressToken,
+}
+
+impl ProgressRoute {
+    /// Sends the progress reported under `token` to `sink`.
+    fn open(shared: &Arc<Shared>, token: ProgressToken, sink: ProgressSink) -> ProgressRoute {
+        shared.progress.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), sink);
+        ProgressRoute { shared: Arc::clone(shared), token }
+    }
 }
 
 impl Drop for ProgressRoute {
@@ -794,7 +796,7 @@ impl Drop for ProgressRoute {
         // rmcp hands each notification to the handler on a task of its own, so a report sent
         // before the result may be read after it: the route stays a moment longer (tokens
         // are never reused).
-        let (shared, token) = (Arc::clone(&self.shared), self.token);
+        let (shared, token) = (Arc::clone(&self.shared), self.token.clone());
         let remove = move || {
             shared.progress.lock().unwrap_or_else(|e| e.into_inner()).remove(&token);
         };

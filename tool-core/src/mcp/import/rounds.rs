@@ -8,10 +8,11 @@ use std::time::Duration;
 // Sampling: see the note in the parent module.
 #[allow(deprecated)]
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CancelTaskParams, CreateTaskResult, GetTaskParams, InputRequest,
-    InputRequests, InputResponses, TaskPayload, UpdateTaskParams,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, CancelledNotification,
+    CancelledNotificationParam, ClientNotification, ClientRequest, CreateTaskResult, GetTaskParams, InputRequest,
+    InputRequests, InputResponses, ProgressToken, ServerResult, TaskPayload, UpdateTaskParams,
 };
-use rmcp::service::{Peer, RoleClient, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{json, Map, Value};
 
 use crate::model::ToolError;
@@ -32,6 +33,51 @@ pub(super) struct Remote<'a> {
     pub(super) max_task_polls: usize,
     pub(super) sampling: Option<&'a SamplingHandler>,
     pub(super) elicitation: Option<&'a ElicitationHandler>,
+    /// Routes the progress of a request by its token, when the caller wants progress.
+    pub(super) progress: Option<&'a Route<'a>>,
+}
+
+/// Routes the progress reported under a request's token to the call, until the route drops.
+pub(super) type Route<'a> = dyn Fn(ProgressToken) -> super::ProgressRoute + Send + Sync + 'a;
+
+/// Sends one `tools/call` request and waits for the answer. The progress the server reports
+/// meanwhile is routed by the token rmcp gave the request (it sets its own on every request,
+/// over any the caller set), and dropping this future cancels the request at the server.
+async fn send(remote: &Remote<'_>, params: CallToolRequestParams) -> Result<CallToolResponse, ServiceError> {
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let handle = remote.peer.send_request_with_option(request, PeerRequestOptions::no_options()).await?;
+    let _route = remote.progress.map(|route| route(handle.progress_token.clone()));
+    let mut abandoned = Abandoned { peer: remote.peer.clone(), id: Some(handle.id.clone()) };
+    let answer = handle.await_response().await;
+    abandoned.id = None;
+    match answer? {
+        ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+        ServerResult::InputRequiredResult(asked) => Ok(CallToolResponse::InputRequired(asked)),
+        ServerResult::CreateTaskResult(created) => Ok(CallToolResponse::Task(created)),
+        // A server that answers `{}`: a result with no content.
+        ServerResult::EmptyResult(_) => Ok(CallToolResponse::Complete(CallToolResult::default())),
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// Cancels a request at the server when its caller stops waiting for it.
+struct Abandoned {
+    peer: Peer<RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for Abandoned {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let peer = self.peer.clone();
+        let params = CancelledNotificationParam::new(Some(id), Some("request abandoned by the caller".to_owned()));
+        runtime.spawn(async move {
+            let _ = peer
+                .send_notification(ClientNotification::CancelledNotification(CancelledNotification::new(params)))
+                .await;
+        });
+    }
 }
 
 /// The wait before the first `tasks/get` when the server suggests none, doubled after each
@@ -77,7 +123,7 @@ pub(super) async fn drive(
     let mut rounds = 0;
     loop {
         let outcome = tokio::select! {
-            outcome = remote.peer.call_tool_once(params.clone()) => outcome,
+            outcome = send(remote, params.clone()) => outcome,
             () = remote.lost.cancelled() => return Err(lost(&server, name, "it stopped answering")),
         };
         match outcome.map_err(|error| failed(remote, name, &error))? {
