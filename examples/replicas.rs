@@ -82,6 +82,13 @@ async fn greet(ctx: &ToolContext) -> Result<String, ToolError> {
     Ok(format!("Hello {name} (replica {})", replica()))
 }
 
+/// Deploy a build once the user approves: answered with a task to a client that takes tasks;
+/// while it waits for the approval, any replica may take it over.
+#[tool(name = "replica.deploy", task, requires_approval)]
+async fn deploy(build: u32) -> String {
+    format!("deployed build {build} (replica {})", replica())
+}
+
 /// The replica's name; needs no state, so it answers while the store is away.
 #[tool(name = "replica.name", annotations(read_only = true))]
 async fn name() -> String {

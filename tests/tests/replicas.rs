@@ -362,3 +362,109 @@ fn serve_mcp_refuses_request_state_keys_it_cannot_use_without_printing_them() {
     );
     assert!(!stderr.contains("short") && !stderr.contains("equals sign"), "{stderr}");
 }
+
+#[test]
+fn serve_mcp_refuses_a_task_lease_out_of_bounds() {
+    for lease in ["0", "0.01", "a while", "100000"] {
+        let (code, stderr) = refused(&["--task-lease", lease], &[]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "invalid value '{lease}' for '--task-lease <SECONDS>': `{lease}` is not a number of seconds from 0.03 to 86400"
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+/// A 2026-07-28 client that declares the tasks extension and takes forms.
+#[derive(Clone)]
+struct Tasking;
+
+impl rmcp::ClientHandler for Tasking {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = Ada.get_info();
+        let extensions = info.capabilities.extensions.get_or_insert_with(Default::default);
+        extensions.insert(rmcp::model::TASKS_EXTENSION_ID.to_owned(), Default::default());
+        info
+    }
+}
+
+async fn tasking_client(url: &str) -> RunningService<RoleClient, Tasking> {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    Tasking.serve_with_lifecycle(StreamableHttpClientTransport::from_uri(url), lifecycle).await.unwrap()
+}
+
+/// Polls the task through `client` until `done` says so (at most 20 seconds). A poll that
+/// nginx answers 502 (it sent it to a replica that was killed, which it then leaves out) is
+/// made again, as a client polling a task does.
+async fn poll_task(client: &RunningService<RoleClient, Tasking>, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let polled = client.get_task(rmcp::model::GetTaskParams::new(id)).await;
+        assert!(Instant::now() < deadline, "the task never got there: {polled:?}");
+        let task = match polled {
+            Ok(polled) => serde_json::to_value(polled.task).unwrap(),
+            Err(error) if error.to_string().contains("502") => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+            Err(error) => panic!("tasks/get failed: {error}"),
+        };
+        if done(&task) {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_killed_while_a_task_waits_for_approval_leaves_it_to_the_other_through_nginx() {
+    let Some(redis) = RedisServer::start("replicas::task_takeover") else { return };
+    let lease = ["--request-state-keys-env", "STATE_KEYS", "--task-lease", "1"];
+    let (mut a, b) = (Replica::start_with("A", &redis.url(), &lease), Replica::start_with("B", &redis.url(), &lease));
+    let upstreams = [a.url.as_str(), b.url.as_str()].map(|url| {
+        let authority = url.trim_start_matches("http://").trim_end_matches("/mcp");
+        authority.parse().expect("host:port")
+    });
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("nginx-tasks-{}", std::process::id()));
+    let Some(nginx) = Nginx::start("replicas::task_takeover", &upstreams, dir) else { return };
+
+    // Replica A accepts the call and runs it: it waits for the user's approval.
+    let on_a = tasking_client(&a.url).await;
+    let params =
+        CallToolRequestParams::new("replica.deploy").with_arguments(json!({"build": 7}).as_object().unwrap().clone());
+    let rmcp::model::CallToolResponse::Task(created) = on_a.call_tool_once(params).await.unwrap() else {
+        panic!("expected a task")
+    };
+    let id = created.task.task_id.clone();
+    // Polled through nginx, round robin: both replicas answer for it from the store.
+    let through = tasking_client(&format!("http://{}/mcp", nginx.address())).await;
+    let waiting = |task: &Value| task["status"] == "input_required";
+    let asked = poll_task(&through, &id, waiting).await;
+    let (key, question) =
+        asked["inputRequests"].as_object().unwrap().iter().next().map(|(k, q)| (k.clone(), q.clone())).unwrap();
+    assert!(
+        question["params"]["message"].as_str().unwrap().starts_with("Allow the tool `replica.deploy` to run"),
+        "{question}"
+    );
+    for _ in 0..4 {
+        assert_eq!(poll_task(&through, &id, |_| true).await["status"], "input_required");
+    }
+
+    // A dies. Once its lease lapses, B (the one nginx reaches now) runs the call again from the
+    // top: the same question, open under the same key.
+    a.kill();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let again = poll_task(&through, &id, waiting).await;
+    assert_eq!(again["inputRequests"][&key], question, "{again}");
+    let approve = std::collections::BTreeMap::from([(key, json!({"action": "accept", "content": {"approve": true}}))]);
+    through.update_task(rmcp::model::UpdateTaskParams::new(&id, approve)).await.unwrap();
+    let ended =
+        poll_task(&through, &id, |task| task["status"] != "input_required" && task["status"] != "working").await;
+    assert_eq!(ended["status"], "completed", "{ended}");
+    assert_eq!(ended["result"]["content"][0]["text"], "deployed build 7 (replica B)");
+    drop(b);
+}

@@ -205,6 +205,10 @@ enum Command {
         /// With --http: read those keys from this file instead.
         #[arg(long, value_name = "PATH", group = "request_state_keys")]
         request_state_keys_file: Option<PathBuf>,
+        /// How long a running MCP task's heartbeat may be silent before the replica asked next
+        /// takes the task over or reports it failed (default 30; at least 0.03).
+        #[arg(long, value_name = "SECONDS", value_parser = task_lease)]
+        task_lease: Option<std::time::Duration>,
     },
     /// Serve the playground page: forms for every tool, calls run through the executor.
     #[cfg(feature = "playground")]
@@ -377,6 +381,7 @@ impl ToolsCli {
                 allow_host,
                 request_state_keys_env,
                 request_state_keys_file,
+                task_lease,
             } => {
                 let keys = secret(
                     "the request state keys",
@@ -419,7 +424,8 @@ impl ToolsCli {
                     );
                 }
                 let hosts = allow_host;
-                let served = Served { address, token, json, stateless, conversation_header, hosts, state_keys };
+                let served =
+                    Served { address, token, json, stateless, conversation_header, hosts, state_keys, task_lease };
                 runtime.block_on(serve_mcp(executor, served, out))
             }
             #[cfg(feature = "playground")]
@@ -458,6 +464,16 @@ struct Served {
     conversation_header: Option<String>,
     hosts: Vec<String>,
     state_keys: Option<RequestStateKeys>,
+    task_lease: Option<std::time::Duration>,
+}
+
+/// `--task-lease`: seconds, whole or not, from 0.03 to a day.
+#[cfg(feature = "mcp")]
+fn task_lease(text: &str) -> Result<std::time::Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if (0.03..=86_400.0).contains(&seconds) => Ok(std::time::Duration::from_secs_f64(seconds)),
+        _ => Err(format!("`{text}` is not a number of seconds from 0.03 to 86400")),
+    }
 }
 
 /// The keys that seal `requestState`: the active key's id, and every key by id.
@@ -508,6 +524,9 @@ async fn serve_mcp(executor: crate::Executor, served: Served, out: Out<'_>) -> s
     let mut server = crate::mcp::McpServer::builder(executor);
     if let Some((active, keys)) = served.state_keys {
         server = server.request_state_keys(&active, keys);
+    }
+    if let Some(lease) = served.task_lease {
+        server = server.task_lease(lease);
     }
     let server = server.build().map_err(std::io::Error::other)?;
     let mut builder = server.http().bind(served.address).stateless(served.stateless);
