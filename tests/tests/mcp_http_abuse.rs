@@ -60,6 +60,31 @@ async fn post_initialize(client: &reqwest::Client, url: &str) -> reqwest::Respon
         .unwrap()
 }
 
+/// POSTs `subscriptions/listen` until the server refuses it (the import's own stream may take
+/// a moment to open; a stream this opens instead is closed at once): the status, the
+/// `Retry-After`, the body.
+async fn listen_refused(url: &str) -> (u16, Option<String>, String) {
+    let listen = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": {}});
+    for _ in 0..200 {
+        let response = reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .body(listen.to_string())
+            .send()
+            .await
+            .unwrap();
+        if response.status().as_u16() == 503 {
+            let retry = response.headers().get("retry-after").map(|v| v.to_str().unwrap().to_owned());
+            return (503, retry, response.text().await.unwrap());
+        }
+        drop(response);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the server never refused a second listen stream")
+}
+
 /// POSTs an `initialize`; the status, the session id, the body.
 async fn initialize(client: &reqwest::Client, url: &str) -> (u16, Option<String>, String) {
     let response = post_initialize(client, url).await;
@@ -252,11 +277,22 @@ async fn a_body_that_never_arrives_is_refused_with_408_and_a_header_left_unfinis
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_beyond_the_cap_are_refused_at_once_and_served_again_when_one_ends() {
     let _serial = SERIAL.lock().await;
-    let running = builder().max_concurrent_requests(2).start().await.unwrap();
+    let running = builder().max_concurrent_requests(2).max_listen_streams(1).start().await.unwrap();
     let url = running.url();
-    // On 2026-07-28 the import also keeps a `subscriptions/listen` request open, which takes a
-    // place of its own: two calls fill the places of a 2025-11-25 client.
-    let imported = McpImport::http(&url).legacy_only(true).connect().await.unwrap();
+    // A 2026-07-28 client: the import keeps a `subscriptions/listen` stream open, which holds a
+    // listen stream's place, not a request's. The one place is taken: another is refused.
+    let imported = McpImport::http(&url).connect().await.unwrap();
+    assert_eq!(
+        listen_refused(&url).await,
+        (
+            503,
+            Some("5".to_owned()),
+            "the server already holds its maximum of 1 subscriptions/listen streams \
+             (`McpHttpBuilder::max_listen_streams`); retry once one has closed"
+                .to_owned()
+        )
+    );
+    // Both request places are free for the calls.
     let executor = Executor::new(imported.add_to(ToolCatalog::builder()).build().unwrap());
     let calls = async {
         let first = executor.execute(ToolCallRequest::new("notes.wait", "1", r#"{"steps": 100}"#));

@@ -32,6 +32,8 @@ pub(crate) struct Limits {
     pub session_idle: Duration,
     /// Requests served at once (each until its answer is sent in full).
     pub max_requests: usize,
+    /// `subscriptions/listen` streams open at once (protocol 2026-07-28).
+    pub max_listeners: usize,
     /// Connections open at once; more wait, unaccepted, in the system's queue.
     pub max_connections: usize,
     /// The time a client has to send a request's header, and then its body.
@@ -42,6 +44,7 @@ impl Limits {
     pub const MAX_SESSIONS: usize = 1000;
     pub const SESSION_IDLE: Duration = Duration::from_secs(300);
     pub const MAX_REQUESTS: usize = 64;
+    pub const MAX_LISTENERS: usize = 1000;
     pub const MAX_CONNECTIONS: usize = listen::MAX_CONNECTIONS;
     pub const READ_TIMEOUT: Duration = listen::READ_TIMEOUT;
 }
@@ -52,6 +55,7 @@ impl Default for Limits {
             max_sessions: Limits::MAX_SESSIONS,
             session_idle: Limits::SESSION_IDLE,
             max_requests: Limits::MAX_REQUESTS,
+            max_listeners: Limits::MAX_LISTENERS,
             max_connections: Limits::MAX_CONNECTIONS,
             read_timeout: Limits::READ_TIMEOUT,
         }
@@ -66,13 +70,21 @@ tokio::task_local! {
 /// What the middleware needs: the request slots and the limits it names when refusing.
 pub(crate) struct RequestGuard {
     slots: Arc<Semaphore>,
+    /// The places of `subscriptions/listen` streams, apart from the requests': a stream is
+    /// open as long as its client listens, and would otherwise hold a request's place.
+    listeners: Arc<Semaphore>,
     limits: Limits,
     max_body: usize,
 }
 
 impl RequestGuard {
     pub fn new(limits: Limits, max_body: usize) -> Self {
-        RequestGuard { slots: Arc::new(Semaphore::new(permits(limits.max_requests))), limits, max_body }
+        RequestGuard {
+            slots: Arc::new(Semaphore::new(permits(limits.max_requests))),
+            listeners: Arc::new(Semaphore::new(permits(limits.max_listeners))),
+            limits,
+            max_body,
+        }
     }
 }
 
@@ -80,7 +92,9 @@ impl RequestGuard {
 const SMALL_BODY: usize = 64 * 1024;
 
 /// Every JSON-RPC request but `ping` takes a request slot, and keeps it until its answer has
-/// been sent in full (a tool call's event stream included); none free is an immediate 503.
+/// been sent in full (a tool call's event stream included); none free is an immediate 503. A
+/// `subscriptions/listen` request (2026-07-28) takes a place among the listen streams instead,
+/// for as long as its stream is open.
 /// Notifications and responses (a cancellation, an answer to the server) and pings pass
 /// without one, so that a client can still cancel, answer and stay alive while the server is
 /// busy. A body must arrive within the read timeout, and only a body within
@@ -119,6 +133,7 @@ enum Refusal {
     TooLarge,
     Unreadable(String),
     Late,
+    Listening,
 }
 
 impl RequestGuard {
@@ -140,10 +155,14 @@ impl RequestGuard {
         let body = tokio::time::timeout(self.limits.read_timeout, self.read_body(body, &mut slot))
             .await
             .map_err(|_| Refusal::Late)??;
-        if !takes_a_slot(&body) {
-            slot = None;
-        } else if slot.is_none() {
-            slot = Some(self.take_slot()?);
+        match place_of(&body) {
+            Place::None => slot = None,
+            // The slot a large body took to be read is given back for a listener's place.
+            Place::Listener => {
+                slot = Some(Arc::clone(&self.listeners).try_acquire_owned().map_err(|_| Refusal::Listening)?)
+            }
+            Place::Request if slot.is_none() => slot = Some(self.take_slot()?),
+            Place::Request => {}
         }
         Ok((Request::from_parts(parts, Body::from(body)), slot))
     }
@@ -184,6 +203,16 @@ impl RequestGuard {
                 response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
                 return response;
             }
+            Refusal::Listening => {
+                let max = limits.max_listeners;
+                let message = format!(
+                    "the server already holds its maximum of {max} subscriptions/listen streams \
+                     (`McpHttpBuilder::max_listen_streams`); retry once one has closed"
+                );
+                let mut response = (StatusCode::SERVICE_UNAVAILABLE, message).into_response();
+                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+                return response;
+            }
             Refusal::SessionsFull => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 format!(
@@ -208,18 +237,31 @@ impl RequestGuard {
     }
 }
 
-/// Whether a message is a JSON-RPC request other than `ping` (or not a single message that
-/// can be read as one: a batch, or something rmcp will refuse).
-fn takes_a_slot(body: &[u8]) -> bool {
+/// The place a message holds while it is served.
+enum Place {
+    /// None: a notification, a response, a ping.
+    None,
+    /// A request's slot: any other JSON-RPC request, or something that cannot be read as one
+    /// message (a batch, or something rmcp will refuse).
+    Request,
+    /// A listen stream's: `subscriptions/listen`.
+    Listener,
+}
+
+fn place_of(body: &[u8]) -> Place {
     #[derive(serde::Deserialize)]
     struct Message {
         id: Option<serde::de::IgnoredAny>,
         method: Option<String>,
     }
     match serde_json::from_slice::<Message>(body) {
-        Ok(Message { id: Some(_), method: Some(method) }) => method != "ping",
-        Ok(_) => false,
-        Err(_) => true,
+        Ok(Message { id: Some(_), method: Some(method) }) => match method.as_str() {
+            "ping" => Place::None,
+            "subscriptions/listen" => Place::Listener,
+            _ => Place::Request,
+        },
+        Ok(_) => Place::None,
+        Err(_) => Place::Request,
     }
 }
 

@@ -168,6 +168,16 @@ impl McpHttpBuilder {
         self
     }
 
+    /// Keeps at most `count` `subscriptions/listen` streams open at once (1,000 by default; at
+    /// least 1): a client of protocol 2026-07-28 listens for list changes on one, held open as
+    /// long as it listens, so these streams have places of their own and never take a
+    /// request's ([`max_concurrent_requests`](Self::max_concurrent_requests)). One more gets
+    /// `503 Service Unavailable` with `Retry-After: 5`, saying so.
+    pub fn max_listen_streams(mut self, count: usize) -> Self {
+        self.limits.max_listeners = count;
+        self
+    }
+
     /// Keeps at most `count` connections open (1,024 by default; at least 1). Further clients
     /// wait in the system's queue of the listening socket until one closes.
     pub fn max_connections(mut self, count: usize) -> Self {
