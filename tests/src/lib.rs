@@ -40,3 +40,12 @@ pub fn mcp_initialize(id: u64, client: &str) -> Value {
     serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}})
 }
+
+/// The input schema of a tool without parameters, as the rmcp servers of the tests list it
+/// (`rmcp::model::Tool::new` takes it shared).
+pub fn no_parameters() -> std::sync::Arc<serde_json::Map<String, Value>> {
+    let mut schema = serde_json::Map::new();
+    schema.insert("type".to_owned(), Value::from("object"));
+    schema.insert("properties".to_owned(), Value::Object(serde_json::Map::new()));
+    std::sync::Arc::new(schema)
+}

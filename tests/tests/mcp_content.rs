@@ -5,15 +5,15 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as McpBlock, Implementation, JsonObject,
-    ListToolsResult, PaginatedRequestParams, Resource, ResourceContents as McpResourceContents, ServerCapabilities,
-    ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as McpBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, Resource, ResourceContents as McpResourceContents, ServerCapabilities, ServerConfig,
+    Tool as McpTool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use tool_core::mcp::{McpImport, McpServer};
 use tool_core::prelude::*;
@@ -122,8 +122,7 @@ impl ServerHandler for Gallery {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let Value::Object(schema) = json!({"type": "object", "properties": {}}) else { unreachable!() };
-        let schema: Arc<JsonObject> = Arc::new(schema);
+        let schema = tool_tests::no_parameters();
         // Icons a client may load, and one it must not (a script).
         let icons = vec![
             rmcp::model::Icon::new("https://example.com/gallery.svg").with_mime_type("image/svg+xml"),

@@ -329,7 +329,7 @@ impl rmcp::ServerHandler for Indiscreet {
         _request: Option<rmcp::model::PaginatedRequestParams>,
         _context: rmcp::service::RequestContext<rmcp::service::RoleServer>,
     ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
-        let Value::Object(schema) = json!({"type": "object", "properties": {}}) else { unreachable!() };
+        let schema = tool_tests::no_parameters();
         let tool = rmcp::model::Tool::new("lookup", "Look something up.", schema);
         Ok(rmcp::model::ListToolsResult::with_all_items(vec![tool]))
     }

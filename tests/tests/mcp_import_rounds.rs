@@ -14,8 +14,8 @@ use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock as McpBlock,
     CreateTaskResult, DetailedTask, GetTaskParams, GetTaskResult, Implementation, InputRequest, InputRequests,
-    InputRequiredResult, JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ServerCapabilities, ServerConfig, Task, TaskPayload, TaskStatus, Tool as McpTool, UpdateTaskParams,
+    InputRequiredResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Task, TaskPayload, TaskStatus, Tool as McpTool, UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -88,8 +88,7 @@ impl ServerHandler for Asking {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let Value::Object(schema) = json!({"type": "object", "properties": {}}) else { unreachable!() };
-        let schema: Arc<JsonObject> = Arc::new(schema);
+        let schema = tool_tests::no_parameters();
         let tools = ["confirm", "two_rounds", "both", "roots", "endless", "report", "forever", "survey", "steps"];
         Ok(ListToolsResult::with_all_items(
             tools.iter().map(|name| McpTool::new(*name, format!("The tool {name}."), Arc::clone(&schema))).collect(),
