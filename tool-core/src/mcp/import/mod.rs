@@ -754,7 +754,8 @@ impl Shared {
         let forwarded = ctx.clone();
         let sink: ProgressSink =
             Arc::new(move |p: Progress| forwarded.report_progress(p.progress, p.total, p.message.as_deref()));
-        let route = |token: ProgressToken| ProgressRoute::open(&self, token, Arc::clone(&sink));
+        let route =
+            |token: ProgressToken| -> Box<dyn Send> { Box::new(ProgressRoute::open(&self, token, Arc::clone(&sink))) };
         let progress: Option<&rounds::Route<'_>> = ctx.wants_progress().then_some(&route);
         // Dropped on a time-out or cancellation, this future sends `notifications/cancelled`
         // (and `tasks/cancel` for a call the server runs as a task).
@@ -778,7 +779,7 @@ impl Shared {
 }
 
 /// Where the progress of one request goes while it runs; removed when the request ends.
-pub(super) struct ProgressRoute {
+struct ProgressRoute {
     shared: Arc<Shared>,
     token: ProgressToken,
 }

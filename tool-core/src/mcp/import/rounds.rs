@@ -37,8 +37,9 @@ pub(super) struct Remote<'a> {
     pub(super) progress: Option<&'a Route<'a>>,
 }
 
-/// Routes the progress reported under a request's token to the call, until the route drops.
-pub(super) type Route<'a> = dyn Fn(ProgressToken) -> super::ProgressRoute + Send + Sync + 'a;
+/// Routes the progress reported under a request's token to the call, until the returned guard
+/// drops.
+pub(super) type Route<'a> = dyn Fn(ProgressToken) -> Box<dyn Send> + Send + Sync + 'a;
 
 /// Sends one `tools/call` request and waits for the answer. The progress the server reports
 /// meanwhile is routed by the token rmcp gave the request (it sets its own on every request,
