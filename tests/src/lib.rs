@@ -5,6 +5,7 @@ pub mod dialect_tools;
 pub mod external;
 pub mod generated;
 pub mod nginx;
+pub mod oauth_server;
 pub mod open_models;
 pub mod python;
 pub mod redis_server;

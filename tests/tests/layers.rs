@@ -31,6 +31,7 @@ const LAYERS: &[&str] = &[
     "providers",
     "listen",
     "search",
+    "auth",
     "mcp",
     "rest",
     "xml",

@@ -31,6 +31,7 @@ mod mcp_task_takeover;
 mod mcp_tasks;
 mod mcp_tool_search;
 mod playground;
+mod oauth;
 mod replicas;
 mod rest;
 mod rest_openapi;

@@ -62,6 +62,8 @@ pub mod providers; // provider dialects: definitions out, calls in, results back
 pub mod search; // tool search over large catalogs, and deferred loading
 #[cfg(any(feature = "mcp", feature = "playground"))]
 mod listen; // an HTTP server's accept loop: connections capped, slow headers cut off
+#[cfg(feature = "oauth")]
+pub mod auth; // OAuth 2.1 resource servers: access tokens checked as JWTs, protected resource metadata
 #[cfg(feature = "mcp")]
 pub mod mcp; // MCP with rmcp: serve a catalog
 #[cfg(feature = "rest")]
@@ -303,6 +305,9 @@ mod guides {
     #[cfg(all(feature = "redis", feature = "mcp"))]
     #[doc = include_str!("../../docs/scale-out.md")]
     pub struct ScaleOut;
+    #[cfg(feature = "oauth")]
+    #[doc = include_str!("../../docs/auth.md")]
+    pub struct Auth;
 }
 
 /// The macro's only contract with the runtime. Not public API.

@@ -55,6 +55,8 @@ pub struct McpHttpBuilder {
     remote_without_token: bool,
     limits: Limits,
     conversation_header: Option<Arc<str>>,
+    #[cfg(feature = "oauth")]
+    oauth: Option<crate::auth::ResourceServer>,
 }
 
 /// A running streamable HTTP server. Dropping it does not stop it; [`McpHttpServer::shutdown`]
@@ -83,6 +85,8 @@ impl McpServer {
             remote_without_token: false,
             limits: Limits::default(),
             conversation_header: None,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 }
@@ -213,6 +217,19 @@ impl McpHttpBuilder {
         self
     }
 
+    /// Protects the endpoint with OAuth 2.1 (feature `oauth`): every request needs an access
+    /// token `auth` accepts, and its principal ([`Principal::id`](crate::auth::Principal::id))
+    /// owns the request's conversations, handles, pending calls and tasks. The protected
+    /// resource metadata is served at [`ResourceServer::metadata_path`](crate::auth::ResourceServer::metadata_path)
+    /// and at `/.well-known/oauth-protected-resource`; a refused request gets `401` (`503`
+    /// while the keys cannot be fetched) with a `WWW-Authenticate` challenge naming it. Serving
+    /// beyond loopback with it needs no bearer token; giving both is refused.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, auth: crate::auth::ResourceServer) -> Self {
+        self.oauth = Some(auth);
+        self
+    }
+
     /// Binds and starts serving in the background. Refuses an address beyond loopback
     /// without a bearer token (unless allowed), an empty token, and a stateless server whose
     /// catalog has stateful tools unless conversations are keyed by a header
@@ -222,7 +239,14 @@ impl McpHttpBuilder {
         if self.bearer.as_deref().is_some_and(str::is_empty) {
             return Err(McpServerError::EmptyBearerToken { address });
         }
-        if beyond_loopback(self.address) && self.bearer.is_none() && !self.remote_without_token {
+        #[cfg(feature = "oauth")]
+        let protected = self.oauth.is_some();
+        #[cfg(not(feature = "oauth"))]
+        let protected = false;
+        if protected && self.bearer.is_some() {
+            return Err(McpServerError::BearerAndOAuth { address });
+        }
+        if beyond_loopback(self.address) && self.bearer.is_none() && !protected && !self.remote_without_token {
             return Err(McpServerError::RemoteWithoutToken { address });
         }
         if let Some(name) = &self.conversation_header
@@ -267,6 +291,10 @@ impl McpHttpBuilder {
         // Outermost: a request without the token is refused before it takes a request's slot.
         if let Some(token) = self.bearer {
             router = router.layer(middleware::from_fn_with_state(token, require_bearer));
+        }
+        #[cfg(feature = "oauth")]
+        if let Some(auth) = self.oauth {
+            router = super::oauth::protect(router, auth);
         }
         let task =
             tokio::spawn(listen::serve(listener, router, limits.max_connections, limits.read_timeout, stop.clone()));

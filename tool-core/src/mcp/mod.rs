@@ -26,6 +26,8 @@ mod handles; // the conversations of requests outside any session (SEP-2567)
 mod http;
 mod import;
 mod mrtr; // questions asked in rounds of a call (protocol 2026-07-28)
+#[cfg(feature = "oauth")]
+mod oauth; // the HTTP endpoint as an OAuth 2.1 resource server
 mod primitives;
 mod redact;
 #[cfg(not(feature = "search"))]

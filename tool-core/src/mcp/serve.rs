@@ -520,9 +520,14 @@ impl McpServer {
         self.session.as_ref().map(|session| &session.search)
     }
 
-    /// The principal of a request, by the host's rule (HTTP requests only).
+    /// The principal of a request: its access token's (feature `oauth`), else the host's
+    /// rule's (HTTP requests only).
     fn principal_of(&self, context: &RequestContext<RoleServer>) -> Option<String> {
         let parts = context.extensions.get::<axum::http::request::Parts>()?;
+        #[cfg(feature = "oauth")]
+        if let Some(principal) = parts.extensions.get::<crate::auth::Principal>() {
+            return Some(principal.id());
+        }
         self.principal.as_ref().and_then(|rule| rule(parts))
     }
 

@@ -55,6 +55,12 @@ pub enum McpServerError {
         #[source]
         source: std::io::Error,
     },
+    /// Both a static bearer token and OAuth were given: one decides who may call.
+    #[error("cannot listen on {address}: both a bearer token and OAuth were given; use one (`oauth(..)` for clients with OAuth, `bearer_token(..)` for a test bench)")]
+    BearerAndOAuth {
+        /// The address asked for.
+        address: String,
+    },
     /// The bearer token given is empty.
     #[error("cannot listen on {address}: the bearer token is empty; give `bearer_token(..)` a secret")]
     EmptyBearerToken {

@@ -1,0 +1,171 @@
+//! A local authorization server for the OAuth tests, a test fixture and not product code: it
+//! signs access tokens with test keys (`tests/data/oauth`, made with openssl for these tests
+//! alone: two RSA keys and a P-256 key) and serves its metadata (RFC 8414) and its key set
+//! (JWKS), which a test can change (a key rotation), stall or blow up to 100 MB.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+const KEYS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/oauth");
+
+/// What `/jwks` answers.
+#[derive(Clone, Debug)]
+pub enum Jwks {
+    /// These keys (by id: `rsa1`, `rsa2`, `ec1`).
+    Keys(Vec<&'static str>),
+    /// Nothing, ever: the request hangs.
+    Hang,
+    /// A body of 100 MB, streamed, without a length.
+    Huge,
+}
+
+struct Shared {
+    issuer: String,
+    jwks: Mutex<Jwks>,
+    fetches: AtomicUsize,
+}
+
+/// A running authorization server on 127.0.0.1; stopped when dropped.
+pub struct AuthServer {
+    shared: Arc<Shared>,
+    address: SocketAddr,
+    stop: CancellationToken,
+}
+
+impl Drop for AuthServer {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+impl AuthServer {
+    /// Starts serving, publishing `rsa1` and `ec1`.
+    pub async fn start() -> AuthServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+        let address = listener.local_addr().expect("its address");
+        let shared = Arc::new(Shared {
+            issuer: format!("http://{address}"),
+            jwks: Mutex::new(Jwks::Keys(vec!["rsa1", "ec1"])),
+            fetches: AtomicUsize::new(0),
+        });
+        let router = Router::new()
+            .route("/.well-known/oauth-authorization-server", get(metadata))
+            .route("/jwks", get(jwks))
+            .with_state(Arc::clone(&shared));
+        let stop = CancellationToken::new();
+        let stopped = stop.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, router).with_graceful_shutdown(stopped.cancelled_owned()).await;
+        });
+        AuthServer { shared, address, stop }
+    }
+
+    /// The issuer URL, as tokens and metadata give it.
+    pub fn issuer(&self) -> String {
+        self.shared.issuer.clone()
+    }
+
+    /// The key set's URL.
+    pub fn jwks_uri(&self) -> String {
+        format!("http://{}/jwks", self.address)
+    }
+
+    /// What `/jwks` answers from now on.
+    pub fn serve_jwks(&self, jwks: Jwks) {
+        *self.shared.jwks.lock().unwrap() = jwks;
+    }
+
+    /// How many times `/jwks` was asked.
+    pub fn fetches(&self) -> usize {
+        self.shared.fetches.load(Ordering::SeqCst)
+    }
+
+    /// Claims for `subject` valid for five minutes, for the resource `audience`, granting
+    /// `scope`.
+    pub fn claims(&self, subject: &str, audience: &str, scope: &str) -> Value {
+        let now = now();
+        json!({"iss": self.issuer(), "sub": subject, "aud": audience, "scope": scope,
+               "client_id": "test-client", "iat": now, "exp": now + 300})
+    }
+
+    /// `claims` signed with the test key `kid` (RS256 for an RSA key, ES256 for `ec1`).
+    pub fn token(&self, kid: &str, claims: &Value) -> String {
+        let (algorithm, key) = signing_key(kid);
+        let mut header = Header::new(algorithm);
+        header.kid = Some(kid.to_owned());
+        jsonwebtoken::encode(&header, claims, &key).expect("the test key signs")
+    }
+
+    /// `claims` signed with `algorithm` and the key `kid`, whatever the key is for: the forged
+    /// tokens of the algorithm-confusion tests.
+    pub fn token_with(&self, kid: &str, algorithm: Algorithm, key: &EncodingKey, claims: &Value) -> String {
+        let mut header = Header::new(algorithm);
+        header.kid = Some(kid.to_owned());
+        jsonwebtoken::encode(&header, claims, key).expect("the key signs")
+    }
+}
+
+/// The public key of `kid` in PEM, as an attacker who read the key set could have it.
+pub fn public_pem(kid: &str) -> Vec<u8> {
+    std::fs::read(format!("{KEYS}/{kid}.pub.pem")).expect("the test key")
+}
+
+fn signing_key(kid: &str) -> (Algorithm, EncodingKey) {
+    let pem = std::fs::read(format!("{KEYS}/{kid}.pem")).expect("the test key");
+    match kid.starts_with("ec") {
+        true => (Algorithm::ES256, EncodingKey::from_ec_pem(&pem).expect("a P-256 key")),
+        false => (Algorithm::RS256, EncodingKey::from_rsa_pem(&pem).expect("an RSA key")),
+    }
+}
+
+async fn metadata(State(shared): State<Arc<Shared>>) -> Response {
+    let issuer = &shared.issuer;
+    let body = json!({
+        "issuer": issuer,
+        "jwks_uri": format!("{issuer}/jwks"),
+        "authorization_endpoint": format!("{issuer}/authorize"),
+        "token_endpoint": format!("{issuer}/token"),
+        "response_types_supported": ["code"],
+        "code_challenge_methods_supported": ["S256"],
+    });
+    ([(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+async fn jwks(State(shared): State<Arc<Shared>>) -> Response {
+    shared.fetches.fetch_add(1, Ordering::SeqCst);
+    let jwks = shared.jwks.lock().unwrap().clone();
+    match jwks {
+        Jwks::Keys(kids) => {
+            let all: Value =
+                serde_json::from_str(&std::fs::read_to_string(format!("{KEYS}/jwks.json")).unwrap()).unwrap();
+            let keys: Vec<Value> = kids.iter().map(|kid| all[*kid].clone()).collect();
+            ([(header::CONTENT_TYPE, "application/json")], json!({"keys": keys}).to_string()).into_response()
+        }
+        Jwks::Hang => {
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+            "never".into_response()
+        }
+        Jwks::Huge => {
+            let chunk = axum::body::Bytes::from(vec![b' '; 1 << 20]);
+            let chunks = futures_util::stream::iter((0..100).map(move |_| Ok::<_, std::io::Error>(chunk.clone())));
+            Response::new(Body::from_stream(chunks))
+        }
+    }
+}
