@@ -25,6 +25,18 @@ fn whoami(ctx: &ToolContext) -> String {
     ctx.request().principal.clone().unwrap_or_else(|| "nobody".to_owned())
 }
 
+/// Writes a note: needs the scope `notes:write`.
+#[tool(name = "notes.write", scopes("notes:write"))]
+fn write_note(text: String) -> String {
+    format!("wrote {text}")
+}
+
+/// Resets everything: the host's rule gives tools tagged `admin` the scope `admin`.
+#[tool(name = "admin.reset", tags("admin"))]
+fn reset() -> String {
+    "reset".to_owned()
+}
+
 /// A count per conversation.
 #[derive(Default, Serialize, Deserialize)]
 pub struct Purse {
@@ -54,8 +66,18 @@ async fn protected(
     let port = free_port();
     let resource = format!("http://127.0.0.1:{port}/mcp");
     let checker = configure(ResourceServer::builder(auth.issuer(), &resource)).build().unwrap();
-    let catalog = ToolCatalog::builder().add_declared::<whoami>().add_declared::<Purse_add>().build().unwrap();
-    let server = McpServer::new(Executor::new(catalog)).unwrap();
+    let catalog = ToolCatalog::builder()
+        .add_declared::<whoami>()
+        .add_declared::<Purse_add>()
+        .add_declared::<write_note>()
+        .add_declared::<reset>()
+        .build()
+        .unwrap();
+    let admin = |definition: &tool_core::ToolDefinition| match definition.has_tag("admin") {
+        true => vec!["admin".to_owned()],
+        false => Vec::new(),
+    };
+    let server = McpServer::builder(Executor::new(catalog)).scopes_for(admin).build().unwrap();
     let address = format!("127.0.0.1:{port}").parse().unwrap();
     let running = server
         .http()
@@ -356,4 +378,75 @@ fn a_shared_secret_algorithm_or_a_plain_http_issuer_is_refused() {
         refused.to_string(),
         "the issuer `http://login.example.com` cannot be used: use https (plain http only on a loopback host)"
     );
+}
+
+/// A client of `url` whose requests carry `token`.
+async fn client_with(url: &str, token: &str) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    let headers = HashMap::from([("authorization".parse().unwrap(), format!("Bearer {token}").parse().unwrap())]);
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
+    ().serve(StreamableHttpClientTransport::from_config(config)).await.unwrap()
+}
+
+/// POSTs a `tools/call` of `tool` with `token`: the status, the challenge, the body.
+async fn call_raw(url: &str, token: &str, tool: &str) -> (u16, Option<String>, String) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("authorization", format!("Bearer {token}"))
+        .body(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": tool, "arguments": {"text": "hi"}}}).to_string())
+        .send()
+        .await
+        .unwrap();
+    let challenge = response.headers().get("www-authenticate").map(|v| v.to_str().unwrap().to_owned());
+    (response.status().as_u16(), challenge, response.text().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_needing_a_scope_is_hidden_and_refused_with_403_until_the_client_steps_up() {
+    let auth = AuthServer::start().await;
+    let (running, checker) = protected(&auth, |b| b).await;
+    let url = running.url();
+    let reader = auth.token("rsa1", &auth.claims("ada", &url, "notes:read"));
+    let client = client_with(&url, &reader).await;
+    let names = |tools: Vec<rmcp::model::Tool>| tools.into_iter().map(|t| t.name.to_string()).collect::<Vec<_>>();
+    assert_eq!(names(client.list_all_tools().await.unwrap()), ["purse.add", "whoami"]);
+    client.cancel().await.unwrap();
+    let (status, challenge, body) = call_raw(&url, &reader, "notes.write").await;
+    assert_eq!(
+        (status, body.as_str()),
+        (403, "the access token lacks the scope notes:write, which the tool `notes.write` needs")
+    );
+    assert_eq!(
+        challenge.unwrap(),
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"notes:write\", resource_metadata=\"{}\", error_description=\"the access token lacks the scope notes:write\"",
+            checker.metadata_url()
+        )
+    );
+    assert_eq!(call_raw(&url, &reader, "admin.reset").await.0, 403, "the host's rule holds too");
+    // Stepped up: a token with the scope sees the tool and calls it.
+    let writer = auth.token("rsa1", &auth.claims("ada", &url, "notes:read notes:write"));
+    let client = client_with(&url, &writer).await;
+    assert_eq!(names(client.list_all_tools().await.unwrap()), ["notes.write", "purse.add", "whoami"]);
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("notes.write")
+                .with_arguments(json!({"text": "hi"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(serde_json::to_value(result).unwrap()["content"][0]["text"], "wrote hi");
+    client.cancel().await.unwrap();
+    running.shutdown().await;
+}
+
+#[tokio::test]
+async fn without_oauth_scopes_hold_nothing_back() {
+    let catalog = ToolCatalog::builder().add_declared::<write_note>().build().unwrap();
+    let executor = Executor::new(catalog);
+    assert_eq!(executor.catalog().definition("notes.write").unwrap().scopes, ["notes:write"]);
+    let record = executor.execute(ToolCallRequest::new("notes.write", "c1", r#"{"text": "hi"}"#)).await;
+    assert_eq!(record.content.text, "wrote hi");
 }

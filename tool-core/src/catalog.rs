@@ -531,6 +531,16 @@ fn validate(tool: &dyn Tool) -> Vec<CatalogProblem> {
         reasons.push(format!("has {} icons: keep at most {}", d.icons.len(), ToolDefinition::MAX_ICONS));
     }
     reasons.extend(d.icons.iter().take(ToolDefinition::MAX_ICONS).filter_map(crate::model::ToolIcon::problem));
+    for scope in d
+        .scopes
+        .iter()
+        .filter(|scope| scope.is_empty() || !scope.chars().all(|c| c.is_ascii_graphic() && c != '"' && c != '\\'))
+    {
+        reasons.push(format!(
+            "needs the scope `{}`, which is not an OAuth scope: use printable ASCII without spaces, quotes or backslashes (RFC 6749)",
+            crate::model::truncate(scope)
+        ));
+    }
     reasons
         .into_iter()
         .map(|reason| CatalogProblem::InvalidDefinition { name: d.name.clone(), location: d.source.clone(), reason })

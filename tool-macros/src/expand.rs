@@ -412,6 +412,7 @@ fn declared_impl(
     let task = syn::Ident::new(config.task.unwrap_or("Never"), proc_macro2::Span::call_site());
     let task_asks_first = config.task_asks_first;
     let icons = &config.icons;
+    let scopes = &config.scopes;
     let opt = |v: &Option<syn::LitStr>| match v {
         Some(lit) => quote!(::core::option::Option::Some(#lit)),
         None => quote!(::core::option::Option::None),
@@ -455,6 +456,7 @@ fn declared_impl(
                         task: #krate::__private::TaskSupport::#task,
                         task_asks_first: #task_asks_first,
                         icons: &[#(#icons),*],
+                        scopes: &[#(#scopes),*],
                         file: ::core::file!(),
                         line: ::core::line!(),
                     };

@@ -63,7 +63,7 @@ fn stub_impl(ident: &Ident, krate: &Path) -> TokenStream {
                 fn declaration() -> &'static #krate::__private::Declaration {
                     static DECLARATION: #krate::__private::Declaration = #krate::__private::Declaration {
                         name: ::core::stringify!(#ident), description: #description, description_from_docs: false, parameters: &[], param_names: &[], tags: &[],
-                        category: ::core::option::Option::None, version: ::core::option::Option::None, examples: &[], timeout_ms: ::core::option::Option::None, strict: false, defer: false, approval: #krate::__private::Approval::Never, sequential: false, task: #krate::__private::TaskSupport::Never, task_asks_first: false, icons: &[], file: ::core::file!(), line: ::core::line!(),
+                        category: ::core::option::Option::None, version: ::core::option::Option::None, examples: &[], timeout_ms: ::core::option::Option::None, strict: false, defer: false, approval: #krate::__private::Approval::Never, sequential: false, task: #krate::__private::TaskSupport::Never, task_asks_first: false, icons: &[], scopes: &[], file: ::core::file!(), line: ::core::line!(),
                         annotations: #krate::__private::AnnotationsDeclaration { title: ::core::option::Option::None, read_only: ::core::option::Option::None, destructive: ::core::option::Option::None, idempotent: ::core::option::Option::None, open_world: ::core::option::Option::None },
                     };
                     &DECLARATION

@@ -47,6 +47,8 @@ pub struct Declaration {
     pub task_asks_first: bool,
     /// `#[tool(icons(".."))]`: where the tool's icons are.
     pub icons: &'static [&'static str],
+    /// `#[tool(scopes(..))]`: the OAuth scopes a call needs.
+    pub scopes: &'static [&'static str],
     pub file: &'static str,
     pub line: u32,
 }
@@ -197,6 +199,7 @@ pub fn build_definition(decl: &Declaration, facts: TypeFacts) -> ToolDefinition 
         task: decl.task,
         task_asks_first: decl.task_asks_first,
         icons: decl.icons.iter().map(|src| crate::model::ToolIcon::new(*src)).collect(),
+        scopes: decl.scopes.iter().map(|scope| (*scope).to_owned()).collect(),
         source: SourceLocation { file: decl.file.to_owned(), line: decl.line },
     }
 }

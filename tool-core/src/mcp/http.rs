@@ -285,9 +285,12 @@ impl McpHttpBuilder {
             Arc::new(BoundedSessions::new(limits)),
             config,
         );
-        let mut router = Router::new()
-            .route_service(&self.path, service)
-            .layer(middleware::from_fn_with_state(requests, guard_requests));
+        let mut router = Router::new().route_service(&self.path, service);
+        #[cfg(feature = "oauth")]
+        if let Some(auth) = &self.oauth {
+            router = super::oauth::check_scopes(router, auth.clone(), sessions.clone());
+        }
+        router = router.layer(middleware::from_fn_with_state(requests, guard_requests));
         // Outermost: a request without the token is refused before it takes a request's slot.
         if let Some(token) = self.bearer {
             router = router.layer(middleware::from_fn_with_state(token, require_bearer));

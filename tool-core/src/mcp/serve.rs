@@ -32,8 +32,10 @@ use crate::executor::{CallScope, ExecutionRecord, Executor};
 
 use super::search::{ServedSearch, ServerSearch, SessionSearch};
 pub use super::server_error::McpServerError;
+mod scopes; // OAuth scopes per tool: what each call needs, what a caller sees
+mod starting; // what a task of a call needs, and a prompt's question asked in rounds
 mod builder; // The settings of an `McpServer`: what `McpServerBuilder` sets and how `build` exports the catalog.
-use crate::model::{ToolCallRequest, ToolError};
+use crate::model::{ToolCallRequest, ToolDefinition, ToolError};
 use crate::providers::export::export;
 use crate::providers::names::NameMap;
 use crate::providers::results::{mcp_parts, mcp_warnings_meta, McpParts, Piece};
@@ -124,7 +126,12 @@ pub struct McpServer {
     tasks: Arc<super::tasks::Tasks>,
     /// Who a request comes from, by the host's rule: the principal its calls and tasks run as.
     principal: Option<Arc<PrincipalRule>>,
+    /// The host's rule adding the OAuth scopes a tool's calls need.
+    scope_rule: Option<Arc<ScopeRule>>,
 }
+
+/// The host's rule adding the OAuth scopes a tool needs (by tag, annotation, name).
+type ScopeRule = dyn Fn(&ToolDefinition) -> Vec<String> + Send + Sync;
 
 /// The host's rule naming the principal of an HTTP request.
 type PrincipalRule = dyn Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync;
@@ -284,6 +291,7 @@ pub struct McpServerBuilder {
     handles: super::handles::Handles,
     tasks: super::tasks::Tasks,
     principal: Option<Arc<PrincipalRule>>,
+    scope_rule: Option<Arc<ScopeRule>>,
 }
 
 impl McpServer {
@@ -311,6 +319,7 @@ impl McpServer {
             handles: super::handles::Handles::default(),
             tasks: super::tasks::Tasks::default(),
             principal: None,
+            scope_rule: None,
         }
     }
 
@@ -531,81 +540,6 @@ impl McpServer {
         self.principal.as_ref().and_then(|rule| rule(parts))
     }
 
-    /// What a task of `call` needs, when the call is answered with one (see `tasks.rs`); a
-    /// tool that runs only as a task refuses a client without the extension.
-    fn task_of(
-        &self,
-        served: &Served,
-        call: &ToolCallRequest,
-        context: &RequestContext<RoleServer>,
-        called: &str,
-        minted: Option<&String>,
-    ) -> Result<Option<super::tasks::Start>, ErrorData> {
-        let definition = served.executor.catalog().definition(&call.tool_name);
-        let capabilities = context.client_capabilities();
-        if let super::tasks::Answer::Now = self.tasks.answer(definition, capabilities.as_ref())? {
-            return Ok(None);
-        }
-        let resume = super::tasks::Resume {
-            call: call.clone(),
-            capabilities: capabilities.unwrap_or_default(),
-            called: called.to_owned(),
-            minted: minted.cloned(),
-            idempotent: definition.is_some_and(|d| d.annotations.idempotent == Some(true)),
-        };
-        Ok(self.task_start(served, resume))
-    }
-
-    /// What the task of a call (`resume`) needs to run here; `None` when this server does not
-    /// serve its tool.
-    fn task_start(&self, served: &Served, resume: super::tasks::Resume) -> Option<super::tasks::Start> {
-        let definition = served.executor.catalog().definition(&resume.call.tool_name)?;
-        let output_schema = definition.output_schema.clone();
-        let (called, handle) = (resume.called.clone(), resume.minted.clone());
-        let given = handle.as_ref().map(|handle| self.handles.given(handle));
-        // As the result of a call answered at once (see the end of `call_tool`).
-        let result = move |record: &ExecutionRecord| {
-            let pending = output_schema.is_none().then(|| super::approve::pending_content(record, &called)).flatten();
-            let result = call_result(record, output_schema.as_ref(), pending)?;
-            Ok(with_handle(result, handle.zip(given)))
-        };
-        Some(super::tasks::Start {
-            executor: served.executor.clone(),
-            resume,
-            approval_by_elicitation: self.approval_by_elicitation,
-            result: Box::new(result),
-            observer: self.observer.clone(),
-            answers: Default::default(),
-            admitted: false,
-        })
-    }
-
-    /// The user's answer to `question`, asked in the rounds of the `prompts/get` `request`; or
-    /// the round that asks it, when the request does not answer it.
-    async fn ask_in_rounds(
-        &self,
-        request: &GetPromptRequestParams,
-        context: &RequestContext<RoleServer>,
-        question: crate::ask::ElicitationRequest,
-    ) -> Result<Result<crate::ask::ElicitationAnswer, rmcp::model::InputRequiredResult>, ErrorData> {
-        let store = Arc::clone(self.current().executor.store());
-        let principal = self.principal_of(context);
-        // Bound as a tool's call is, apart from every tool by the method's name.
-        let (asked_of, arguments) = (format!("prompts/get {}", request.name), Value::from(request.arguments.clone()));
-        let arguments = arguments.to_string();
-        let (state, answers) = (request.request_state.as_deref(), request.input_responses.as_ref());
-        let round = self.rounds.begin(&store, principal.as_deref(), &asked_of, &arguments, state, answers).await?;
-        tokio::select! {
-            biased;
-            answer = super::mrtr::elicit(&round, question) => {
-                answer.map(Ok).map_err(|e| ErrorData::internal_error(e.message().to_owned(), None))
-            }
-            () = round.asking() => {
-                Ok(Err(self.rounds.end(&round, &store, principal.as_deref(), &asked_of, &arguments).await?))
-            }
-        }
-    }
-
     /// The failed result (and record) of a call to a stateful tool that has no conversation.
     fn refused(&self, call: ToolCallRequest, why: &str) -> Result<CallToolResponse, ErrorData> {
         let message =
@@ -748,7 +682,11 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let served = self.current();
-        let listed = self.listed(&served, &context);
+        let mut listed = self.listed(&served, &context);
+        // A caller with an access token sees only the tools its scopes let it call.
+        if let Some(granted) = Self::granted(&context) {
+            listed = listed.iter().copied().filter(|&place| self.may_list(&served, place, &granted)).collect();
+        }
         // The cursor is the index of the page's first tool, as text.
         let start = match request.and_then(|r| r.cursor) {
             None => 0,
@@ -854,26 +792,8 @@ impl ServerHandler for McpServer {
         mut request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        // A prompt that asks the user for the arguments the client left out (`Prompt::asks`).
-        if let Some(question) = self.primitives.prompt_question(&request)? {
-            let answer = match super::mrtr::in_rounds(&context) {
-                true => match self.ask_in_rounds(&request, &context, question.clone()).await? {
-                    Ok(answer) => Some(answer),
-                    Err(asked) => return Ok(GetPromptResponse::InputRequired(asked)),
-                },
-                false if super::ask::client_takes_forms(&context) => {
-                    let peer = &context.peer;
-                    super::ask::elicit_client(peer, context.id.clone(), question.clone(), None).await.ok()
-                }
-                false => None,
-            };
-            // Declined, dismissed or not asked: a required field left out is refused below.
-            if let Some(crate::ask::ElicitationAnswer::Accept(content)) = answer {
-                let given = request.arguments.get_or_insert_with(Default::default);
-                for (field, value) in question.with_defaults(content) {
-                    given.entry(field).or_insert(value);
-                }
-            }
+        if let Some(asked) = self.ask_for_prompt(&mut request, &context).await? {
+            return Ok(GetPromptResponse::InputRequired(asked));
         }
         self.primitives.get_prompt(request).map(Into::into)
     }
@@ -937,6 +857,16 @@ impl ServerHandler for McpServer {
         let sent = if in_rounds { raw.clone() } else { String::new() };
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
         call.principal = self.principal_of(&context);
+        // The HTTP layer refuses a call without its scopes with 403 first; this holds for any
+        // other way a call could arrive with a token.
+        if let Some(granted) = Self::granted(&context) {
+            let missing = Self::missing(&self.scopes_needed(&called), &granted);
+            if !missing.is_empty() {
+                let message =
+                    format!("The access token lacks the scope {}, which the tool `{called}` needs.", missing.join(" "));
+                return self.refused_with(call, ToolError::new(message).with_code("insufficient_scope"));
+            }
+        }
         served.names.restore(&mut call);
         let stateful = served.executor.catalog().get(&call.tool_name).is_some_and(|tool| tool.keeps_state());
         let mut minted = None;

@@ -450,6 +450,11 @@ pub struct ToolDefinition {
     /// [`MAX_ICONS`](Self::MAX_ICONS).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub icons: Vec<ToolIcon>,
+    /// The OAuth scopes a caller's access token must grant, every one, for a call of the tool
+    /// over an MCP server protected by OAuth (`#[tool(scopes(..))]`); such a server lists the
+    /// tool only to callers that have them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
     /// Where the tool was declared.
     pub source: SourceLocation,
 }

@@ -101,6 +101,7 @@ impl ToolDefinition {
             task: crate::model::TaskSupport::Never,
             task_asks_first: false,
             icons: Vec::new(),
+            scopes: Vec::new(),
             source: SourceLocation { file: caller.file().to_owned(), line: caller.line() },
         }
     }

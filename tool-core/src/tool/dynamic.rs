@@ -64,6 +64,7 @@ impl DynamicTool {
             task: TaskSupport::Never,
             task_asks_first: false,
             icons: Vec::new(),
+            scopes: Vec::new(),
             examples: Vec::new(),
             headers: Vec::new(),
             handler: None,
@@ -122,6 +123,7 @@ pub struct DynamicToolBuilder {
     task: TaskSupport,
     task_asks_first: bool,
     icons: Vec<crate::model::ToolIcon>,
+    scopes: Vec<String>,
     examples: Vec<Value>,
     /// `(property, header)`: arguments mirrored into `Mcp-Param-<header>` (MCP, SEP-2243).
     headers: Vec<(String, String)>,
@@ -252,6 +254,13 @@ impl DynamicToolBuilder {
         self
     }
 
+    /// An OAuth scope a caller's token must grant for a call, as `#[tool(scopes(..))]` gives
+    /// ([`ToolDefinition::scopes`](crate::ToolDefinition::scopes)).
+    pub fn scope(mut self, scope: impl Into<String>) -> Self {
+        self.scopes.push(scope.into());
+        self
+    }
+
     /// With `true`, a call answered with a task first runs in its request, asking in the
     /// request's rounds, and becomes the task where the tool calls
     /// [`ToolContext::continue_as_task`](crate::ToolContext::continue_as_task), as
@@ -325,6 +334,7 @@ impl DynamicToolBuilder {
         definition.task = self.task;
         definition.task_asks_first = self.task_asks_first;
         definition.icons = self.icons;
+        definition.scopes = self.scopes;
         definition.examples = self.examples;
         definition.source = self.source;
         Ok(DynamicTool { definition, compiled: OnceLock::new(), handler })

@@ -20,6 +20,7 @@ pub const TOOL_KEYS: &[&str] = &[
     "examples",
     "example",
     "icons",
+    "scopes",
     "annotations",
     "timeout_ms",
     "blocking",
@@ -81,6 +82,9 @@ pub struct ToolConfig {
     pub examples: Vec<LitStr>,
     /// `icons("https://..")`: where the tool's icons are.
     pub icons: Vec<LitStr>,
+    /// `scopes("notes:write")` or `scopes = "notes:read notes:write"`: the OAuth scopes a call
+    /// needs, one literal each.
+    pub scopes: Vec<String>,
     pub annotations: Option<Annotations>,
     pub timeout_ms: Option<LitInt>,
     /// Set when `blocking` is true; the span is the key's.
@@ -294,6 +298,7 @@ impl ToolConfig {
             }
             "example" => self.call_examples.push(CallExample::read(key, errors)?),
             "icons" => self.icons = icons(key)?,
+            "scopes" => self.scopes = scopes(key)?,
             "crate" => self.krate = Some(krate(key)?),
             "annotations" => self.annotations = Some(Annotations::read(key, errors)?),
             other if IMPL_KEYS.contains(&other) => {
@@ -747,6 +752,36 @@ fn icons(key: &Key) -> syn::Result<Vec<LitStr>> {
     Ok(icons)
 }
 
+/// `scopes("notes:read", "notes:write")` or `scopes = "notes:read notes:write"`: each an OAuth
+/// scope token (RFC 6749: printable ASCII without spaces, quotes or backslashes).
+fn scopes(key: &Key) -> syn::Result<Vec<String>> {
+    let message = "`scopes` takes OAuth scopes: `scopes(\"notes:write\")` or `scopes = \"notes:read notes:write\"`";
+    let literals = match &key.value {
+        KeyValue::Assign(Expr::Lit(ExprLit { lit: Lit::Str(lit), .. })) => vec![lit.clone()],
+        KeyValue::List(_) => strings(key, message)?,
+        _ => return Err(syn::Error::new(key.span(), message)),
+    };
+    let mut scopes = Vec::new();
+    for literal in &literals {
+        let value = literal.value();
+        if value.trim().is_empty() {
+            return Err(syn::Error::new_spanned(literal, "an empty scope: name at least one, such as `notes:write`"));
+        }
+        for scope in value.split(' ').filter(|s| !s.is_empty()) {
+            if !scope.chars().all(|c| c.is_ascii_graphic() && c != '"' && c != '\\') {
+                return Err(syn::Error::new_spanned(
+                    literal,
+                    format!(
+                        "`{scope}` is not an OAuth scope: use printable ASCII without quotes or backslashes (RFC 6749)"
+                    ),
+                ));
+            }
+            scopes.push(scope.to_owned());
+        }
+    }
+    Ok(scopes)
+}
+
 /// `key`, `key = true` or `key = false`.
 fn flag(key: &Key) -> syn::Result<bool> {
     let name = key.name();
@@ -850,7 +885,7 @@ mod tests {
         (config, errors.messages())
     }
 
-    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `example`, `icons`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `defer`, `requires_approval`, `approval`, `sequential`, `task`, `crate`";
+    const FN_LIST: &str = "`name`, `description`, `tags`, `category`, `version`, `examples`, `example`, `icons`, `scopes`, `annotations`, `timeout_ms`, `blocking`, `inline`, `strict`, `defer`, `requires_approval`, `approval`, `sequential`, `task`, `crate`";
 
     #[test]
     fn flags_take_true_and_false() {

@@ -66,6 +66,7 @@ impl McpServerBuilder {
             handles: Arc::new(self.handles),
             tasks: Arc::new(self.tasks),
             principal: self.principal,
+            scope_rule: self.scope_rule,
         })
     }
 
@@ -178,6 +179,17 @@ impl McpServerBuilder {
         rule: impl Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
         self.principal = Some(Arc::new(rule));
+        self
+    }
+
+    /// Adds to the OAuth scopes a tool's calls need (its `#[tool(scopes(..))]`) those `rule`
+    /// gives for its definition: by tag, annotation or name, for tools that cannot be
+    /// annotated (imported, REST). Over an endpoint protected by OAuth
+    /// ([`McpHttpBuilder::oauth`](crate::mcp::McpHttpBuilder::oauth)), a caller whose token
+    /// lacks one does not see the tool in `tools/list`, and its call is refused with `403`
+    /// and `insufficient_scope`; other requests are not held to scopes.
+    pub fn scopes_for(mut self, rule: impl Fn(&crate::ToolDefinition) -> Vec<String> + Send + Sync + 'static) -> Self {
+        self.scope_rule = Some(Arc::new(rule));
         self
     }
 
