@@ -450,3 +450,62 @@ async fn without_oauth_scopes_hold_nothing_back() {
     let record = executor.execute(ToolCallRequest::new("notes.write", "c1", r#"{"text": "hi"}"#)).await;
     assert_eq!(record.content.text, "wrote hi");
 }
+
+/// `serve-mcp` (the replicas example's command line) as a process, protected by the local
+/// authorization server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_mcp_with_oauth_flags_serves_the_metadata_and_checks_tokens() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let auth = AuthServer::start().await;
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
+        .args(["serve-mcp", "--http", &format!("127.0.0.1:{port}"), "--json", "--stateless"])
+        .args(["--oauth-issuer", &auth.issuer(), "--oauth-resource", &resource])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("serve-mcp starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["url"], resource);
+    let metadata: Value = reqwest::get(format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(metadata["authorization_servers"], json!([auth.issuer()]));
+    assert_eq!(post(&resource, None).await.0, 401);
+    let token = auth.token("rsa1", &auth.claims("ada", &resource, ""));
+    assert_eq!(post(&resource, Some(&token)).await.0, 200);
+    let _ = child.kill();
+    let _ = child.wait();
+
+    // A plain http issuer beyond loopback, or a token flag beside OAuth, is refused.
+    let refused = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
+        .args(["serve-mcp", "--http", "127.0.0.1:0", "--oauth-issuer", "http://login.example.com"])
+        .args(["--oauth-resource", "https://tools.example.com/mcp"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr).trim(),
+        "error: --oauth-issuer: the issuer `http://login.example.com` cannot be used: use https (plain http only on a loopback host)"
+    );
+    let refused = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
+        .args([
+            "serve-mcp",
+            "--http",
+            "127.0.0.1:0",
+            "--token",
+            "s3cret",
+            "--oauth-issuer",
+            "https://login.example.com",
+        ])
+        .args(["--oauth-resource", "https://tools.example.com/mcp"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("cannot be used with"), "{refused:?}");
+}

@@ -54,6 +54,8 @@ enum Colour {
     Never,
 }
 
+// Parsed once per process from the command line: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// List the tools: name, kind, tags and parameters (`?` marks the optional ones).
@@ -209,6 +211,22 @@ enum Command {
         /// takes the task over or reports it failed (default 30; at least 0.03).
         #[arg(long, value_name = "SECONDS", value_parser = task_lease)]
         task_lease: Option<std::time::Duration>,
+        /// With --http: protect the endpoint with OAuth 2.1, accepting access tokens this
+        /// authorization server issues (its issuer URL; its keys are found from its metadata).
+        /// Needs --oauth-resource.
+        #[cfg(feature = "oauth")]
+        #[arg(long, value_name = "URL", requires = "oauth_resource", conflicts_with = "secret")]
+        oauth_issuer: Option<String>,
+        /// With --oauth-issuer: this server's public URL (for example https://tools.example.com/mcp),
+        /// which tokens must name as their audience.
+        #[cfg(feature = "oauth")]
+        #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+        oauth_resource: Option<String>,
+        /// With --oauth-issuer: fetch the keys from this URL instead of the one the issuer's
+        /// metadata names.
+        #[cfg(feature = "oauth")]
+        #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+        oauth_jwks_uri: Option<String>,
     },
     /// Serve the playground page: forms for every tool, calls run through the executor.
     #[cfg(feature = "playground")]
@@ -382,6 +400,12 @@ impl ToolsCli {
                 request_state_keys_env,
                 request_state_keys_file,
                 task_lease,
+                #[cfg(feature = "oauth")]
+                oauth_issuer,
+                #[cfg(feature = "oauth")]
+                oauth_resource,
+                #[cfg(feature = "oauth")]
+                oauth_jwks_uri,
             } => {
                 let keys = secret(
                     "the request state keys",
@@ -413,7 +437,29 @@ impl ToolsCli {
                     Ok(token) => token,
                     Err(message) => return usage(err, message),
                 };
-                if token.is_none() && !allow_unauthenticated_remote && crate::listen::beyond_loopback(address) {
+                #[cfg(feature = "oauth")]
+                let oauth = match oauth_issuer.zip(oauth_resource) {
+                    Some((issuer, resource)) => {
+                        let mut builder = crate::auth::ResourceServer::builder(issuer, resource);
+                        if let Some(uri) = oauth_jwks_uri {
+                            builder = builder.jwks_uri(uri);
+                        }
+                        match builder.build() {
+                            Ok(auth) => Some(auth),
+                            Err(error) => return usage(err, format!("--oauth-issuer: {error}")),
+                        }
+                    }
+                    None => None,
+                };
+                #[cfg(feature = "oauth")]
+                let protected = oauth.is_some();
+                #[cfg(not(feature = "oauth"))]
+                let protected = false;
+                if token.is_none()
+                    && !protected
+                    && !allow_unauthenticated_remote
+                    && crate::listen::beyond_loopback(address)
+                {
                     return usage(
                         err,
                         format!(
@@ -424,8 +470,18 @@ impl ToolsCli {
                     );
                 }
                 let hosts = allow_host;
-                let served =
-                    Served { address, token, json, stateless, conversation_header, hosts, state_keys, task_lease };
+                let served = Served {
+                    address,
+                    token,
+                    json,
+                    stateless,
+                    conversation_header,
+                    hosts,
+                    state_keys,
+                    task_lease,
+                    #[cfg(feature = "oauth")]
+                    oauth,
+                };
                 runtime.block_on(serve_mcp(executor, served, out))
             }
             #[cfg(feature = "playground")]
@@ -465,6 +521,8 @@ struct Served {
     hosts: Vec<String>,
     state_keys: Option<RequestStateKeys>,
     task_lease: Option<std::time::Duration>,
+    #[cfg(feature = "oauth")]
+    oauth: Option<crate::auth::ResourceServer>,
 }
 
 /// `--task-lease`: seconds, whole or not, from 0.03 to a day.
@@ -536,6 +594,10 @@ async fn serve_mcp(executor: crate::Executor, served: Served, out: Out<'_>) -> s
     }
     if let Some(header) = served.conversation_header {
         builder = builder.conversation_header(header);
+    }
+    #[cfg(feature = "oauth")]
+    if let Some(auth) = served.oauth {
+        builder = builder.oauth(auth);
     }
     for host in served.hosts {
         builder = builder.allow_host(host);
