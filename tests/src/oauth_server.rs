@@ -35,7 +35,14 @@ struct Shared {
     issuer: String,
     jwks: Mutex<Jwks>,
     fetches: AtomicUsize,
+    /// Opaque tokens and what introspection says of them.
+    opaque: Mutex<std::collections::HashMap<String, Value>>,
+    introspections: AtomicUsize,
 }
+
+/// The client the resource server introspects as.
+pub const CLIENT_ID: &str = "resource-server";
+pub const CLIENT_SECRET: &str = "a secret: with spaces & symbols";
 
 /// A running authorization server on 127.0.0.1; stopped when dropped.
 pub struct AuthServer {
@@ -64,10 +71,13 @@ impl AuthServer {
             issuer: format!("http://{address}"),
             jwks: Mutex::new(Jwks::Keys(vec!["rsa1", "ec1"])),
             fetches: AtomicUsize::new(0),
+            opaque: Mutex::default(),
+            introspections: AtomicUsize::new(0),
         });
         let router = Router::new()
             .route("/.well-known/oauth-authorization-server", get(metadata))
             .route("/jwks", get(jwks))
+            .route("/introspect", axum::routing::post(introspect))
             .with_state(Arc::clone(&shared));
         let stop = CancellationToken::new();
         let stopped = stop.clone();
@@ -90,6 +100,29 @@ impl AuthServer {
     /// What `/jwks` answers from now on.
     pub fn serve_jwks(&self, jwks: Jwks) {
         *self.shared.jwks.lock().unwrap() = jwks;
+    }
+
+    /// The introspection endpoint's URL.
+    pub fn introspection_uri(&self) -> String {
+        format!("http://{}/introspect", self.address)
+    }
+
+    /// An opaque token that introspection answers with `claims` (and `active`).
+    pub fn opaque(&self, claims: &Value) -> String {
+        let mut opaque = self.shared.opaque.lock().unwrap();
+        let token = format!("opaque{}", opaque.len() + 1);
+        opaque.insert(token.clone(), claims.clone());
+        token
+    }
+
+    /// Revokes an opaque token: introspection says it is not active.
+    pub fn revoke(&self, token: &str) {
+        self.shared.opaque.lock().unwrap().remove(token);
+    }
+
+    /// How many times `/introspect` was asked.
+    pub fn introspections(&self) -> usize {
+        self.shared.introspections.load(Ordering::SeqCst)
     }
 
     /// How many times `/jwks` was asked.
@@ -168,4 +201,35 @@ async fn jwks(State(shared): State<Arc<Shared>>) -> Response {
             Response::new(Body::from_stream(chunks))
         }
     }
+}
+
+async fn introspect(State(shared): State<Arc<Shared>>, headers: axum::http::HeaderMap, body: String) -> Response {
+    use base64::Engine as _;
+    shared.introspections.fetch_add(1, Ordering::SeqCst);
+    // The client authenticates with HTTP Basic, its id and secret form-encoded (RFC 6749, 2.3.1).
+    let expected = format!("{}:{}", form_encoded(CLIENT_ID), form_encoded(CLIENT_SECRET));
+    let expected = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(expected));
+    if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some(expected.as_str()) {
+        return (axum::http::StatusCode::UNAUTHORIZED, "unknown client").into_response();
+    }
+    let token = body.split('&').find_map(|pair| pair.strip_prefix("token=")).unwrap_or_default();
+    let answer = match shared.opaque.lock().unwrap().get(token) {
+        Some(Value::Object(claims)) => {
+            let mut answer = claims.clone();
+            answer.insert("active".to_owned(), Value::Bool(true));
+            Value::Object(answer)
+        }
+        _ => json!({"active": false}),
+    };
+    ([(header::CONTENT_TYPE, "application/json")], answer.to_string()).into_response()
+}
+
+fn form_encoded(text: &str) -> String {
+    text.bytes()
+        .map(|byte| match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => (byte as char).to_string(),
+            b' ' => "+".to_owned(),
+            _ => format!("%{byte:02X}"),
+        })
+        .collect()
 }

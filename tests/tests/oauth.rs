@@ -509,3 +509,88 @@ async fn serve_mcp_with_oauth_flags_serves_the_metadata_and_checks_tokens() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("cannot be used with"), "{refused:?}");
 }
+
+/// A resource server that introspects tokens at the local authorization server, keeping each
+/// answer `keep`.
+fn introspecting(auth: &AuthServer, resource: &str, keep: Duration) -> ResourceServer {
+    use tool_tests::oauth_server::{CLIENT_ID, CLIENT_SECRET};
+    ResourceServer::builder(auth.issuer(), resource)
+        .introspection(auth.introspection_uri(), CLIENT_ID, CLIENT_SECRET)
+        .introspection_cache(keep)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_opaque_token_is_introspected_and_a_revoked_one_stops_working() {
+    let auth = AuthServer::start().await;
+    let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let bearer = |token: &str| format!("Bearer {token}");
+    let checker = introspecting(&auth, &url, Duration::ZERO);
+    let token =
+        auth.opaque(&json!({"sub": "ada", "aud": url, "scope": "notes:read", "client_id": "app", "exp": now() + 60}));
+    let principal = checker.authenticate(Some(&bearer(&token))).await.unwrap();
+    assert_eq!((principal.id(), principal.client_id.as_deref()), (format!("{} ada", auth.issuer()), Some("app")));
+    assert!(principal.has_scope("notes:read"));
+    auth.revoke(&token);
+    assert_eq!(checker.authenticate(Some(&bearer(&token))).await.unwrap_err(), TokenRefusal::Inactive);
+    assert_eq!(
+        TokenRefusal::Inactive.to_string(),
+        "the access token is not active: the authorization server's introspection says so"
+    );
+    // What introspection says is checked as a JWT's claims are.
+    let other = auth.opaque(&json!({"sub": "ada", "aud": "https://other.example.com/mcp"}));
+    assert_eq!(checker.authenticate(Some(&bearer(&other))).await.unwrap_err(), TokenRefusal::Audience(url.clone()));
+    let old = auth.opaque(&json!({"sub": "ada", "exp": now() - 600}));
+    assert_eq!(checker.authenticate(Some(&bearer(&old))).await.unwrap_err(), TokenRefusal::Expired);
+    // A client's own token names no user: the client is the subject.
+    let machine = auth.opaque(&json!({"client_id": "batch-job"}));
+    assert_eq!(checker.authenticate(Some(&bearer(&machine))).await.unwrap().subject, "batch-job");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn introspection_answers_are_kept_and_a_failing_endpoint_is_503() {
+    let auth = AuthServer::start().await;
+    let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let checker = introspecting(&auth, &url, Duration::from_secs(60));
+    let token = format!("Bearer {}", auth.opaque(&json!({"sub": "ada"})));
+    for _ in 0..20 {
+        assert_eq!(checker.authenticate(Some(&token)).await.unwrap().subject, "ada");
+    }
+    assert_eq!(auth.introspections(), 1, "one question for twenty requests");
+    // Over HTTP the same: the MCP endpoint accepts the opaque token.
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let server =
+        McpServer::new(Executor::new(ToolCatalog::builder().add_declared::<whoami>().build().unwrap())).unwrap();
+    let running = server
+        .http()
+        .bind(format!("127.0.0.1:{port}").parse().unwrap())
+        .stateless(true)
+        .oauth(introspecting(&auth, &resource, Duration::ZERO))
+        .start()
+        .await
+        .unwrap();
+    let opaque = auth.opaque(&json!({"sub": "bo", "aud": resource}));
+    let answered = post(&resource, Some(&opaque)).await;
+    assert_eq!(answered.0, 200, "{answered:?}");
+    assert_eq!(
+        post(&resource, Some("nobody-issued-this")).await.2,
+        "the access token is not active: the authorization server's introspection says so"
+    );
+    running.shutdown().await;
+    // Wrong client credentials: the authorization server refuses, the request gets 503.
+    let wrong = ResourceServer::builder(auth.issuer(), &url)
+        .introspection(auth.introspection_uri(), "resource-server", "not the secret")
+        .build()
+        .unwrap();
+    let refused = wrong.authenticate(Some(&token)).await.unwrap_err();
+    assert_eq!(
+        refused,
+        TokenRefusal::KeysUnavailable(format!(
+            "the authorization server's introspection endpoint ({}) could not be asked: it answered HTTP 401; retry shortly",
+            auth.introspection_uri()
+        ))
+    );
+    assert_eq!(refused.status(), 503);
+}

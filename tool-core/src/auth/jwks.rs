@@ -116,7 +116,7 @@ impl KeySet {
     /// The key set as served, read within the limits; keys this crate cannot or must not use
     /// are left out (symmetric keys, encryption keys, unknown types).
     async fn fetch(&self) -> Result<(HashMap<String, Arc<Key>>, Vec<Arc<Key>>), String> {
-        let document = fetch_json(&self.client, &self.uri, self.limits).await?;
+        let document = fetch_json(self.client.get(&self.uri), self.limits).await?;
         let listed = document.get("keys").and_then(Value::as_array).ok_or("the document has no `keys` list")?;
         let (mut keys, mut unnamed) = (HashMap::new(), Vec::new());
         for entry in listed {
@@ -197,10 +197,10 @@ fn signing_algorithm(named: KeyAlgorithm) -> Option<Algorithm> {
     })
 }
 
-/// A JSON document at `uri`, within `limits`' time and bytes.
-pub(super) async fn fetch_json(client: &reqwest::Client, uri: &str, limits: FetchLimits) -> Result<Value, String> {
+/// The JSON document `request` answers, within `limits`' time and bytes.
+pub(super) async fn fetch_json(request: reqwest::RequestBuilder, limits: FetchLimits) -> Result<Value, String> {
     let read = async {
-        let mut response = client.get(uri).send().await.map_err(|e| e.without_url().to_string())?;
+        let mut response = request.send().await.map_err(|e| e.without_url().to_string())?;
         if !response.status().is_success() {
             return Err(format!("it answered HTTP {}", response.status().as_u16()));
         }

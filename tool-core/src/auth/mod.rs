@@ -5,6 +5,7 @@
 //! times and its algorithm; the protected resource metadata (RFC 9728) tells a client where to
 //! get a token, and the challenge of a refusal points at it.
 
+mod introspect;
 mod jwks;
 mod principal;
 mod refusal;

@@ -45,10 +45,15 @@ pub enum TokenRefusal {
     /// Issued by another authorization server.
     #[error("the access token was issued by another authorization server: its `iss` is not {0}")]
     Issuer(String),
+    /// The authorization server's introspection says the token is not active (revoked,
+    /// expired, unknown).
+    #[error("the access token is not active: the authorization server's introspection says so")]
+    Inactive,
     /// A claim the server requires is missing.
     #[error("the access token has no `{0}` claim")]
     MissingClaim(String),
-    /// The authorization server's keys (or its metadata) could not be fetched: `503`.
+    /// The authorization server's keys (or its metadata, or its introspection endpoint) could
+    /// not be reached: `503`.
     #[error("{0}")]
     KeysUnavailable(String),
 }

@@ -12,6 +12,7 @@ use jsonwebtoken::{Algorithm, Validation};
 use reqwest::Url;
 use serde_json::{json, Map, Value};
 
+use super::introspect::{Answers, Expected, Introspection};
 use super::jwks::{fetch_json, FetchLimits, KeySet};
 use super::principal::Principal;
 use super::refusal::{AuthError, TokenRefusal};
@@ -77,12 +78,16 @@ struct Settings {
     /// The key set's URL as the host gave it; else read from the authorization server's
     /// metadata on first use.
     jwks_uri: Option<String>,
+    /// Where tokens are introspected instead of read as JWTs, when the host says.
+    introspection: Option<Introspection>,
 }
 
 struct Inner {
     settings: Settings,
     client: reqwest::Client,
     keys: tokio::sync::OnceCell<Arc<KeySet>>,
+    /// The introspection answers kept.
+    answers: Answers,
     /// When discovering the key set's URL last failed: a failing authorization server is asked
     /// again at most once per `min_refresh`.
     discovery_failed: Mutex<Option<(Instant, String)>>,
@@ -122,6 +127,7 @@ impl ResourceServer {
                     min_refresh: Duration::from_secs(30),
                 },
                 jwks_uri: None,
+                introspection: None,
             },
         }
     }
@@ -154,6 +160,12 @@ impl ResourceServer {
         };
         if token.len() > inner.settings.max_token_bytes {
             return Err(TokenRefusal::TooLarge { bytes: token.len(), max: inner.settings.max_token_bytes });
+        }
+        if let Some(introspection) = &inner.settings.introspection {
+            let settings = &inner.settings;
+            let expected =
+                Expected { issuer: &settings.issuer, audiences: &settings.audiences, leeway: settings.leeway };
+            return introspection.check(&inner.client, &inner.answers, token, expected, settings.limits).await;
         }
         let algorithm = self.algorithm_of(token)?;
         let header = jsonwebtoken::decode_header(token).map_err(|e| TokenRefusal::Malformed(e.to_string()))?;
@@ -245,7 +257,7 @@ impl ResourceServer {
         let inner = &self.inner;
         let mut failures = Vec::new();
         for url in metadata_urls(&inner.settings.issuer)? {
-            match fetch_json(&inner.client, &url, inner.settings.limits).await {
+            match fetch_json(inner.client.get(&url), inner.settings.limits).await {
                 Ok(metadata) => {
                     if metadata.get("issuer").and_then(Value::as_str) != Some(inner.settings.issuer.as_str()) {
                         return Err(format!("{url} names another issuer than {}", inner.settings.issuer));
@@ -419,6 +431,34 @@ impl ResourceServerBuilder {
         self
     }
 
+    /// Asks the authorization server's introspection endpoint (RFC 7662) about each token
+    /// instead of reading it as a JWT, authenticating as the client `client_id` with
+    /// `client_secret` (HTTP Basic): for opaque tokens, and where a revoked token must stop
+    /// working at once. An answer is kept 30 s ([`introspection_cache`](Self::introspection_cache)).
+    pub fn introspection(
+        mut self,
+        endpoint: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        self.settings.introspection = Some(Introspection {
+            endpoint: endpoint.into(),
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+            keep: Duration::from_secs(30),
+        });
+        self
+    }
+
+    /// How long an introspection answer is kept (30 s by default; zero asks every time): a
+    /// revoked token works at most this long after.
+    pub fn introspection_cache(mut self, keep: Duration) -> Self {
+        if let Some(introspection) = &mut self.settings.introspection {
+            introspection.keep = keep;
+        }
+        self
+    }
+
     /// The resource server.
     ///
     /// # Errors
@@ -434,6 +474,9 @@ impl ResourceServerBuilder {
         })?;
         if let Some(uri) = &settings.jwks_uri {
             check_url("the key set's URL", uri)?;
+        }
+        if let Some(introspection) = &settings.introspection {
+            check_url("the introspection endpoint", &introspection.endpoint)?;
         }
         if let Some(symmetric) = settings.algorithms.iter().find(|a| a.family() == jsonwebtoken::AlgorithmFamily::Hmac)
         {
@@ -456,6 +499,7 @@ impl ResourceServerBuilder {
                 settings,
                 client,
                 keys: tokio::sync::OnceCell::new(),
+                answers: Answers::default(),
                 discovery_failed: Mutex::new(None),
             }),
         })
