@@ -120,8 +120,10 @@ async fn the_metadata_is_public_and_a_request_without_a_token_is_challenged_to_i
     let (running, checker) = protected(&auth, |b| b.scopes_supported(["notes:read"])).await;
     let port = running.local_addr().port();
     for path in ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"] {
-        let metadata: Value =
-            reqwest::get(format!("http://127.0.0.1:{port}{path}")).await.unwrap().json().await.unwrap();
+        let response = reqwest::get(format!("http://127.0.0.1:{port}{path}")).await.unwrap();
+        // Browser-based clients read it from other origins.
+        assert_eq!(response.headers()["access-control-allow-origin"], "*");
+        let metadata: Value = response.json().await.unwrap();
         assert_eq!(
             metadata,
             json!({

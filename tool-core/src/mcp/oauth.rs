@@ -24,7 +24,10 @@ pub(super) fn protect(router: Router, auth: ResourceServer) -> Router {
         let metadata = metadata.clone();
         documents = documents.route(
             &path,
-            axum::routing::get(move || async move { ([(header::CONTENT_TYPE, "application/json")], metadata) }),
+            // Public, and read by clients running in browsers from other origins.
+            axum::routing::get(move || async move {
+                ([(header::CONTENT_TYPE, "application/json"), (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")], metadata)
+            }),
         );
     }
     router.merge(documents)
