@@ -6,6 +6,7 @@ mod keys;
 mod tool_fn;
 mod tool_impl;
 mod tool_struct;
+mod values;
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
