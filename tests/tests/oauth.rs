@@ -293,7 +293,7 @@ async fn a_key_set_that_hangs_or_is_huge_is_cut_off_and_the_request_gets_503() {
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     assert_eq!(
         refused,
-        TokenRefusal::KeysUnavailable(format!(
+        TokenRefusal::AuthorizationServerUnavailable(format!(
             "the authorization server's keys ({}) could not be fetched: it did not answer within 300 ms; retry shortly",
             auth.jwks_uri()
         ))
@@ -303,7 +303,7 @@ async fn a_key_set_that_hangs_or_is_huge_is_cut_off_and_the_request_gets_503() {
     let refused = checker.authenticate(Some(&header)).await.unwrap_err();
     assert_eq!(
         refused,
-        TokenRefusal::KeysUnavailable(format!(
+        TokenRefusal::AuthorizationServerUnavailable(format!(
             "the authorization server's keys ({}) could not be fetched: it is larger than the 1048576 bytes read; retry shortly",
             auth.jwks_uri()
         ))
@@ -589,7 +589,7 @@ async fn introspection_answers_are_kept_and_a_failing_endpoint_is_503() {
     let refused = wrong.authenticate(Some(&token)).await.unwrap_err();
     assert_eq!(
         refused,
-        TokenRefusal::KeysUnavailable(format!(
+        TokenRefusal::AuthorizationServerUnavailable(format!(
             "the authorization server's introspection endpoint ({}) could not be asked: it answered HTTP 401; retry shortly",
             auth.introspection_uri()
         ))

@@ -59,7 +59,7 @@ impl Introspection {
         }
         let answer = self.ask(client, token, &expected, limits).await;
         // An answer the server could not give is not kept: the next request asks again.
-        if !matches!(answer, Err(TokenRefusal::KeysUnavailable(_))) && !self.keep.is_zero() {
+        if !matches!(answer, Err(TokenRefusal::AuthorizationServerUnavailable(_))) && !self.keep.is_zero() {
             let mut kept = answers.kept.lock().unwrap_or_else(|e| e.into_inner());
             if kept.len() >= MAX_KEPT {
                 kept.retain(|_, (at, _)| at.elapsed() < self.keep);
@@ -89,13 +89,13 @@ impl Introspection {
             .header("accept", "application/json")
             .body(format!("token={}&token_type_hint=access_token", form_encode(token)));
         let answer = fetch_json(request, limits).await.map_err(|why| {
-            TokenRefusal::KeysUnavailable(format!(
+            TokenRefusal::AuthorizationServerUnavailable(format!(
                 "the authorization server's introspection endpoint ({}) could not be asked: {why}; retry shortly",
                 self.endpoint
             ))
         })?;
         let Value::Object(claims) = answer else {
-            return Err(TokenRefusal::KeysUnavailable(format!(
+            return Err(TokenRefusal::AuthorizationServerUnavailable(format!(
                 "the authorization server's introspection endpoint ({}) answered something other than an object; retry shortly",
                 self.endpoint
             )));

@@ -107,7 +107,7 @@ impl KeySet {
     }
 
     fn unavailable(&self, why: &str) -> TokenRefusal {
-        TokenRefusal::KeysUnavailable(format!(
+        TokenRefusal::AuthorizationServerUnavailable(format!(
             "the authorization server's keys ({}) could not be fetched: {why}; retry shortly",
             self.uri
         ))

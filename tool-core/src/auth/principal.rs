@@ -35,11 +35,6 @@ impl Principal {
         self.scopes.contains(scope)
     }
 
-    /// The scopes of `needed` the token does not grant.
-    pub fn missing<'a>(&self, needed: &'a [String]) -> Vec<&'a str> {
-        needed.iter().map(String::as_str).filter(|scope| !self.has_scope(scope)).collect()
-    }
-
     /// The principal of checked claims (`iss`, `sub` and `exp` present: the validation
     /// required them).
     pub(super) fn of_claims(claims: &Map<String, Value>) -> Principal {

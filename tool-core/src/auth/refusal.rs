@@ -55,14 +55,14 @@ pub enum TokenRefusal {
     /// The authorization server's keys (or its metadata, or its introspection endpoint) could
     /// not be reached: `503`.
     #[error("{0}")]
-    KeysUnavailable(String),
+    AuthorizationServerUnavailable(String),
 }
 
 impl TokenRefusal {
     /// The HTTP status of the answer: `503` while the keys cannot be fetched, else `401`.
     pub fn status(&self) -> u16 {
         match self {
-            TokenRefusal::KeysUnavailable(_) => 503,
+            TokenRefusal::AuthorizationServerUnavailable(_) => 503,
             _ => 401,
         }
     }
@@ -70,7 +70,7 @@ impl TokenRefusal {
     /// The `error` of the challenge (RFC 6750): none for a request without a token.
     pub(super) fn error_code(&self) -> Option<&'static str> {
         match self {
-            TokenRefusal::Missing | TokenRefusal::KeysUnavailable(_) => None,
+            TokenRefusal::Missing | TokenRefusal::AuthorizationServerUnavailable(_) => None,
             TokenRefusal::NotBearer => Some("invalid_request"),
             _ => Some("invalid_token"),
         }

@@ -2,7 +2,6 @@
 //! specification): access tokens checked as JWTs against the authorization server's published
 //! keys, and the protected resource metadata (RFC 9728) that tells a client where to get one.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -229,7 +228,7 @@ impl ResourceServer {
         }
         let failed = inner.discovery_failed.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if let Some((_, why)) = failed.filter(|(at, _)| at.elapsed() < inner.settings.limits.min_refresh) {
-            return Err(TokenRefusal::KeysUnavailable(why));
+            return Err(TokenRefusal::AuthorizationServerUnavailable(why));
         }
         let found = inner
             .keys
@@ -246,7 +245,7 @@ impl ResourceServer {
             Err(why) => {
                 let why = format!("the authorization server's metadata could not be read: {why}; retry shortly");
                 *inner.discovery_failed.lock().unwrap_or_else(|e| e.into_inner()) = Some((Instant::now(), why.clone()));
-                Err(TokenRefusal::KeysUnavailable(why))
+                Err(TokenRefusal::AuthorizationServerUnavailable(why))
             }
         }
     }
@@ -317,7 +316,7 @@ impl ResourceServer {
 
     /// The `WWW-Authenticate` value of a `403` for a token without the scopes `needed`, which
     /// a client asks for when it steps up.
-    pub fn insufficient_scope(&self, needed: &[&str]) -> String {
+    pub fn insufficient_scope(&self, needed: &[String]) -> String {
         format!(
             "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"{}\"",
             clean(&needed.join(" ")),
@@ -482,13 +481,12 @@ impl ResourceServerBuilder {
         {
             return Err(AuthError::SymmetricAlgorithm(*symmetric));
         }
-        let mut algorithms: Vec<Algorithm> =
-            settings.algorithms.iter().copied().collect::<HashSet<_>>().into_iter().collect();
-        if algorithms.is_empty() {
+        // Shared-secret ones refused above, the rest are public-key ones: kept once each, in
+        // the order the challenge names them.
+        settings.algorithms = PUBLIC_KEY_ALGORITHMS.into_iter().filter(|a| settings.algorithms.contains(a)).collect();
+        if settings.algorithms.is_empty() {
             return Err(AuthError::NoAlgorithm);
         }
-        algorithms.sort_by_key(|a| PUBLIC_KEY_ALGORITHMS.iter().position(|p| p == a));
-        settings.algorithms = algorithms;
         // Each fetch is bounded as a whole (connecting, the headers, the body) by `fetch_json`.
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())

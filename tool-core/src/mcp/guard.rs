@@ -139,7 +139,7 @@ enum Refusal {
 impl RequestGuard {
     /// The request with its body read, and the slot it holds if it needs one.
     async fn admit(&self, request: Request) -> Result<(Request, Option<OwnedSemaphorePermit>), Refusal> {
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
         let declared = parts
             .headers
             .get(header::CONTENT_LENGTH)
@@ -155,7 +155,11 @@ impl RequestGuard {
         let body = tokio::time::timeout(self.limits.read_timeout, self.read_body(body, &mut slot))
             .await
             .map_err(|_| Refusal::Late)??;
-        match place_of(&body) {
+        let (place, called) = place_of(&body);
+        if let Some(tool) = called {
+            parts.extensions.insert(tool);
+        }
+        match place {
             Place::None => slot = None,
             // The slot a large body took to be read is given back for a listener's place.
             Place::Listener => {
@@ -248,20 +252,32 @@ enum Place {
     Listener,
 }
 
-fn place_of(body: &[u8]) -> Place {
+/// The tool a `tools/call` request names, as its body says: put in the request's extensions
+/// for the layers inside the guard (the OAuth scope check), which then need not read the body.
+#[derive(Clone, Debug)]
+pub(super) struct CalledTool(pub(super) String);
+
+/// The place a message holds, and the tool it calls when it is a `tools/call`.
+fn place_of(body: &[u8]) -> (Place, Option<CalledTool>) {
     #[derive(serde::Deserialize)]
     struct Message {
         id: Option<serde::de::IgnoredAny>,
         method: Option<String>,
+        params: Option<Params>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        name: Option<String>,
     }
     match serde_json::from_slice::<Message>(body) {
-        Ok(Message { id: Some(_), method: Some(method) }) => match method.as_str() {
-            "ping" => Place::None,
-            "subscriptions/listen" => Place::Listener,
-            _ => Place::Request,
+        Ok(Message { id: Some(_), method: Some(method), params }) => match method.as_str() {
+            "ping" => (Place::None, None),
+            "subscriptions/listen" => (Place::Listener, None),
+            "tools/call" => (Place::Request, params.and_then(|p| p.name).map(CalledTool)),
+            _ => (Place::Request, None),
         },
-        Ok(_) => Place::None,
-        Err(_) => Place::Request,
+        Ok(_) => (Place::None, None),
+        Err(_) => (Place::Request, None),
     }
 }
 

@@ -8,6 +8,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 
+use super::guard::CalledTool;
 use super::McpServer;
 use crate::auth::{Principal, ResourceServer};
 
@@ -35,7 +36,7 @@ pub(super) fn protect(router: Router, auth: ResourceServer) -> Router {
 
 /// `router` refusing with `403` a `tools/call` whose access token lacks a scope the tool needs,
 /// with the challenge that names the scopes, so that the client can ask for them (step-up).
-/// Placed inside the request guard, which has read the body already.
+/// Placed inside the request guard, which has read the body and noted the tool it calls.
 pub(super) fn check_scopes(router: Router, auth: ResourceServer, server: McpServer) -> Router {
     router.layer(middleware::from_fn_with_state((auth, server), require_scopes))
 }
@@ -45,42 +46,25 @@ async fn require_scopes(
     request: Request,
     next: Next,
 ) -> Response {
-    let Some(principal) = request.extensions().get::<Principal>().cloned() else { return next.run(request).await };
-    let (parts, body) = request.into_parts();
-    // The guard replaced the body by the bytes it read, within its bounds.
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return (StatusCode::BAD_REQUEST, "the request body could not be read").into_response();
+    let (Some(principal), Some(CalledTool(name))) =
+        (request.extensions().get::<Principal>(), request.extensions().get::<CalledTool>())
+    else {
+        return next.run(request).await;
     };
-    #[derive(serde::Deserialize)]
-    struct Call {
-        method: String,
-        params: Option<Params>,
+    let missing = McpServer::missing(&server.scopes_needed(name), &principal.scopes);
+    if missing.is_empty() {
+        return next.run(request).await;
     }
-    #[derive(serde::Deserialize)]
-    struct Params {
-        name: String,
+    let message = format!(
+        "the access token lacks the scope {}, which the tool `{}` needs",
+        missing.join(" "),
+        crate::model::truncate(name)
+    );
+    let mut response = (StatusCode::FORBIDDEN, message).into_response();
+    if let Ok(challenge) = HeaderValue::from_str(&auth.insufficient_scope(&missing)) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
     }
-    let called = match serde_json::from_slice::<Call>(&bytes) {
-        Ok(Call { method, params: Some(Params { name }) }) if method == "tools/call" => Some(name),
-        _ => None,
-    };
-    if let Some(name) = called {
-        let needed = server.scopes_needed(&name);
-        let missing = principal.missing(&needed);
-        if !missing.is_empty() {
-            let message = format!(
-                "the access token lacks the scope {}, which the tool `{}` needs",
-                missing.join(" "),
-                crate::model::truncate(&name)
-            );
-            let mut response = (StatusCode::FORBIDDEN, message).into_response();
-            if let Ok(challenge) = HeaderValue::from_str(&auth.insufficient_scope(&missing)) {
-                response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
-            }
-            return response;
-        }
-    }
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await
+    response
 }
 
 /// Lets through a request whose access token `auth` accepts, its principal in the request's

@@ -58,7 +58,7 @@ impl McpServer {
     }
 
     /// The scopes of `needed` that `granted` lacks.
-    pub(super) fn missing(needed: &[String], granted: &BTreeSet<String>) -> Vec<String> {
+    pub(crate) fn missing(needed: &[String], granted: &BTreeSet<String>) -> Vec<String> {
         needed.iter().filter(|scope| !granted.contains(*scope)).cloned().collect()
     }
 }
