@@ -86,8 +86,13 @@ impl Handles {
         arguments: &mut String,
         mint: bool,
     ) -> Result<Option<Resolved>, ToolError> {
-        let mut object: Map<String, Value> = match serde_json::from_str::<Value>(arguments) {
-            Ok(Value::Object(object)) => object,
+        // A key that is the argument's name is written out in the text, or spelled with a
+        // `\u` escape: without either, the text is not parsed here (extraction reads it).
+        let quoted = Value::from(self.argument.as_str()).to_string();
+        let named = arguments.contains(&quoted) || arguments.contains("\\u");
+        let read = named.then(|| serde_json::from_str::<Value>(arguments).ok()).flatten();
+        let mut object: Map<String, Value> = match read {
+            Some(Value::Object(object)) => object,
             // Arguments that do not read are left for extraction to repair or refuse.
             _ => Map::new(),
         };
