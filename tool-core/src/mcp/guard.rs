@@ -139,6 +139,7 @@ enum Refusal {
 impl RequestGuard {
     /// The request with its body read, and the slot it holds if it needs one.
     async fn admit(&self, request: Request) -> Result<(Request, Option<OwnedSemaphorePermit>), Refusal> {
+        #[cfg_attr(not(feature = "oauth"), allow(unused_mut))]
         let (mut parts, body) = request.into_parts();
         let declared = parts
             .headers
@@ -156,9 +157,13 @@ impl RequestGuard {
             .await
             .map_err(|_| Refusal::Late)??;
         let (place, called) = place_of(&body);
+        // Only the OAuth scope check reads it.
+        #[cfg(feature = "oauth")]
         if let Some(tool) = called {
-            parts.extensions.insert(tool);
+            parts.extensions.insert(CalledTool(tool));
         }
+        #[cfg(not(feature = "oauth"))]
+        let _ = called;
         match place {
             Place::None => slot = None,
             // The slot a large body took to be read is given back for a listener's place.
@@ -254,11 +259,12 @@ enum Place {
 
 /// The tool a `tools/call` request names, as its body says: put in the request's extensions
 /// for the layers inside the guard (the OAuth scope check), which then need not read the body.
+#[cfg(feature = "oauth")]
 #[derive(Clone, Debug)]
 pub(super) struct CalledTool(pub(super) String);
 
 /// The place a message holds, and the tool it calls when it is a `tools/call`.
-fn place_of(body: &[u8]) -> (Place, Option<CalledTool>) {
+fn place_of(body: &[u8]) -> (Place, Option<String>) {
     #[derive(serde::Deserialize)]
     struct Message {
         id: Option<serde::de::IgnoredAny>,
@@ -273,7 +279,7 @@ fn place_of(body: &[u8]) -> (Place, Option<CalledTool>) {
         Ok(Message { id: Some(_), method: Some(method), params }) => match method.as_str() {
             "ping" => (Place::None, None),
             "subscriptions/listen" => (Place::Listener, None),
-            "tools/call" => (Place::Request, params.and_then(|p| p.name).map(CalledTool)),
+            "tools/call" => (Place::Request, params.and_then(|p| p.name)),
             _ => (Place::Request, None),
         },
         Ok(_) => (Place::None, None),
