@@ -4,7 +4,7 @@
 //! `MCP_CONFORMANCE_SCENARIO`, and checks what the server saw:
 //!
 //! ```text
-//! cargo build -p tool-examples --features mcp --bin mcp_conformance_client
+//! cargo build -p tool-examples --features oauth --bin mcp_conformance_client
 //! npx -y -p node@22 -p @modelcontextprotocol/conformance@0.2.0-alpha.12 \
 //!     conformance client --command target/debug/mcp_conformance_client --suite all \
 //!     --spec-version 2026-07-28 --expected-failures tests/mcp-conformance/client-baseline-2026-07-28.yml
@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use serde_json::{json, Value};
 use tool_core::ask::ElicitationAnswer;
-use tool_core::mcp::McpImport;
+use tool_core::mcp::{McpImport, OAuthClient};
 use tool_core::prelude::*;
 
 #[tokio::main]
@@ -103,11 +103,12 @@ async fn run(scenario: &str, url: &str) -> Result<String, String> {
     let plan = plan(scenario, context.as_ref())?;
     // This host's user accepts every form as offered, changing nothing: the import fills in the
     // defaults the form declares, as MCP asks of clients.
-    let import = McpImport::http(url)
-        .on_elicit(|_form| async { Ok(ElicitationAnswer::Accept(serde_json::Map::new())) })
-        .connect()
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut import =
+        McpImport::http(url).on_elicit(|_form| async { Ok(ElicitationAnswer::Accept(serde_json::Map::new())) });
+    if scenario.starts_with("auth/") {
+        import = import.oauth(oauth_client(context.as_ref())?);
+    }
+    let import = import.connect().await.map_err(|e| e.to_string())?;
     let tools = import.tools();
     let calls = match plan {
         Plan::List => Vec::new(),
@@ -136,6 +137,55 @@ async fn run(scenario: &str, url: &str) -> Result<String, String> {
     }
     import.close().await;
     outcome.map(|()| said.join("; "))
+}
+
+/// The suite's client for its authorization servers: client credentials when the scenario gives
+/// them (with a secret or a private key), else the authorization code flow as a desktop host
+/// runs it, a pre-registered client when the scenario names one, else the client ID metadata
+/// document the suite serves, else dynamic registration.
+fn oauth_client(context: Option<&Value>) -> Result<OAuthClient, String> {
+    let field = |name: &str| context.and_then(|c| c.get(name)).and_then(Value::as_str).map(str::to_owned);
+    let (client_id, secret, key) = (field("client_id"), field("client_secret"), field("private_key_pem"));
+    let client = match (client_id, secret, key) {
+        (id, _, Some(pem)) => {
+            let id = id.ok_or("the suite gave a private key and no `client_id`")?;
+            let algorithm = field("signing_algorithm").unwrap_or_else(|| "ES256".to_owned());
+            OAuthClient::private_key_jwt(id, pem, &algorithm).map_err(|e| e.to_string())?
+        }
+        (Some(id), Some(secret), None) if field("issuer").is_none() => OAuthClient::client_credentials(id, secret),
+        (id, secret, None) => {
+            let mut client = OAuthClient::authorization_code(REDIRECT_URI, |prompt| browse(prompt.url))
+                .client_metadata_url(CLIENT_METADATA_URL)
+                .client_name("tool-core conformance client");
+            if let Some(id) = id {
+                client = client.client_id(id);
+            }
+            if let Some(secret) = secret {
+                client = client.client_secret(secret);
+            }
+            client
+        }
+    };
+    Ok(client)
+}
+
+/// Where the suite's authorization servers send the browser back.
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+/// The client ID metadata document the suite's authorization servers accept.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// A user who approves at once: the authorization page is opened and the redirect it answers
+/// with is where the browser would go.
+async fn browse(url: String) -> Result<String, ToolError> {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| ToolError::new(e.to_string()))?;
+    let page = http.get(&url).send().await.map_err(|e| ToolError::new(e.to_string()))?;
+    let location = page.headers().get("location").and_then(|v| v.to_str().ok());
+    location
+        .map(str::to_owned)
+        .ok_or_else(|| ToolError::new(format!("the authorization page answered {}", page.status())))
 }
 
 /// Runs `name` through an executor over the imported tools, as a host runs a model's call.

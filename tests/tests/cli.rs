@@ -364,8 +364,8 @@ async fn serve_mcp_reads_its_token_from_a_file_and_refuses_clients_without_it() 
         refused.to_string(),
         format!(
             "cannot connect to the MCP server `{url}`: the server answered 401: it wants authorization \
-             (`WWW-Authenticate: Bearer`); the import sends only the token given to \
-             `McpImportBuilder::bearer_token`, and does no OAuth"
+             (`WWW-Authenticate: Bearer`); without `McpImportBuilder::oauth`, the import sends only the \
+             token given to `McpImportBuilder::bearer_token`"
         )
     );
     let import = tool_core::mcp::McpImport::http(url).bearer_token("from-a-file").connect().await.unwrap();

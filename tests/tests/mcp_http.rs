@@ -244,8 +244,8 @@ async fn a_bearer_token_is_required_when_configured() {
         refused.to_string(),
         format!(
             "cannot connect to the MCP server `{url}`: the server answered 401: it wants authorization \
-             (`WWW-Authenticate: Bearer`); the import sends only the token given to \
-             `McpImportBuilder::bearer_token`, and does no OAuth"
+             (`WWW-Authenticate: Bearer`); without `McpImportBuilder::oauth`, the import sends only the \
+             token given to `McpImportBuilder::bearer_token`"
         )
     );
     let wrong = McpImport::http(&url).bearer_token("wrong").connect().await.expect_err("refused with a wrong token");

@@ -32,6 +32,7 @@ mod mcp_tasks;
 mod mcp_tool_search;
 mod playground;
 mod oauth;
+mod oauth_client;
 mod replicas;
 mod rest;
 mod rest_openapi;

@@ -91,7 +91,7 @@ pub use model::{
     is_valid_tool_name, Approval, Cardinality, EnumConstraint, IconTheme, SourceLocation, TaskSupport, ToolAnnotations,
     ToolDefinition, ToolIcon, ToolParameter, ValueKind,
 };
-pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, ToolCallRequest};
+pub use model::{ArgumentError, ArgumentErrors, Extraction, ParseWarning, Principal, ToolCallRequest};
 pub use model::{Audio, ContentBlock, EmbeddedResource, Image, ResourceContents, ResourceLink};
 pub use model::{ErrorKind, IntoToolOutput, Json, ToolError, ToolOutput};
 pub use stateful::{ConversationState, Conversations, StateLimits, DEFAULT_MAX_STATE_BYTES};

@@ -10,8 +10,9 @@ use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use super::jwks::{fetch_json, FetchLimits};
-use super::principal::Principal;
+use super::principal;
 use super::refusal::TokenRefusal;
+use crate::model::Principal;
 
 /// The most answers kept at once: past it, the expired ones are dropped, and if none is, all.
 const MAX_KEPT: usize = 10_000;
@@ -141,7 +142,7 @@ fn check(mut claims: Map<String, Value>, expected: &Expected<'_>) -> Result<Prin
         let client = claims.get("client_id").cloned().ok_or_else(|| TokenRefusal::MissingClaim("sub".to_owned()))?;
         claims.insert("sub".to_owned(), client);
     }
-    Ok(Principal::of_claims(&claims))
+    Ok(principal::of_claims(&claims))
 }
 
 /// `text` as `application/x-www-form-urlencoded` writes it.

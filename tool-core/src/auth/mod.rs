@@ -11,7 +11,7 @@ mod principal;
 mod refusal;
 mod resource;
 
+pub use crate::model::Principal;
 pub use jsonwebtoken::Algorithm;
-pub use principal::Principal;
 pub use refusal::{AuthError, TokenRefusal};
 pub use resource::{ResourceServer, ResourceServerBuilder, MAX_LEEWAY};

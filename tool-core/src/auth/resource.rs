@@ -13,8 +13,9 @@ use serde_json::{json, Map, Value};
 
 use super::introspect::{Answers, Expected, Introspection};
 use super::jwks::{fetch_json, FetchLimits, KeySet};
-use super::principal::Principal;
+use super::principal;
 use super::refusal::{AuthError, TokenRefusal};
+use crate::model::Principal;
 
 /// The algorithms accepted unless the host says otherwise: every public-key one.
 const PUBLIC_KEY_ALGORITHMS: [Algorithm; 9] = [
@@ -189,7 +190,7 @@ impl ResourceServer {
                 )),
                 _ => TokenRefusal::Malformed(e.to_string()),
             })?;
-        Ok(Principal::of_claims(&data.claims))
+        Ok(principal::of_claims(&data.claims))
     }
 
     /// The token's algorithm as its header names it, read before anything else is: `none`

@@ -41,6 +41,8 @@ mod tasks; // long calls answered with tasks (the MCP tasks extension)
 
 pub use handles::DEFAULT_HANDLE_TTL;
 pub use http::{McpHttpBuilder, McpHttpServer};
+#[cfg(feature = "oauth")]
+pub use import::{AuthorizationPrompt, OAuthClient};
 pub use import::{McpCause, McpImport, McpImportBuilder, McpImportError, SkipReason, SkippedTool};
 pub use mrtr::{DEFAULT_INPUT_STATE_TTL, DEFAULT_MAX_INPUT_ROUNDS};
 pub use primitives::{

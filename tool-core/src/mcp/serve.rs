@@ -35,7 +35,7 @@ pub use super::server_error::McpServerError;
 mod scopes; // OAuth scopes per tool: what each call needs, what a caller sees
 mod starting; // what a task of a call needs, and a prompt's question asked in rounds
 mod builder; // The settings of an `McpServer`: what `McpServerBuilder` sets and how `build` exports the catalog.
-use crate::model::{ToolCallRequest, ToolDefinition, ToolError};
+use crate::model::{ToolCallRequest, ToolError};
 use crate::providers::export::export;
 use crate::providers::names::NameMap;
 use crate::providers::results::{mcp_parts, mcp_warnings_meta, McpParts, Piece};
@@ -126,12 +126,20 @@ pub struct McpServer {
     tasks: Arc<super::tasks::Tasks>,
     /// Who a request comes from, by the host's rule: the principal its calls and tasks run as.
     principal: Option<Arc<PrincipalRule>>,
-    /// The host's rule adding the OAuth scopes a tool's calls need.
-    scope_rule: Option<Arc<ScopeRule>>,
+    /// The host's rule adding the OAuth scopes a tool's calls need, and what callers see.
+    scopes: Arc<ScopePolicy>,
 }
 
-/// The host's rule adding the OAuth scopes a tool needs (by tag, annotation, name).
-type ScopeRule = dyn Fn(&ToolDefinition) -> Vec<String> + Send + Sync;
+/// The host's settings of OAuth scopes: a rule adding scopes to those a tool declares (by tag,
+/// annotation, name), and whether a caller is listed the tools its scopes do not let it call.
+#[derive(Default)]
+struct ScopePolicy {
+    rule: Option<Box<ScopeRule>>,
+    list_all: bool,
+}
+
+/// The host's rule adding the OAuth scopes a tool needs.
+type ScopeRule = dyn Fn(&crate::ToolDefinition) -> Vec<String> + Send + Sync;
 
 /// The host's rule naming the principal of an HTTP request.
 type PrincipalRule = dyn Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync;
@@ -291,7 +299,7 @@ pub struct McpServerBuilder {
     handles: super::handles::Handles,
     tasks: super::tasks::Tasks,
     principal: Option<Arc<PrincipalRule>>,
-    scope_rule: Option<Arc<ScopeRule>>,
+    scopes: ScopePolicy,
 }
 
 impl McpServer {
@@ -319,7 +327,7 @@ impl McpServer {
             handles: super::handles::Handles::default(),
             tasks: super::tasks::Tasks::default(),
             principal: None,
-            scope_rule: None,
+            scopes: ScopePolicy::default(),
         }
     }
 
@@ -529,17 +537,6 @@ impl McpServer {
         self.session.as_ref().map(|session| &session.search)
     }
 
-    /// The principal of a request: its access token's (feature `oauth`), else the host's
-    /// rule's (HTTP requests only).
-    fn principal_of(&self, context: &RequestContext<RoleServer>) -> Option<String> {
-        let parts = context.extensions.get::<axum::http::request::Parts>()?;
-        #[cfg(feature = "oauth")]
-        if let Some(principal) = parts.extensions.get::<crate::auth::Principal>() {
-            return Some(principal.id());
-        }
-        self.principal.as_ref().and_then(|rule| rule(parts))
-    }
-
     /// The failed result (and record) of a call to a stateful tool that has no conversation.
     fn refused(&self, call: ToolCallRequest, why: &str) -> Result<CallToolResponse, ErrorData> {
         let message =
@@ -682,11 +679,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let served = self.current();
-        let mut listed = self.listed(&served, &context);
-        // A caller with an access token sees only the tools its scopes let it call.
-        if let Some(granted) = Self::granted(&context) {
-            listed = listed.iter().copied().filter(|&place| self.may_list(&served, place, &granted)).collect();
-        }
+        let listed = self.listed_to(&served, self.listed(&served, &context), &context);
         // The cursor is the index of the page's first tool, as text.
         let start = match request.and_then(|r| r.cursor) {
             None => 0,
@@ -702,8 +695,9 @@ impl ServerHandler for McpServer {
             true => &served.outside,
             false => &served.tools,
         };
-        let mut result =
-            ListToolsResult::with_all_items(listed[start..end].iter().map(|&place| tools[place].clone()).collect());
+        let mut result = ListToolsResult::with_all_items(
+            listed[start..end].iter().map(|&place| self.marked(&served, place, tools[place].clone())).collect(),
+        );
         result.next_cursor = (end < listed.len()).then(|| end.to_string());
         Ok(result)
     }
@@ -857,10 +851,11 @@ impl ServerHandler for McpServer {
         let sent = if in_rounds { raw.clone() } else { String::new() };
         let mut call = ToolCallRequest::new(request.name.to_string(), context.id.to_string(), raw);
         call.principal = self.principal_of(&context);
+        call.identity = Self::identity_of(&context).cloned();
         // The HTTP layer refuses a call without its scopes with 403 first; this holds for any
         // other way a call could arrive with a token.
         if let Some(granted) = Self::granted(&context) {
-            let missing = Self::missing(&self.scopes_needed(&called), &granted);
+            let missing = Self::missing(&self.scopes_needed(&called), granted);
             if !missing.is_empty() {
                 let message =
                     format!("The access token lacks the scope {}, which the tool `{called}` needs.", missing.join(" "));

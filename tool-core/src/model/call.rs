@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::pointer;
+use super::principal::Principal;
 use super::rules;
 
 /// How long a received value may be in messages before it is cut.
@@ -54,6 +55,11 @@ pub struct ToolCallRequest {
     /// under the same conversation id. Set by the host or the front end, never by the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub principal: Option<String>,
+    /// What the caller's access token says of them (subject, client, scopes), when the front
+    /// end checked one (an MCP server with OAuth); `principal` is then its
+    /// [`id`](Principal::id). Kept in the call's record; it holds no token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Principal>,
 }
 
 impl ToolCallRequest {
@@ -69,6 +75,7 @@ impl ToolCallRequest {
             provider_data: Map::new(),
             conversation_id: None,
             principal: None,
+            identity: None,
         }
     }
 

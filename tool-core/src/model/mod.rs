@@ -9,6 +9,7 @@ mod content;
 mod definition;
 pub(crate) mod mcp_headers;
 mod output;
+mod principal;
 pub(crate) mod pointer;
 pub mod rules;
 mod words;
@@ -22,4 +23,5 @@ pub use definition::{
 };
 pub(crate) use output::{cut_at, cut_saying, serialized_over};
 pub use output::{ErrorKind, IntoToolOutput, Json, ToolError, ToolOutput};
+pub use principal::Principal;
 pub(crate) use words::{duration_words, human_bytes, panic_words};

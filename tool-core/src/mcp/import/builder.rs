@@ -12,6 +12,8 @@ impl McpImportBuilder {
             limits: Limits::default(),
             answers: Answers::default(),
             defer: false,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
     }
 
@@ -71,6 +73,17 @@ impl McpImportBuilder {
         if let Endpoint::Child { dir, .. } = &mut self.endpoint {
             *dir = Some(path.into());
         }
+        self
+    }
+
+    /// Authorizes to an HTTP endpoint protected by OAuth 2.1 as `client` says: the server's
+    /// `401` starts the flow, tokens are refreshed, and a `403 insufficient_scope` asks for the
+    /// scope named and sends the call again (see [`OAuthClient`]). A token given to
+    /// [`bearer_token`](McpImportBuilder::bearer_token) is sent until the server refuses it.
+    /// Ignored for a child process.
+    #[cfg(feature = "oauth")]
+    pub fn oauth(mut self, client: OAuthClient) -> Self {
+        self.oauth = Some(client);
         self
     }
 
@@ -195,6 +208,11 @@ impl McpImportBuilder {
 
     /// Connects, and lists the server's tools (every page, within the limits).
     pub async fn connect(self) -> Result<McpImport, McpImportError> {
+        #[cfg(feature = "oauth")]
+        let endpoint_url = match &self.endpoint {
+            Endpoint::Http { url, .. } => Some(url.clone()),
+            Endpoint::Child { .. } => None,
+        };
         let shared = Arc::new(Shared {
             id: IMPORTS.fetch_add(1, Ordering::Relaxed),
             redactor: self.endpoint.redactor(),
@@ -213,9 +231,14 @@ impl McpImportBuilder {
             changes: watch::Sender::new(0),
             progress: Mutex::new(HashMap::new()),
             answers: self.answers,
+            #[cfg(feature = "oauth")]
+            oauth: match (self.oauth, &endpoint_url) {
+                (Some(client), Some(url)) => Some(oauth::Authorizer::new(client, url.clone())),
+                _ => None,
+            },
         });
         let live = shared.connected().await?;
-        list(&shared, &live.peer).await?;
+        shared.list_tools(&live.peer).await?;
         Ok(McpImport { shared })
     }
 }

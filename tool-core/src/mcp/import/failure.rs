@@ -27,7 +27,13 @@ const MAX_QUOTED_HEADER: usize = 200;
 /// What rmcp says went wrong, without credentials. A refusal of authorization is said in words:
 /// rmcp's text for it names its transport's types, not what the server answered.
 pub(super) fn reason(error: &(dyn std::error::Error + 'static), redactor: &Redactor) -> String {
-    // rmcp's handshake error keeps its transport's error beside it, not as its source.
+    let refusal = causes(error).into_iter().find_map(refusal);
+    redactor.clean(&refusal.unwrap_or_else(|| error.to_string()))
+}
+
+/// `error` and its causes, with the transport's error rmcp's handshake error keeps beside it
+/// (not as its source).
+fn causes<'a>(error: &'a (dyn std::error::Error + 'static)) -> Vec<&'a (dyn std::error::Error + 'static)> {
     let beside = match error.downcast_ref::<ClientInitializeError>() {
         Some(ClientInitializeError::TransportError { error, .. }) => Some(error as &(dyn std::error::Error + 'static)),
         _ => None,
@@ -40,8 +46,30 @@ pub(super) fn reason(error: &(dyn std::error::Error + 'static), redactor: &Redac
             cause = current.source();
         }
     }
-    let refusal = chain.iter().find_map(|cause| refusal(*cause));
-    redactor.clean(&refusal.unwrap_or_else(|| error.to_string()))
+    chain
+}
+
+/// A server's refusal of the token that a new one may answer: its `WWW-Authenticate` header,
+/// and for a `403 insufficient_scope` the scope it names.
+#[derive(Debug, Clone)]
+// Noted without feature `oauth` too, where only its presence counts (nothing answers it).
+#[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+pub(super) struct Challenge {
+    pub(super) header: String,
+    /// `None` for a `401`.
+    pub(super) insufficient_scope: Option<String>,
+}
+
+/// The `401`, or the `403` that names a scope, among the causes of `error`.
+pub(super) fn challenge(error: &(dyn std::error::Error + 'static)) -> Option<Challenge> {
+    causes(error).into_iter().find_map(|cause| {
+        if let Some(refused) = cause.downcast_ref::<AuthRequiredError>() {
+            return Some(Challenge { header: refused.www_authenticate_header.clone(), insufficient_scope: None });
+        }
+        let refused = cause.downcast_ref::<InsufficientScopeError>()?;
+        let scope = refused.required_scope.clone().filter(|scope| !scope.trim().is_empty())?;
+        Some(Challenge { header: refused.www_authenticate_header.clone(), insufficient_scope: Some(scope) })
+    })
 }
 
 /// A server's 401 or 403, said for the host.
@@ -63,15 +91,14 @@ fn refusal(cause: &(dyn std::error::Error + 'static)) -> Option<String> {
     };
     if let Some(refused) = cause.downcast_ref::<AuthRequiredError>() {
         return Some(format!(
-            "the server answered 401: it wants authorization (`WWW-Authenticate: {}`); the import sends \
-             only the token given to `McpImportBuilder::bearer_token`, and does no OAuth",
+            "the server answered 401: it wants authorization (`WWW-Authenticate: {}`); without \
+             `McpImportBuilder::oauth`, the import sends only the token given to `McpImportBuilder::bearer_token`",
             quoted(&refused.www_authenticate_header)
         ));
     }
     cause.downcast_ref::<InsufficientScopeError>().map(|refused| {
         format!(
-            "the server answered 403: the token given to `McpImportBuilder::bearer_token` lacks a scope it \
-             wants (`WWW-Authenticate: {}`)",
+            "the server answered 403: the token sent lacks a scope it wants (`WWW-Authenticate: {}`)",
             quoted(&refused.www_authenticate_header)
         )
     })

@@ -46,9 +46,15 @@ mod failure;
 mod result;
 mod rounds;
 mod builder; // The settings of an `McpImport` and `connect`.
+mod connect; // connecting, again after a loss, and answering a refusal of the token
+#[cfg(feature = "oauth")]
+mod oauth; // the import as an OAuth 2.1 client
 
 pub use error::{McpCause, McpImportError, SkipReason, SkippedTool};
-use failure::reason;
+#[cfg(feature = "oauth")]
+pub use oauth::{AuthorizationPrompt, OAuthClient};
+
+use failure::{challenge, reason, Challenge};
 use result::read_result;
 
 /// The revision offered first, through `server/discover`; a server that does not speak it is
@@ -100,6 +106,8 @@ pub struct McpImportBuilder {
     limits: Limits,
     answers: Answers,
     defer: bool,
+    #[cfg(feature = "oauth")]
+    oauth: Option<OAuthClient>,
 }
 
 /// The host's answers to the server's requests: its model for `sampling/createMessage`, its
@@ -197,6 +205,8 @@ struct Shared {
     /// Where each call's progress goes, by the progress token rmcp gave its request.
     progress: Mutex<HashMap<ProgressToken, ProgressSink>>,
     answers: Answers,
+    #[cfg(feature = "oauth")]
+    oauth: Option<oauth::Authorizer>,
 }
 
 /// Whether a refresh is running, and whether another was asked for meanwhile.
@@ -212,25 +222,6 @@ struct Failures {
     count: u32,
     last: Option<Instant>,
     reason: String,
-}
-
-/// How a connection attempt ended when it gave no session.
-enum Started {
-    /// The server answered `server/discover`, but not as a 2026-07-28 server does: it lists
-    /// only revisions that start with `initialize`, or it gave another result (some servers
-    /// answer every request they do not know with `{}`). Said in words.
-    Legacy(String),
-    Failed(McpImportError),
-}
-
-impl Started {
-    fn into_error(self, server: String) -> McpImportError {
-        match self {
-            Started::Failed(error) => error,
-            // Only an answer to `server/discover` says this, and the second attempt sends none.
-            Started::Legacy(why) => McpImportError::Connect { server, reason: why, source: None },
-        }
-    }
 }
 
 /// The client side of the session: routes progress to calls and refreshes on list changes.
@@ -316,7 +307,7 @@ fn schedule_refresh(shared: Arc<Shared>, peer: Peer<RoleClient>) {
     // Listing is a request on this same session: it must not hold up the session's loop.
     tokio::spawn(async move {
         loop {
-            if let Err(error) = list(&shared, &peer).await {
+            if let Err(error) = shared.list_tools(&peer).await {
                 tracing::warn!(target: "tools", %error, "refreshing the imported MCP tools failed");
             }
             let mut refresh = shared.refresh.lock().unwrap_or_else(|e| e.into_inner());
@@ -498,7 +489,7 @@ impl McpImport {
     /// Reads the server's list again now.
     pub async fn refresh(&self) -> Result<(), McpImportError> {
         let live = self.shared.connected().await?;
-        list(&self.shared, &live.peer).await
+        self.shared.list_tools(&live.peer).await
     }
 
     /// Ends the session (a child process is stopped); the next call or refresh connects again.
@@ -589,173 +580,89 @@ impl Shared {
         self.live.read().unwrap_or_else(|e| e.into_inner()).clone().filter(Live::usable)
     }
 
-    /// The live session, connecting (again) when there is none or it was lost.
-    async fn connected(self: &Arc<Self>) -> Result<Live, McpImportError> {
-        if let Some(live) = self.live() {
-            return Ok(live);
-        }
-        let mut session = self.session.lock().await;
-        // Another call may have reconnected while this one waited.
-        if let Some(live) = self.live() {
-            return Ok(live);
-        }
-        let reconnecting = session.is_some();
-        if let Some(old) = self.live.write().unwrap_or_else(|e| e.into_inner()).take() {
-            old.lost.cancel();
-        }
-        self.wait_for_backoff()?;
-        let running = match self.handshake().await {
-            Ok(running) => running,
-            Err(error) => {
-                let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-                failures.count = failures.count.saturating_add(1);
-                failures.last = Some(Instant::now());
-                failures.reason = error.to_string();
-                return Err(error);
-            }
-        };
-        *self.failures.lock().unwrap_or_else(|e| e.into_inner()) = Failures::default();
-        let live = Live { peer: running.peer().clone(), lost: CancellationToken::new(), in_flight: Arc::default() };
-        // The old session, if any, is dropped here, which ends it.
-        *session = Some(running);
-        *self.live.write().unwrap_or_else(|e| e.into_inner()) = Some(live.clone());
-        drop(session);
-        heartbeat(live.clone(), self.heartbeat);
-        listen_for_changes(self, &live, self.limits.handshake_timeout).await;
-        if reconnecting {
-            // The server may have changed while it was away.
-            list(self, &live.peer).await?;
-        }
-        Ok(live)
-    }
-
-    /// Refuses to connect while the backoff after repeated failures lasts.
-    fn wait_for_backoff(&self) -> Result<(), McpImportError> {
-        let failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(last) = failures.last.filter(|_| failures.count >= 2) else { return Ok(()) };
-        let doublings = (failures.count - 2).min(20);
-        let wait = self.limits.backoff_first.saturating_mul(1 << doublings).min(self.limits.backoff_max);
-        let left = wait.saturating_sub(last.elapsed());
-        if left.is_zero() {
-            return Ok(());
-        }
-        Err(McpImportError::Connect {
-            server: self.endpoint.label(),
-            source: None,
-            reason: format!(
-                "{} attempts in a row failed, the last with: {}; the next attempt is allowed in {} ms (`McpImportBuilder::reconnect_backoff`)",
-                failures.count,
-                failures.reason,
-                left.as_millis().max(1)
-            ),
-        })
-    }
-
-    /// Starts or reaches the server and agrees on a revision, within the time allowed: 2026-07-28
-    /// through `server/discover` first; a server that does not know `server/discover` gets the
-    /// `initialize` handshake on the same connection (rmcp's fallback), and one that answers it
-    /// listing only older revisions is reached again with `initialize` alone.
-    async fn handshake(self: &Arc<Self>) -> Result<RunningService<RoleClient, ImportHandler>, McpImportError> {
-        let limit = self.limits.handshake_timeout;
-        let started = Instant::now();
-        let first = if self.limits.legacy_only {
-            ClientLifecycleMode::Initialize
-        } else {
-            ClientLifecycleMode::Auto {
-                preferred_versions: vec![MODERN_VERSION],
-                legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
-            }
-        };
-        match self.start(first, limit).await {
-            Err(Started::Legacy(why)) => {
-                tracing::debug!(
-                    target: "tools",
-                    server = %self.endpoint.label(),
-                    %why,
-                    "the MCP server does not speak 2026-07-28: connecting again with `initialize`"
-                );
-                let left = limit.saturating_sub(started.elapsed());
-                self.start(ClientLifecycleMode::Initialize, left).await.map_err(|e| e.into_error(self.endpoint.label()))
-            }
-            other => other.map_err(|e| e.into_error(self.endpoint.label())),
-        }
-    }
-
-    /// One connection attempt in `lifecycle`, within `limit`.
-    async fn start(
-        self: &Arc<Self>,
-        lifecycle: ClientLifecycleMode,
-        limit: Duration,
-    ) -> Result<RunningService<RoleClient, ImportHandler>, Started> {
-        let handler = ImportHandler { shared: Arc::downgrade(self), answers: self.answers.clone() };
-        let server = self.endpoint.label();
-        let is_discovering = !matches!(lifecycle, ClientLifecycleMode::Initialize);
-        let timed_out = || {
-            Started::Failed(McpImportError::Connect {
-                server: server.clone(),
-                reason: format!(
-                    "no answer to `server/discover` or `initialize` within {} ms (`McpImportBuilder::handshake_timeout`)",
-                    self.limits.handshake_timeout.as_millis()
-                ),
-                source: None,
-            })
-        };
-        let outcome = match &self.endpoint {
-            Endpoint::Child { program, args, envs, dir } => {
-                let mut command = tokio::process::Command::new(program);
-                command.args(args).envs(envs.iter().map(|(k, v)| (k, v)));
-                if let Some(dir) = dir {
-                    command.current_dir(dir);
-                }
-                let transport = TokioChildProcess::new(command)
-                    .map_err(|source| Started::Failed(McpImportError::Spawn { server: server.clone(), source }))?;
-                // Dropped on a time-out, the transport stops the child.
-                tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle)).await
-            }
-            Endpoint::Http { url, bearer } => {
-                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                if let Some(token) = bearer {
-                    config = config.auth_header(token.clone());
-                }
-                let transport = StreamableHttpClientTransport::from_config(config);
-                tokio::time::timeout(limit, handler.serve_with_lifecycle(transport, lifecycle)).await
-            }
-        };
-        match outcome.map_err(|_| timed_out())? {
-            Ok(running) => Ok(running),
-            Err(ClientInitializeError::NoCompatibleProtocolVersion { server_supported, .. })
-                if server_supported.iter().any(ProtocolVersion::has_initialize) =>
-            {
-                let listed: Vec<&str> = server_supported.iter().map(ProtocolVersion::as_str).collect();
-                Err(Started::Legacy(format!("its `server/discover` lists only {}", listed.join(", "))))
-            }
-            Err(ClientInitializeError::ExpectedInitResult(Some(_))) if is_discovering => {
-                Err(Started::Legacy("it answered `server/discover` with something else than a discovery result".into()))
-            }
-            Err(error) => {
-                let reason = reason(&error, &self.redactor);
-                Err(Started::Failed(McpImportError::Connect {
-                    server,
-                    reason: reason.clone(),
-                    source: Some(McpCause::new(reason, error)),
-                }))
-            }
-        }
-    }
-
-    /// Calls `name` on the server with `arguments`; the result or error becomes the tool's.
+    /// Calls `name` on the server with `arguments`; the result or error becomes the tool's. A
+    /// call the server refuses for its token (`401`, or `403` naming a scope) is sent once more
+    /// after an OAuth client got a new one.
     async fn call(self: Arc<Self>, name: Arc<str>, arguments: Map<String, Value>, ctx: ToolContext) -> ToolResult {
-        let live = self.connected().await.map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unreachable"))?;
-
-        let _in_flight = InFlight::enter(&live);
         let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
+        let mut answered_challenge = false;
+        let answered = loop {
+            let live =
+                self.connected().await.map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unreachable"))?;
+            let challenged = Mutex::new(None);
+            match self.call_once(&live, &name, params.clone(), &ctx, &challenged).await {
+                Ok(answered) => break answered,
+                Err(error) => {
+                    let challenge = challenged.into_inner().unwrap_or_else(|e| e.into_inner());
+                    match challenge {
+                        Some(challenge) if !answered_challenge && self.answers_challenges() => {
+                            answered_challenge = true;
+                            let failed = McpImportError::Connect {
+                                server: self.endpoint.label(),
+                                reason: error.message().to_owned(),
+                                source: None,
+                            };
+                            self.answer(&challenge, failed)
+                                .await
+                                .map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unauthorized"))?;
+                        }
+                        _ => return Err(error),
+                    }
+                }
+            }
+        };
+        let metadata = answered.metadata();
+        let mut output = read_result(answered.result)?;
+        output.metadata.extend(metadata);
+        Ok(output)
+    }
+
+    /// Lists the server's tools. A refusal of the token is answered once (an OAuth client gets
+    /// a new one), and the list read again on a new connection.
+    async fn list_tools(self: &Arc<Self>, peer: &Peer<RoleClient>) -> Result<(), McpImportError> {
+        let error = match list(self, peer).await {
+            Err(error) => error,
+            listed => return listed,
+        };
+        let challenged = match &error {
+            McpImportError::List { source: Some(cause), .. } if self.answers_challenges() => challenge(cause.get_ref()),
+            _ => None,
+        };
+        let Some(challenge) = challenged else { return Err(error) };
+        if let Some(live) = self.live() {
+            live.lost.cancel();
+        }
+        self.answer(&challenge, error).await?;
+        // A new connection lists the tools again.
+        self.connected().await.map(drop)
+    }
+
+    /// Whether a refusal of the token is answered with a new one (the import is an OAuth client).
+    fn answers_challenges(&self) -> bool {
+        #[cfg(feature = "oauth")]
+        return self.oauth.is_some();
+        #[cfg(not(feature = "oauth"))]
+        false
+    }
+
+    /// One sending of the call, with its rounds and task; a refusal of the token is noted in
+    /// `challenged`.
+    async fn call_once(
+        self: &Arc<Self>,
+        live: &Live,
+        name: &str,
+        params: CallToolRequestParams,
+        ctx: &ToolContext,
+        challenged: &Mutex<Option<Challenge>>,
+    ) -> Result<rounds::Answered, ToolError> {
+        let _in_flight = InFlight::enter(live);
         // rmcp gives each request a progress token of its own: each request of the call
         // (each round) is routed by its token when it is sent (see `rounds::send`).
         let forwarded = ctx.clone();
         let sink: ProgressSink =
             Arc::new(move |p: Progress| forwarded.report_progress(p.progress, p.total, p.message.as_deref()));
         let route =
-            |token: ProgressToken| -> Box<dyn Send> { Box::new(ProgressRoute::open(&self, token, Arc::clone(&sink))) };
+            |token: ProgressToken| -> Box<dyn Send> { Box::new(ProgressRoute::open(self, token, Arc::clone(&sink))) };
         let progress: Option<&rounds::Route<'_>> = ctx.wants_progress().then_some(&route);
         // Dropped on a time-out or cancellation, this future sends `notifications/cancelled`
         // (and `tasks/cancel` for a call the server runs as a task).
@@ -769,12 +676,9 @@ impl Shared {
             sampling: self.answers.sampling.as_ref(),
             elicitation: self.answers.elicitation.as_ref(),
             progress,
+            challenged,
         };
-        let answered = rounds::drive(&remote, &name, params).await?;
-        let metadata = answered.metadata();
-        let mut output = read_result(answered.result)?;
-        output.metadata.extend(metadata);
-        Ok(output)
+        rounds::drive(&remote, name, params).await
     }
 }
 

@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 use crate::model::ToolError;
 
 use super::super::redact::Redactor;
-use super::failure::{lost, lost_call};
+use super::failure::{challenge, lost, lost_call, Challenge};
 use crate::ask::{ElicitationHandler, SamplingHandler};
 
 /// What a remote call's rounds and task need of the import: its server, its live session, its
@@ -35,6 +35,9 @@ pub(super) struct Remote<'a> {
     pub(super) elicitation: Option<&'a ElicitationHandler>,
     /// Routes the progress of a request by its token, when the caller wants progress.
     pub(super) progress: Option<&'a Route<'a>>,
+    /// Where a refusal of the token (a `401`, or a `403` naming a scope) is noted, for an OAuth
+    /// client to answer.
+    pub(super) challenged: &'a std::sync::Mutex<Option<Challenge>>,
 }
 
 /// Routes the progress reported under a request's token to the call, until the returned guard
@@ -182,6 +185,9 @@ fn check_rounds(remote: &Remote<'_>, name: &str, rounds: usize) -> Result<(), To
 fn failed(remote: &Remote<'_>, name: &str, error: &ServiceError) -> ToolError {
     if !matches!(error, ServiceError::McpError(_)) {
         remote.lost.cancel();
+        if let Some(refused) = challenge(error) {
+            *remote.challenged.lock().unwrap_or_else(|e| e.into_inner()) = Some(refused);
+        }
     }
     lost_call(&remote.server, name, error, remote.redactor)
 }

@@ -66,7 +66,7 @@ impl McpServerBuilder {
             handles: Arc::new(self.handles),
             tasks: Arc::new(self.tasks),
             principal: self.principal,
-            scope_rule: self.scope_rule,
+            scopes: Arc::new(self.scopes),
         })
     }
 
@@ -186,10 +186,20 @@ impl McpServerBuilder {
     /// gives for its definition: by tag, annotation or name, for tools that cannot be
     /// annotated (imported, REST). Over an endpoint protected by OAuth
     /// ([`McpHttpBuilder::oauth`](crate::mcp::McpHttpBuilder::oauth)), a caller whose token
-    /// lacks one does not see the tool in `tools/list`, and its call is refused with `403`
-    /// and `insufficient_scope`; other requests are not held to scopes.
+    /// lacks one does not see the tool in `tools/list` (unless
+    /// [`list_tools_beyond_scopes`](McpServerBuilder::list_tools_beyond_scopes)), and its call
+    /// is refused with `403` and `insufficient_scope`; other requests are not held to scopes.
     pub fn scopes_for(mut self, rule: impl Fn(&crate::ToolDefinition) -> Vec<String> + Send + Sync + 'static) -> Self {
-        self.scope_rule = Some(Arc::new(rule));
+        self.scopes.rule = Some(Box::new(rule));
+        self
+    }
+
+    /// Lists every tool to a caller with an access token, also those its scopes do not let it
+    /// call, so that its client can step up when it calls one (`403 insufficient_scope`); off
+    /// by default, which hides them (a caller learns nothing of what it may not do). Either
+    /// way, each listed tool that needs scopes names them in `_meta["tool-core/scopes"]`.
+    pub fn list_tools_beyond_scopes(mut self, list: bool) -> Self {
+        self.scopes.list_all = list;
         self
     }
 
