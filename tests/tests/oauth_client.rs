@@ -42,6 +42,11 @@ fn free_port() -> u16 {
 /// Our MCP server, protected by tokens of `auth`, listing every tool to every caller (so that
 /// a client learns of `notes.write` and steps up when it calls it).
 async fn protected(auth: &AuthServer) -> McpHttpServer {
+    protected_keeping(auth, Arc::default()).await
+}
+
+/// `protected`, keeping the record of every call in `records`, as JSON.
+async fn protected_keeping(auth: &AuthServer, records: Arc<Mutex<Vec<serde_json::Value>>>) -> McpHttpServer {
     let port = free_port();
     let resource = format!("http://127.0.0.1:{port}/mcp");
     let checker = ResourceServer::builder(auth.issuer(), &resource)
@@ -49,7 +54,11 @@ async fn protected(auth: &AuthServer) -> McpHttpServer {
         .build()
         .unwrap();
     let catalog = ToolCatalog::builder().add_declared::<whoami>().add_declared::<write_note>().build().unwrap();
-    let server = McpServer::builder(Executor::new(catalog)).list_tools_beyond_scopes(true).build().unwrap();
+    let server = McpServer::builder(Executor::new(catalog))
+        .list_tools_beyond_scopes(true)
+        .on_record(move |record| records.lock().unwrap().push(serde_json::to_value(record).unwrap()))
+        .build()
+        .unwrap();
     server.http().bind(format!("127.0.0.1:{port}").parse().unwrap()).oauth(checker).start().await.unwrap()
 }
 
@@ -101,7 +110,8 @@ fn strings(list: &[&str]) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_import_registers_authorizes_through_the_host_and_calls_as_its_user() {
     let auth = AuthServer::start().await;
-    let running = protected(&auth).await;
+    let records = Arc::new(Mutex::new(Vec::new()));
+    let running = protected_keeping(&auth, Arc::clone(&records)).await;
     let browser = Browser::default();
     let import = McpImport::http(running.url())
         .oauth(browser.client().scopes(["notes:read"]))
@@ -118,6 +128,16 @@ async fn the_import_registers_authorizes_through_the_host_and_calls_as_its_user(
         call(&import, "whoami", json!({})).await,
         (CallStatus::Success, "alice via registered-1 with [notes:read offline_access]".to_owned())
     );
+    // The server's record says who called, as the token said, and holds no token.
+    let kept = records.lock().unwrap().clone();
+    assert_eq!(kept.len(), 1);
+    let identity = kept[0]["request"]["identity"].clone();
+    assert_eq!(
+        (identity["subject"].clone(), identity["client_id"].clone(), identity["scopes"].clone()),
+        (json!("alice"), json!("registered-1"), json!(["notes:read", "offline_access"]))
+    );
+    assert_eq!(kept[0]["request"]["principal"], json!(format!("{} alice", auth.issuer())));
+    assert!(!kept[0].to_string().contains("eyJ"), "no JWT in the record: {}", kept[0]);
     running.shutdown().await;
 }
 
@@ -181,8 +201,12 @@ async fn client_credentials_get_a_token_for_the_machine_itself() {
     let auth = AuthServer::start().await;
     let running = protected(&auth).await;
     let client = OAuthClient::client_credentials("machine", "machine-secret").scopes(["notes:write"]);
-    let import = McpImport::http(running.url()).oauth(client).connect().await.unwrap();
+    let import = McpImport::http(running.url()).oauth(client).scopes(["proxy:use"]).connect().await.unwrap();
     assert_eq!(call(&import, "whoami", json!({})).await.1, "machine via machine with [notes:write]");
+    // Served again by this host, each imported tool needs this host's scope of its own.
+    for tool in import.tools() {
+        assert_eq!(tool.definition().scopes, ["proxy:use"], "{}", tool.definition().name);
+    }
     assert_eq!(call(&import, "notes.write", json!({"text": "x"})).await.1, "wrote x");
     assert_eq!(auth.grants(), ["client_credentials"]);
     let wrong = OAuthClient::client_credentials("machine", "not the secret");

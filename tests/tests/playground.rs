@@ -700,3 +700,32 @@ async fn the_server_keeps_at_most_sixteen_mebibytes_of_pending_calls() {
         assert_eq!(record(post(&client, &url, &path, json!({"reason": "no"})).await)["status"], "denied");
     }
 }
+
+#[tokio::test]
+async fn with_scopes_the_playground_plays_a_caller_held_to_them() {
+    let client = reqwest::Client::new();
+    let names = |document: Value| -> Vec<String> {
+        document["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let search = json!({"query": "docs search"});
+    // A caller without `docs:read`: `docs.search` is not listed, not found, and refused.
+    let (_server, url) = playground_of("tools_cli_examples", &["--scopes", "notes:read other"]);
+    let listed: Value = client.get(format!("{url}api/tools")).send().await.unwrap().json().await.unwrap();
+    assert!(!names(listed.clone()).contains(&"docs.search".to_owned()), "{listed}");
+    assert!(names(listed).contains(&"clock.now".to_owned()), "a tool without scopes is listed");
+    let (status, found) = post(&client, &url, "api/search", search.clone()).await;
+    assert_eq!(status, 200);
+    assert!(!found.contains("docs.search"), "{found}");
+    assert_eq!(
+        post(&client, &url, "api/call", json!({"tool": "docs.search", "arguments": "{\"query\": \"rust\"}"})).await,
+        (403, "the access token lacks the scope docs:read, which the tool `docs.search` needs".to_owned())
+    );
+    // Granted the scope, the caller sees it and calls it.
+    let (_server, url) = playground_of("tools_cli_examples", &["--scopes", "docs:read"]);
+    let listed: Value = client.get(format!("{url}api/tools")).send().await.unwrap().json().await.unwrap();
+    assert!(names(listed).contains(&"docs.search".to_owned()));
+    let called = record(
+        post(&client, &url, "api/call", json!({"tool": "docs.search", "arguments": "{\"query\": \"rust\"}"})).await,
+    );
+    assert_eq!(called["content"]["text"], "searched for \"rust\"");
+}

@@ -300,6 +300,7 @@ description = "Get a user."
 base_url = "{base}"
 path = "/echo/users/{{id}}"
 tags = ["users"]
+scopes = ["users:read"]
 headers = {{ Authorization = "Bearer ${{TOOL_REST_TEST_TOKEN}}" }}
 
 [tool.parameters]
@@ -317,6 +318,7 @@ properties.id = {{ type = "integer", description = "The user's id." }}
     let record = call(&executor, "users.get", json!({"id": "7"})).await;
     assert_eq!(record.content.structured.unwrap()["path"], "/api/echo/users/7");
     assert_eq!(executor.catalog().definition("users.get").unwrap().parameters[0].description, "The user's id.");
+    assert_eq!(executor.catalog().definition("users.get").unwrap().scopes, ["users:read"]);
     let record = call(&executor, "users.list", json!({})).await;
     assert_eq!(record.content.structured.unwrap()["path"], "/api/echo/users");
 }

@@ -222,3 +222,48 @@ fn a_ref_bomb_is_refused_naming_the_budget() {
     let tight = OpenApiOptions { max_schema_nodes: 500, ..OpenApiOptions::default() };
     assert_eq!(openapi_specs(&ref_bomb(8), &tight).unwrap_err().to_string(), refused.replace("100000", "500"));
 }
+
+#[tokio::test]
+async fn an_operations_oauth_security_becomes_the_tools_scopes() {
+    let executor = petstore(OpenApiOptions::default()).await;
+    let scopes = |tool: &str| executor.catalog().definition(tool).unwrap().scopes.clone();
+    assert_eq!(scopes("addPet"), ["write:pets", "read:pets"]);
+    // `api_key` or `petstore_auth`: the first alternative that names OAuth scopes is taken,
+    // so the tool is never open to a caller the document would have asked for a scope.
+    assert_eq!(scopes("getPetById"), ["write:pets", "read:pets"]);
+    // An API key is no OAuth scope; the users' operations name no security at all.
+    assert!(scopes("getInventory").is_empty());
+    assert!(scopes("createUser").is_empty());
+}
+
+#[test]
+fn an_explicitly_public_operation_or_an_api_key_needs_no_scope() {
+    let document = r#"{
+        "openapi": "3.1.0",
+        "servers": [{"url": "https://api.example.com"}],
+        "security": [{"oidc": ["notes:read"]}],
+        "components": {"securitySchemes": {
+            "oidc": {"type": "openIdConnect", "openIdConnectUrl": "https://id.example.com/.well-known/openid-configuration"},
+            "key": {"type": "apiKey", "name": "k", "in": "header"}
+        }},
+        "paths": {
+            "/notes": {
+                "get": {"operationId": "listNotes"},
+                "post": {"operationId": "addNote", "security": [{"oidc": ["notes:write", "notes:write"]}]}
+            },
+            "/health": {"get": {"operationId": "health", "security": []}},
+            "/keyed": {"get": {"operationId": "keyed", "security": [{"key": ["not-a-scope"]}]}}
+        }
+    }"#;
+    let specs = openapi_specs(document, &OpenApiOptions::default()).unwrap();
+    let scopes: Vec<(&str, Vec<String>)> = specs.iter().map(|s| (s.name.as_str(), s.scopes.clone())).collect();
+    assert_eq!(
+        scopes,
+        [
+            ("listNotes", vec!["notes:read".to_owned()]),
+            ("addNote", vec!["notes:write".to_owned()]),
+            ("health", vec![]),
+            ("keyed", vec![]),
+        ]
+    );
+}

@@ -1,6 +1,7 @@
 //! The `tools` command line for the provider-dialect tools and one tool with whole-call
 //! examples, for `tests/tests/playground.rs`: the page lists a tool's examples and a click fills
-//! the arguments with one.
+//! the arguments with one. It needs the OAuth scope `docs:read`, for the playground's
+//! `--scopes`.
 
 use serde_json::json;
 use tool_core::{DynamicTool, ToolOutput};
@@ -18,6 +19,7 @@ fn main() -> std::process::ExitCode {
         }))
         .example(json!({"query": "rust"}))
         .example(json!({"query": "tokio", "limit": 5}))
+        .scope("docs:read")
         .handler(|arguments, _| async move { ToolOutput::text(format!("searched for {}", arguments["query"])) })
         .build()
         .expect("a valid tool");

@@ -15,6 +15,10 @@
 //!   `POST /api/pending/{id}/deny` with `{"reason": text}` (1 to [`MAX_REASON_BYTES`] bytes):
 //!   the record of a call that waited for approval.
 //!
+//! Started with `--scopes`, the page is a caller whose access token grants those OAuth scopes
+//! and no others, held to the rules of an MCP server with OAuth: the tools needing a scope it
+//! lacks are neither listed nor found, and their calls are refused (`403`, the scopes named).
+//!
 //! A call that ends pending is kept in the executor's store, under its pending call's id
 //! (`pending_id` in the call's answer, 32 hexadecimal characters), with its record as the page
 //! was given it and the list of the calls that wait: the page answers it by that id and never
@@ -33,6 +37,7 @@
 //! scripts, styles and API (`Content-Security-Policy`). Connections are bounded and slow
 //! clients cut off as for the MCP server.
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -52,6 +57,7 @@ use crate::catalog::ToolCatalog;
 use crate::document::definition_json;
 use crate::executor::{ExecutionRecord, Executor, DEFAULT_PENDING_TTL, PENDING_KIND};
 use crate::listen::{self, MAX_CONNECTIONS, READ_TIMEOUT};
+use crate::model::ToolDefinition;
 use crate::policy::Decision;
 use crate::search::{highlight, ToolSearch, MAX_QUERY_BYTES};
 use crate::state::{Expect, Owner, StateError, Write, Written};
@@ -66,6 +72,7 @@ pub(super) async fn serve(
     executor: Executor,
     searched: ToolCatalog,
     address: SocketAddr,
+    granted: Option<BTreeSet<String>>,
     json: bool,
     out: Out<'_>,
 ) -> std::io::Result<i32> {
@@ -78,7 +85,7 @@ pub(super) async fn serve(
         writeln!(out, "playground at {url} (Ctrl-C stops)")?;
     }
     out.flush()?;
-    let app = router(executor, searched, bound);
+    let app = router(executor, searched, bound, granted);
     let stop = CancellationToken::new();
     let on_signal = stop.clone();
     tokio::spawn(async move {
@@ -146,6 +153,21 @@ struct App {
     all: Arc<ToolSearch>,
     /// The deferred tools, as the search tool sees them.
     deferred: Arc<ToolSearch>,
+    /// The scopes the page's caller is granted, when it plays one (`--scopes`).
+    granted: Option<Arc<BTreeSet<String>>>,
+}
+
+impl App {
+    /// The scopes of `definition` the page's caller lacks (none when it plays no caller).
+    fn missing<'a>(&self, definition: &'a ToolDefinition) -> Vec<&'a str> {
+        let Some(granted) = &self.granted else { return Vec::new() };
+        definition.scopes.iter().filter(|scope| !granted.contains(*scope)).map(String::as_str).collect()
+    }
+
+    /// Whether the page's caller may see and call `definition`.
+    fn allows(&self, definition: &ToolDefinition) -> bool {
+        self.missing(definition).is_empty()
+    }
 }
 
 impl FromRef<App> for Executor {
@@ -154,13 +176,17 @@ impl FromRef<App> for Executor {
     }
 }
 
-fn router(executor: Executor, searched: ToolCatalog, bound: SocketAddr) -> Router {
-    let app = App {
-        all: Arc::new(ToolSearch::new(searched.definitions())),
-        deferred: Arc::new(ToolSearch::new(searched.deferred())),
+fn router(executor: Executor, searched: ToolCatalog, bound: SocketAddr, granted: Option<BTreeSet<String>>) -> Router {
+    let mut app = App {
+        all: Arc::new(ToolSearch::new(std::iter::empty())),
+        deferred: Arc::new(ToolSearch::new(std::iter::empty())),
         executor,
         searched,
+        granted: granted.map(Arc::new),
     };
+    // The tools the caller may not call are not found either.
+    app.all = Arc::new(ToolSearch::new(app.searched.definitions().filter(|d| app.allows(d))));
+    app.deferred = Arc::new(ToolSearch::new(app.searched.deferred().filter(|d| app.allows(d))));
     Router::new()
         .route("/", get(|| async { page(INDEX, "text/html; charset=utf-8") }))
         .route("/app.js", get(|| async { page(SCRIPT, "text/javascript; charset=utf-8") }))
@@ -196,10 +222,11 @@ fn page(body: &'static str, content_type: &'static str) -> Response {
     ([(header::CONTENT_TYPE, HeaderValue::from_static(content_type))], body).into_response()
 }
 
-/// The catalog as the JSON document `tools export --format json` writes.
-async fn tools(State(executor): State<Executor>) -> Response {
-    let document = json!({ "tools": executor.catalog().definitions().map(definition_json).collect::<Vec<_>>() });
-    Json(document).into_response()
+/// The catalog as the JSON document `tools export --format json` writes (the tools the page's
+/// caller may call).
+async fn tools(State(app): State<App>) -> Response {
+    let listed = app.executor.catalog().definitions().filter(|d| app.allows(d)).map(definition_json);
+    Json(json!({ "tools": listed.collect::<Vec<_>>() })).into_response()
 }
 
 #[derive(Deserialize)]
@@ -209,6 +236,17 @@ struct CallBody {
 }
 
 async fn run_call(State(app): State<App>, Json(body): Json<CallBody>) -> Response {
+    if let Some(definition) = app.executor.catalog().definition(&body.tool) {
+        let missing = app.missing(definition);
+        if !missing.is_empty() {
+            let message = format!(
+                "the access token lacks the scope {}, which the tool `{}` needs",
+                missing.join(" "),
+                definition.name
+            );
+            return (StatusCode::FORBIDDEN, message).into_response();
+        }
+    }
     let record = call(&app.executor, &body.tool, body.arguments, None, None).await;
     app.answer(&record).await
 }

@@ -241,6 +241,11 @@ enum Command {
         /// Print the page's address as one line of JSON.
         #[arg(long)]
         json: bool,
+        /// Play a caller whose access token grants these OAuth scopes (space-separated) and
+        /// no others: the tools needing another are not listed, found or called, as over
+        /// `serve-mcp` with OAuth.
+        #[arg(long, value_name = "SCOPES")]
+        scopes: Option<String>,
         #[command(flatten)]
         deferral: DeferralArgs,
         #[command(flatten)]
@@ -485,7 +490,7 @@ impl ToolsCli {
                 runtime.block_on(serve_mcp(executor, served, out))
             }
             #[cfg(feature = "playground")]
-            Command::Playground { addr, allow_unauthenticated_remote, json, deferral, approval } => {
+            Command::Playground { addr, allow_unauthenticated_remote, json, scopes, deferral, approval } => {
                 if !allow_unauthenticated_remote && crate::listen::beyond_loopback(addr) {
                     return usage(
                         err,
@@ -504,7 +509,8 @@ impl ToolsCli {
                     Ok(rules) => self.executor.with_approval_rules(rules),
                     Err(message) => return usage(err, message),
                 };
-                runtime()?.block_on(super::playground::serve(executor, searched, addr, json, out))
+                let granted = scopes.map(|scopes| scopes.split_whitespace().map(str::to_owned).collect());
+                runtime()?.block_on(super::playground::serve(executor, searched, addr, granted, json, out))
             }
         }
     }

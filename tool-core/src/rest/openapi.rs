@@ -86,11 +86,49 @@ pub fn openapi_specs(document: &str, options: &OpenApiOptions) -> Result<Vec<Res
             }
             let mut spec = operation_spec(&doc, path, method, operation, &shared, options, &mut document_left)?;
             spec.base_url.clone_from(&base_url);
+            spec.scopes = oauth_scopes(&doc, operation);
             specs.push(spec);
         }
     }
     Ok(specs)
 }
+
+/// The OAuth scopes an operation needs, from its `security` (else the document's): those of the
+/// first requirement that names any, of its `oauth2` and `openIdConnect` schemes. OpenAPI lists
+/// requirements as alternatives, and a tool needs every scope it names, so one alternative is
+/// taken: the first that says something. At most [`MAX_SCOPES`] are kept.
+fn oauth_scopes(doc: &Value, operation: &Value) -> Vec<String> {
+    let schemes = doc.pointer("/components/securitySchemes").and_then(Value::as_object);
+    let is_oauth = |name: &str| {
+        let scheme = schemes.and_then(|schemes| schemes.get(name)).map(|scheme| follow(doc, scheme));
+        matches!(scheme.and_then(|s| s.get("type")).and_then(Value::as_str), Some("oauth2" | "openIdConnect"))
+    };
+    let security = operation.get("security").or_else(|| doc.get("security")).and_then(Value::as_array);
+    let mut scopes: Vec<String> = security
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .map(|requirement| {
+            requirement
+                .iter()
+                .filter(|(name, _)| is_oauth(name))
+                .filter_map(|(_, scopes)| scopes.as_array())
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .find(|scopes| !scopes.is_empty())
+        .unwrap_or_default();
+    let mut seen = std::collections::HashSet::new();
+    scopes.retain(|scope| seen.insert(scope.clone()));
+    scopes.truncate(MAX_SCOPES);
+    scopes
+}
+
+/// Scopes of one operation kept at most: a tool's scopes go into every `tools/list` and every
+/// refusal's challenge.
+const MAX_SCOPES: usize = 32;
 
 fn invalid(reason: String) -> RestError {
     RestError::Parse { format: "OpenAPI", reason }

@@ -81,6 +81,11 @@ pub struct RestToolSpec {
     /// Tags, for narrowing catalogs.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// The OAuth scopes a caller's token must grant to call the tool over an MCP server
+    /// protected by OAuth ([`ToolDefinition::scopes`](crate::ToolDefinition::scopes)); from an
+    /// OpenAPI document, the operation's `security` says them.
+    #[serde(default)]
+    pub scopes: Vec<String>,
 }
 
 fn get() -> String {
@@ -117,6 +122,7 @@ impl RestToolSpec {
             retries: 0,
             retry_backoff_ms: None,
             tags: Vec::new(),
+            scopes: Vec::new(),
         }
     }
 }

@@ -152,6 +152,9 @@ impl RestTools {
         for tag in &spec.tags {
             builder = builder.tag(tag);
         }
+        for scope in &spec.scopes {
+            builder = builder.scope(scope);
+        }
         Ok(builder.build()?)
     }
 }

@@ -12,6 +12,7 @@ impl McpImportBuilder {
             limits: Limits::default(),
             answers: Answers::default(),
             defer: false,
+            scopes: Vec::new(),
             #[cfg(feature = "oauth")]
             oauth: None,
         }
@@ -41,6 +42,14 @@ impl McpImportBuilder {
         Fut: Future<Output = Result<ElicitationAnswer, ToolError>> + Send + 'static,
     {
         self.answers.elicitation = Some(elicitation_handler(handler));
+        self
+    }
+
+    /// The OAuth scopes a caller's token must grant to call each imported tool when this host
+    /// serves them again over MCP with OAuth ([`ToolDefinition::scopes`](crate::ToolDefinition::scopes)):
+    /// what the remote server asks of this host is no check of this host's own callers.
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 
@@ -219,6 +228,7 @@ impl McpImportBuilder {
             endpoint: self.endpoint,
             prefix: self.prefix,
             defer: self.defer,
+            scopes: self.scopes,
             limits: self.limits,
             listed_skipped: RwLock::new(Vec::new()),
             collisions: Mutex::new(Vec::new()),

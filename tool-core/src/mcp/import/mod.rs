@@ -106,6 +106,7 @@ pub struct McpImportBuilder {
     limits: Limits,
     answers: Answers,
     defer: bool,
+    scopes: Vec<String>,
     #[cfg(feature = "oauth")]
     oauth: Option<OAuthClient>,
 }
@@ -186,6 +187,8 @@ struct Shared {
     prefix: String,
     /// Whether the imported tools are deferred, for a tool search to find.
     defer: bool,
+    /// The OAuth scopes each imported tool needs when this host serves it again.
+    scopes: Vec<String>,
     limits: Limits,
     /// The live session, if any; replaced when it drops.
     session: tokio::sync::Mutex<Option<RunningService<RoleClient, ImportHandler>>>,
@@ -853,6 +856,9 @@ fn import_tool(shared: &Arc<Shared>, tool: &McpTool) -> Result<DynamicTool, Dyna
     }
     if shared.defer {
         builder = builder.defer(true);
+    }
+    for scope in &shared.scopes {
+        builder = builder.scope(scope);
     }
     if let Some(output) = &tool.output_schema {
         builder = builder.output_schema(Value::Object(output.as_ref().clone()));
