@@ -164,6 +164,30 @@ async fn a_403_insufficient_scope_steps_up_through_the_host_and_the_call_goes_th
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_refused_at_once_for_one_scope_step_up_once() {
+    let auth = AuthServer::start().await;
+    let running = protected(&auth).await;
+    let browser = Browser::default();
+    let import = McpImport::http(running.url()).oauth(browser.client().scopes(["notes:read"])).connect().await.unwrap();
+    let (first, second, third) = tokio::join!(
+        call(&import, "notes.write", json!({"text": "a"})),
+        call(&import, "notes.write", json!({"text": "b"})),
+        call(&import, "notes.write", json!({"text": "c"})),
+    );
+    assert_eq!(
+        [first, second, third],
+        [
+            (CallStatus::Success, "wrote a".to_owned()),
+            (CallStatus::Success, "wrote b".to_owned()),
+            (CallStatus::Success, "wrote c".to_owned())
+        ]
+    );
+    let step_ups = browser.asked().iter().filter(|(step_up, _)| *step_up).count();
+    assert_eq!(step_ups, 1, "one prompt for the three refusals: {:?}", browser.asked());
+    running.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_step_up_beyond_the_limit_fails_the_call_with_the_setting_named() {
     let auth = AuthServer::start().await;
     let running = protected(&auth).await;

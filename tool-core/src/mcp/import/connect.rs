@@ -95,10 +95,11 @@ impl Shared {
     /// `initialize` handshake on the same connection (rmcp's fallback), and one that answers it
     /// listing only older revisions is reached again with `initialize` alone.
     async fn handshake(self: &Arc<Self>) -> Result<RunningService<RoleClient, ImportHandler>, McpImportError> {
+        let seen = self.tokens_given();
         match self.attempt().await {
             Err(Started::Challenged(challenged)) => {
                 let (challenge, error) = *challenged;
-                self.answer(&challenge, error).await?;
+                self.answer(&challenge, error, seen).await?;
                 self.attempt().await.map_err(|e| e.into_error(self.endpoint.label()))
             }
             other => other.map_err(|e| e.into_error(self.endpoint.label())),
@@ -107,18 +108,33 @@ impl Shared {
 
     /// Answers the server's refusal of the token with a new one when the import is an OAuth
     /// client; `refused` is the error otherwise, and the reason is added to it when answering
-    /// fails.
-    pub(super) async fn answer(&self, challenge: &Challenge, refused: McpImportError) -> Result<(), McpImportError> {
+    /// fails. `seen` is [`tokens_given`](Self::tokens_given) before the refused request: when
+    /// another request got a new token since, that one is used, and the user is not asked twice.
+    pub(super) async fn answer(
+        &self,
+        challenge: &Challenge,
+        refused: McpImportError,
+        seen: u64,
+    ) -> Result<(), McpImportError> {
         #[cfg(feature = "oauth")]
         if let Some(authorizer) = &self.oauth {
-            return authorizer.answer(challenge).await.map_err(|why| McpImportError::Connect {
+            return authorizer.answer(challenge, seen).await.map_err(|why| McpImportError::Connect {
                 server: self.endpoint.label(),
                 reason: format!("{refused}; authorizing failed: {}", self.redactor.clean(&why)),
                 source: None,
             });
         }
-        let _ = challenge;
+        let _ = (challenge, seen);
         Err(refused)
+    }
+
+    /// How many times an OAuth client got a token (0 for another import).
+    pub(super) fn tokens_given(&self) -> u64 {
+        #[cfg(feature = "oauth")]
+        if let Some(authorizer) = &self.oauth {
+            return authorizer.tokens_given();
+        }
+        0
     }
 
     /// One handshake, with the fallback to `initialize`.

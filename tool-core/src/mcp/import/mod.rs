@@ -593,6 +593,7 @@ impl Shared {
             let live =
                 self.connected().await.map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unreachable"))?;
             let challenged = Mutex::new(None);
+            let seen = self.tokens_given();
             match self.call_once(&live, &name, params.clone(), &ctx, &challenged).await {
                 Ok(answered) => break answered,
                 Err(error) => {
@@ -605,7 +606,7 @@ impl Shared {
                                 reason: error.message().to_owned(),
                                 source: None,
                             };
-                            self.answer(&challenge, failed)
+                            self.answer(&challenge, failed, seen)
                                 .await
                                 .map_err(|e| ToolError::new(e.to_string()).with_code("mcp_unauthorized"))?;
                         }
@@ -623,6 +624,7 @@ impl Shared {
     /// Lists the server's tools. A refusal of the token is answered once (an OAuth client gets
     /// a new one), and the list read again on a new connection.
     async fn list_tools(self: &Arc<Self>, peer: &Peer<RoleClient>) -> Result<(), McpImportError> {
+        let seen = self.tokens_given();
         let error = match list(self, peer).await {
             Err(error) => error,
             listed => return listed,
@@ -632,12 +634,10 @@ impl Shared {
             _ => None,
         };
         let Some(challenge) = challenged else { return Err(error) };
-        if let Some(live) = self.live() {
-            live.lost.cancel();
-        }
-        self.answer(&challenge, error).await?;
-        // A new connection lists the tools again.
-        self.connected().await.map(drop)
+        self.answer(&challenge, error, seen).await?;
+        // The connection sends the new token; a lost one is made again, and lists the tools.
+        let live = self.connected().await?;
+        list(self, &live.peer).await
     }
 
     /// Whether a refusal of the token is answered with a new one (the import is an OAuth client).

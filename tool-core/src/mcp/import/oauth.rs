@@ -7,7 +7,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -243,11 +243,19 @@ pub(super) struct Authorizer {
     /// rmcp's HTTP client with the manager inside, made at the first connection.
     client_of_transport: OnceCell<AuthClient<reqwest::Client>>,
     step_ups: AtomicU32,
+    /// Tokens got so far: a refusal seen before the latest is answered by it.
+    given: AtomicU64,
 }
 
 impl Authorizer {
     pub(super) fn new(client: OAuthClient, url: String) -> Authorizer {
-        Authorizer { client, url, client_of_transport: OnceCell::new(), step_ups: AtomicU32::new(0) }
+        Authorizer {
+            client,
+            url,
+            client_of_transport: OnceCell::new(),
+            step_ups: AtomicU32::new(0),
+            given: AtomicU64::new(0),
+        }
     }
 
     /// An HTTP client for the transport that sends the token held, refreshes it when it
@@ -290,24 +298,39 @@ impl Authorizer {
         made.map_err(|e| said(&e))
     }
 
-    /// Answers the server's challenge: a `401` gets a token by the grant (from the start, or
-    /// from the store when it holds one); a `403 insufficient_scope` a token with more scopes.
-    /// `Err` says why not, for the host.
-    pub(super) async fn answer(&self, challenge: &Challenge) -> Result<(), String> {
+    /// How many tokens were got so far.
+    pub(super) fn tokens_given(&self) -> u64 {
+        self.given.load(Ordering::Acquire)
+    }
+
+    /// Answers the server's challenge to a request sent when [`tokens_given`](Self::tokens_given)
+    /// was `seen`: a `401` gets a token by the grant; a `403 insufficient_scope` a token with
+    /// more scopes. Concurrent refusals of one token are answered once: the others find a newer
+    /// token and send their requests again with it. `Err` says why not, for the host.
+    pub(super) async fn answer(&self, challenge: &Challenge, seen: u64) -> Result<(), String> {
         let manager = self.manager().await?;
         let mut manager = manager.lock().await;
+        if self.tokens_given() != seen {
+            return Ok(());
+        }
+        let answered = self.answer_now(&mut manager, challenge).await;
+        if answered.is_ok() {
+            self.given.fetch_add(1, Ordering::AcqRel);
+        }
+        answered
+    }
+
+    async fn answer_now(&self, manager: &mut AuthorizationManager, challenge: &Challenge) -> Result<(), String> {
         let resolution =
             manager.resolve_metadata_from_challenge(Some(&challenge.header)).await.map_err(|e| said(&e))?;
         manager.set_metadata(resolution.metadata);
         if let Some(scope) = challenge.insufficient_scope.as_deref() {
-            return self.step_up(&mut manager, scope).await;
+            return self.step_up(manager, scope).await;
         }
-        // Tokens stored by another process (or before a restart) are used when the server
-        // accepts them; the store forgets those of another authorization server.
         match &self.client.grant {
-            Grant::Code { .. } => self.authorization_code(&mut manager, challenge, &[]).await,
+            Grant::Code { .. } => self.authorization_code(manager, challenge).await,
             Grant::Secret { .. } | Grant::PrivateKey { .. } => {
-                self.client_credentials(&mut manager, self.client.scopes.clone()).await
+                self.client_credentials(manager, self.client.scopes.clone()).await
             }
         }
     }
@@ -342,14 +365,13 @@ impl Authorizer {
         &self,
         manager: &mut AuthorizationManager,
         challenge: &Challenge,
-        scopes: &[String],
     ) -> Result<(), String> {
         let Grant::Code { redirect_uri, authorize, metadata_url, client_id, client_secret, client_name } =
             &self.client.grant
         else {
             return Err("not an authorization code client".to_owned());
         };
-        let scopes = if scopes.is_empty() { self.client.scopes.as_slice() } else { scopes };
+        let scopes = &self.client.scopes;
         let mut request = AuthorizationRequest::new(redirect_uri.as_str()).with_challenge(challenge.header.as_str());
         request = if scopes.is_empty() {
             request.with_initial_scope_selection()

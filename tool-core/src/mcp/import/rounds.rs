@@ -183,11 +183,12 @@ fn check_rounds(remote: &Remote<'_>, name: &str, rounds: usize) -> Result<(), To
 
 /// A request that failed: the server's refusal, or the session lost.
 fn failed(remote: &Remote<'_>, name: &str, error: &ServiceError) -> ToolError {
-    if !matches!(error, ServiceError::McpError(_)) {
+    if let Some(refused) = challenge(error) {
+        // The server refused this request's token, not the connection: other calls on it go
+        // on, and the token a client gets in answer is sent on it too.
+        *remote.challenged.lock().unwrap_or_else(|e| e.into_inner()) = Some(refused);
+    } else if !matches!(error, ServiceError::McpError(_)) {
         remote.lost.cancel();
-        if let Some(refused) = challenge(error) {
-            *remote.challenged.lock().unwrap_or_else(|e| e.into_inner()) = Some(refused);
-        }
     }
     lost_call(&remote.server, name, error, remote.redactor)
 }
