@@ -96,6 +96,16 @@ fn a_call_is_traced_as_one_span_and_one_summary_event_inside_it() {
 }
 
 #[test]
+fn a_call_by_a_principal_names_it_and_no_token() {
+    let (_, lines) = traced(call("add", r#"{"a":1,"b":2}"#).by_principal("https://id.example.com ada"));
+    assert_eq!(
+        events(&lines),
+        ["event tools message=tool call finished tool=add call_id=call_1 principal=https://id.example.com ada \
+          status=Success warnings=0 errors=0 rules="]
+    );
+}
+
+#[test]
 fn a_refused_call_names_its_first_rules_once_each() {
     let (record, lines) = traced(call("add", r#"{'a': "x", "b": True, "c": 1, "d": 2}"#));
     assert_eq!(record.status, CallStatus::Failed);

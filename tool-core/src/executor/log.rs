@@ -12,7 +12,8 @@ pub(super) fn call_span(request: &ToolCallRequest) -> tracing::Span {
 /// How many distinct rules of warnings and errors the summary of a call names.
 const LOGGED_RULES: usize = 3;
 
-/// The one event of a call (target `tools`): the tool, the call id, how it ended, how long it
+/// The one event of a call (target `tools`): the tool, the call id, its principal when it has
+/// one, how it ended, how long it
 /// took, how many warnings and errors its arguments had and the first rules among them, every
 /// text cut (see [`crate::model::truncate`]), so that no call writes more than a line of log
 /// whatever the model sent. Warning level unless the call succeeded.
@@ -42,9 +43,15 @@ pub(super) fn log_record(record: &ExecutionRecord) {
     let (rules, tool, call_id) = (Cut(&rules), Cut(&request.tool_name), Cut(&request.call_id));
     let (warnings, errors) = (request.parse_warnings.len(), errors.len());
     let duration_us = record.duration.as_micros() as u64;
+    // The caller, when the front end authenticated one (its principal: an OAuth token's issuer
+    // and subject, never the token).
+    let principal = request.principal.as_deref().map(Cut);
     macro_rules! finished {
         ($level:ident) => {
-            tracing::$level!(target: "tools", tool = %tool, call_id = %call_id, status = ?record.status, duration_us, warnings, errors, rules = %rules, "tool call finished")
+            match &principal {
+                Some(principal) => tracing::$level!(target: "tools", tool = %tool, call_id = %call_id, principal = %principal, status = ?record.status, duration_us, warnings, errors, rules = %rules, "tool call finished"),
+                None => tracing::$level!(target: "tools", tool = %tool, call_id = %call_id, status = ?record.status, duration_us, warnings, errors, rules = %rules, "tool call finished"),
+            }
         };
     }
     if success {
