@@ -484,6 +484,47 @@ async fn serve_mcp_with_oauth_flags_serves_the_metadata_and_checks_tokens() {
     let _ = child.kill();
     let _ = child.wait();
 
+    // Another audience accepted, the scopes listed, opaque tokens introspected.
+    use tool_tests::oauth_server::{CLIENT_ID, CLIENT_SECRET};
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
+        .args(["serve-mcp", "--http", &format!("127.0.0.1:{port}"), "--json", "--stateless"])
+        .args(["--oauth-issuer", &auth.issuer(), "--oauth-resource", &resource])
+        .args(["--oauth-audience", "api://tools", "--oauth-scopes-supported", "notes:read notes:write"])
+        .args(["--oauth-introspection", &auth.introspection_uri(), "--oauth-client-id", CLIENT_ID])
+        .args(["--oauth-client-secret-env", "TOOL_TEST_INTROSPECTION_SECRET"])
+        .env("TOOL_TEST_INTROSPECTION_SECRET", CLIENT_SECRET)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("serve-mcp starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let metadata: Value = reqwest::get(format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(metadata["scopes_supported"], json!(["notes:read", "notes:write"]));
+    let opaque = auth.opaque(&auth.claims("ada", "api://tools", "notes:read"));
+    assert_eq!(post(&resource, Some(&opaque)).await.0, 200, "introspected, for the other audience");
+    assert_eq!(auth.introspections(), 1);
+    let _ = child.kill();
+    let _ = child.wait();
+    let refused = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
+        .args(["serve-mcp", "--http", "127.0.0.1:0", "--oauth-issuer", &auth.issuer()])
+        .args(["--oauth-resource", "http://127.0.0.1:9/mcp", "--oauth-introspection", &auth.introspection_uri()])
+        .args(["--oauth-client-id", CLIENT_ID, "--oauth-client-secret-env", "TOOL_TEST_UNSET_SECRET"])
+        .env_remove("TOOL_TEST_UNSET_SECRET")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&refused.stderr).trim(),
+        "error: --oauth-client-secret-env: the environment variable `TOOL_TEST_UNSET_SECRET` is not set (or not UTF-8)"
+    );
+
     // A plain http issuer beyond loopback, or a token flag beside OAuth, is refused.
     let refused = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
         .args(["serve-mcp", "--http", "127.0.0.1:0", "--oauth-issuer", "http://login.example.com"])

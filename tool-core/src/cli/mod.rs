@@ -12,6 +12,8 @@
 mod style; // aligned tables, and colour only on a terminal
 mod commands; // what each subcommand does
 mod run; // the arguments (clap) and the entry points
+#[cfg(feature = "oauth")]
+mod oauth_args; // `serve-mcp --oauth-*`: the endpoint as an OAuth resource server
 #[cfg(feature = "playground")]
 mod playground; // the playground page and its API (axum)
 

@@ -211,22 +211,9 @@ enum Command {
         /// takes the task over or reports it failed (default 30; at least 0.03).
         #[arg(long, value_name = "SECONDS", value_parser = task_lease)]
         task_lease: Option<std::time::Duration>,
-        /// With --http: protect the endpoint with OAuth 2.1, accepting access tokens this
-        /// authorization server issues (its issuer URL; its keys are found from its metadata).
-        /// Needs --oauth-resource.
         #[cfg(feature = "oauth")]
-        #[arg(long, value_name = "URL", requires = "oauth_resource", conflicts_with = "secret")]
-        oauth_issuer: Option<String>,
-        /// With --oauth-issuer: this server's public URL (for example https://tools.example.com/mcp),
-        /// which tokens must name as their audience.
-        #[cfg(feature = "oauth")]
-        #[arg(long, value_name = "URL", requires = "oauth_issuer")]
-        oauth_resource: Option<String>,
-        /// With --oauth-issuer: fetch the keys from this URL instead of the one the issuer's
-        /// metadata names.
-        #[cfg(feature = "oauth")]
-        #[arg(long, value_name = "URL", requires = "oauth_issuer")]
-        oauth_jwks_uri: Option<String>,
+        #[command(flatten)]
+        oauth: super::oauth_args::OAuthArgs,
     },
     /// Serve the playground page: forms for every tool, calls run through the executor.
     #[cfg(feature = "playground")]
@@ -406,11 +393,7 @@ impl ToolsCli {
                 request_state_keys_file,
                 task_lease,
                 #[cfg(feature = "oauth")]
-                oauth_issuer,
-                #[cfg(feature = "oauth")]
-                oauth_resource,
-                #[cfg(feature = "oauth")]
-                oauth_jwks_uri,
+                oauth,
             } => {
                 let keys = secret(
                     "the request state keys",
@@ -443,18 +426,9 @@ impl ToolsCli {
                     Err(message) => return usage(err, message),
                 };
                 #[cfg(feature = "oauth")]
-                let oauth = match oauth_issuer.zip(oauth_resource) {
-                    Some((issuer, resource)) => {
-                        let mut builder = crate::auth::ResourceServer::builder(issuer, resource);
-                        if let Some(uri) = oauth_jwks_uri {
-                            builder = builder.jwks_uri(uri);
-                        }
-                        match builder.build() {
-                            Ok(auth) => Some(auth),
-                            Err(error) => return usage(err, format!("--oauth-issuer: {error}")),
-                        }
-                    }
-                    None => None,
+                let oauth = match oauth.resource_server() {
+                    Ok(oauth) => oauth,
+                    Err(message) => return usage(err, message),
                 };
                 #[cfg(feature = "oauth")]
                 let protected = oauth.is_some();
