@@ -471,12 +471,7 @@ async fn serve_mcp_with_oauth_flags_serves_the_metadata_and_checks_tokens() {
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["url"], resource);
-    let metadata: Value = reqwest::get(format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let metadata = resource_metadata(port).await;
     assert_eq!(metadata["authorization_servers"], json!([auth.issuer()]));
     assert_eq!(post(&resource, None).await.0, 401);
     let token = auth.token("rsa1", &auth.claims("ada", &resource, ""));
@@ -500,12 +495,7 @@ async fn serve_mcp_with_oauth_flags_serves_the_metadata_and_checks_tokens() {
         .expect("serve-mcp starts");
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let metadata: Value = reqwest::get(format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let metadata = resource_metadata(port).await;
     assert_eq!(metadata["scopes_supported"], json!(["notes:read", "notes:write"]));
     let opaque = auth.opaque(&auth.claims("ada", "api://tools", "notes:read"));
     assert_eq!(post(&resource, Some(&opaque)).await.0, 200, "introspected, for the other audience");
@@ -551,6 +541,12 @@ async fn serve_mcp_with_oauth_flags_serves_the_metadata_and_checks_tokens() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("cannot be used with"), "{refused:?}");
+}
+
+/// The protected resource metadata served on `port` for `/mcp`.
+async fn resource_metadata(port: u16) -> Value {
+    let url = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+    reqwest::get(url).await.unwrap().json().await.unwrap()
 }
 
 /// A resource server that introspects tokens at the local authorization server, keeping each
