@@ -35,7 +35,7 @@ pub(super) async fn run_batch(
     let (scope, approver) = executor.scoped(scope);
     let cancel = scope.cancel.clone();
     let begin = |request: ToolCallRequest| {
-        let span = call_span(&request);
+        let span = call_span(&request, executor);
         let mut run = CallRun::new(request, Instant::now(), cancel.as_ref().map(CancellationToken::child_token));
         run.approver.clone_from(&approver);
         run.scope = scope.clone();

@@ -29,7 +29,7 @@ impl Executor {
 
     /// Runs one call in `scope`: cancelled when its token is, reporting progress to its sink.
     pub async fn execute_in(&self, request: ToolCallRequest, scope: CallScope) -> ExecutionRecord {
-        let span = call_span(&request);
+        let span = call_span(&request, self);
         let started = Instant::now();
         let run = CallRun::new(request, started, None);
         self.carry(run, scope).instrument(span).await
@@ -54,7 +54,7 @@ impl Executor {
 
     /// [`resume`](Self::resume) in `scope`.
     pub async fn resume_in(&self, pending: PendingCall, decision: Decision, scope: CallScope) -> ExecutionRecord {
-        let span = call_span(&pending.request);
+        let span = call_span(&pending.request, self);
         let started = Instant::now();
         async move {
             // Cancelled before it is taken, the call is left waiting rather than taken unrun.
@@ -156,7 +156,7 @@ impl Executor {
         let content = ToolOutput::text(error.message());
         let record =
             ExecutionRecord::failed(Arc::new(request), CallFailure::ToolError { error }, content, Duration::ZERO);
-        call_span(&record.request).in_scope(|| log_record(&record));
+        call_span(&record.request, self).in_scope(|| log_record(&record));
         record
     }
 

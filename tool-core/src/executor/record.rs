@@ -160,6 +160,27 @@ impl CallFailure {
         CallFailure::ToolError { error }
     }
 
+    /// The failure's kind, as its `kind` field in JSON (`unknown_tool`, `invalid_arguments`,
+    /// `tool_error`, `timed_out`, ..): the `error.type` of the call's span.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CallFailure::UnknownTool { .. } => "unknown_tool",
+            CallFailure::InvalidArguments => "invalid_arguments",
+            CallFailure::ToolError { .. } => "tool_error",
+            CallFailure::Panicked { .. } => "panicked",
+            CallFailure::TimedOut { .. } => "timed_out",
+            CallFailure::Cancelled => "cancelled",
+            CallFailure::Denied { .. } => "denied",
+            CallFailure::TurnStopped { .. } => "turn_stopped",
+            CallFailure::Rejected { .. } => "rejected",
+            CallFailure::RateLimited { .. } => "rate_limited",
+            CallFailure::BudgetSpent { .. } => "budget_spent",
+            CallFailure::StateUnavailable { .. } => "state_unavailable",
+            CallFailure::NotPending { .. } => "not_pending",
+            CallFailure::PendingAltered { .. } => "pending_altered",
+        }
+    }
+
     /// How a call that failed this way ended: the one place a record's
     /// [`status`](ExecutionRecord::status) comes from.
     pub fn status(&self) -> CallStatus {

@@ -460,6 +460,12 @@ pub struct ToolDefinition {
 }
 
 impl ToolDefinition {
+    /// Whether the tool calls another system to do its work: imported from an MCP server
+    /// (its source `mcp:..`) or a REST tool (a source without a line that is not `(runtime)`).
+    pub(crate) fn calls_out(&self) -> bool {
+        self.source.line == 0 && self.source.file != "(runtime)"
+    }
+
     /// The most examples a tool may have: a catalog refuses more, and an export sends no more
     /// (an example teaches a form; a few do, and each one costs the model's context).
     pub const MAX_EXAMPLES: usize = 16;
