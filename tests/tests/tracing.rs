@@ -5,6 +5,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use tracing::Instrument;
+
 use tool_core::prelude::*;
 
 /// Add two integers.
@@ -52,6 +54,11 @@ impl tracing::field::Visit for Fields {
 }
 
 impl tracing::Subscriber for Captured {
+    // Asked each time: a level of this test's is no verdict for the other tests' subscribers,
+    // which run beside it in this process.
+    fn register_callsite(&self, _: &'static tracing::Metadata<'static>) -> tracing_core::Interest {
+        tracing_core::Interest::sometimes()
+    }
     fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
         *metadata.level() <= self.1
     }
@@ -222,4 +229,123 @@ fn a_call_with_ten_thousand_warnings_and_long_names_writes_one_short_event() {
              rules=tool_definition_missing"
         )]
     );
+}
+
+/// One agent turn's trace through OpenTelemetry's SDK (spans exported to memory): the host's
+/// turn, its call of an imported tool, the import's MCP request, our server's MCP span and its
+/// own call of the tool, linked across HTTP by the `traceparent` in the request's `_meta`.
+#[test]
+fn an_imported_tools_call_and_the_servers_work_are_one_trace() {
+    use opentelemetry::trace::{SpanKind, TracerProvider as _};
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    use tool_core::mcp::{McpImport, McpServer};
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder().with_simple_exporter(exporter.clone()).build();
+    let subscriber =
+        tracing_subscriber::registry().with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
+    let _default = tracing::subscriber::set_default(subscriber);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let record = runtime.block_on(async {
+        let server = McpServer::builder(executor()).build().unwrap();
+        let running = server.http().bind("127.0.0.1:0".parse().unwrap()).start().await.unwrap();
+        let import = McpImport::http(running.url()).prefix("remote.").connect().await.unwrap();
+        let host = Executor::new(import.add_to(ToolCatalog::builder()).build().unwrap());
+        let turn = tracing::info_span!("agent turn");
+        let record = host.execute(call("remote.add", r#"{"a": 2, "b": 3}"#)).instrument(turn).await;
+        import.close().await;
+        running.shutdown().await;
+        record
+    });
+    assert_eq!((record.status, record.model_text()), (CallStatus::Success, r#"{"result":5}"#));
+    let _ = provider.force_flush();
+    let spans = exporter.get_finished_spans().unwrap();
+    let named = |name: &str, kind: SpanKind| {
+        let found: Vec<_> = spans.iter().filter(|s| s.name == name && s.span_kind == kind).collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "one span `{name}` ({kind:?}) among {:?}",
+            spans.iter().map(|s| &s.name).collect::<Vec<_>>()
+        );
+        found[0].clone()
+    };
+    let turn = named("agent turn", SpanKind::Internal);
+    let host_call = named("execute_tool remote.add", SpanKind::Internal);
+    let client = named("tools/call add", SpanKind::Client);
+    let server = named("tools/call add", SpanKind::Server);
+    let served_call = named("execute_tool add", SpanKind::Internal);
+    // One trace, each span the child of the one before it.
+    let trace = turn.span_context.trace_id();
+    for span in [&host_call, &client, &server, &served_call] {
+        assert_eq!(span.span_context.trace_id(), trace, "{} is in the turn's trace", span.name);
+    }
+    assert_eq!(host_call.parent_span_id, turn.span_context.span_id());
+    // The host's call reaches the server in its stage `run` (the tool's body).
+    let run = spans.iter().find(|s| s.span_context.span_id() == client.parent_span_id).expect("the client's parent");
+    assert_eq!((run.name.as_ref(), run.parent_span_id), ("run", host_call.span_context.span_id()));
+    assert_eq!(server.parent_span_id, client.span_context.span_id(), "the server's span is the client's child");
+    assert_eq!(served_call.parent_span_id, server.span_context.span_id());
+    // The attributes of the conventions.
+    let attribute = |span: &opentelemetry_sdk::trace::SpanData, key: &str| {
+        span.attributes.iter().find(|kv| kv.key.as_str() == key).map(|kv| kv.value.to_string())
+    };
+    assert_eq!(attribute(&host_call, "gen_ai.tool.type").as_deref(), Some("extension"));
+    assert_eq!(attribute(&served_call, "gen_ai.tool.type").as_deref(), Some("function"));
+    assert_eq!(attribute(&served_call, "gen_ai.tool.name").as_deref(), Some("add"));
+    assert_eq!(attribute(&client, "mcp.method.name").as_deref(), Some("tools/call"));
+    assert_eq!(attribute(&server, "mcp.method.name").as_deref(), Some("tools/call"));
+    assert_eq!(attribute(&server, "gen_ai.tool.name").as_deref(), Some("add"));
+}
+
+/// A client's `traceparent` in a request's `_meta` is the parent of the server's span, trace
+/// and span id as sent (any MCP client that propagates, not only ours).
+#[test]
+fn a_traceparent_in_meta_is_the_parent_of_the_servers_span() {
+    use opentelemetry::trace::{SpanKind, TracerProvider as _};
+    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    use tool_core::mcp::McpServer;
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder().with_simple_exporter(exporter.clone()).build();
+    let subscriber =
+        tracing_subscriber::registry().with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
+    let _default = tracing::subscriber::set_default(subscriber);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let status = runtime.block_on(async {
+        let server = McpServer::builder(executor()).build().unwrap();
+        let running = server.http().bind("127.0.0.1:0".parse().unwrap()).stateless(true).start().await.unwrap();
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "add", "arguments": {"a": 1, "b": 1}, "_meta": {"traceparent": traceparent}}});
+        let answer = reqwest::Client::new()
+            .post(running.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        let status = answer.status().as_u16();
+        let text = answer.text().await.unwrap();
+        running.shutdown().await;
+        (status, text)
+    });
+    assert_eq!(status.0, 200, "{}", status.1);
+    assert!(status.1.contains(r#"\"result\":2"#), "{}", status.1);
+    let _ = provider.force_flush();
+    let spans = exporter.get_finished_spans().unwrap();
+    let names: Vec<_> = spans.iter().map(|s| (s.name.clone(), s.span_kind.clone())).collect();
+    let server =
+        spans.iter().find(|s| s.span_kind == SpanKind::Server).unwrap_or_else(|| panic!("no server span: {names:?}"));
+    assert_eq!(server.name, "tools/call add");
+    assert_eq!(server.span_context.trace_id().to_string(), "4bf92f3577b34da6a3ce929d0e0e4736");
+    assert_eq!(server.parent_span_id.to_string(), "00f067aa0ba902b7");
+    assert!(server.parent_span_is_remote, "the parent is the client's, remote");
+    let attribute =
+        |key: &str| server.attributes.iter().find(|kv| kv.key.as_str() == key).map(|kv| kv.value.to_string());
+    assert_eq!(attribute("jsonrpc.request.id").as_deref(), Some("7"));
 }

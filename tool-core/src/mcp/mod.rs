@@ -26,6 +26,7 @@ mod handles; // the conversations of requests outside any session (SEP-2567)
 mod http;
 mod import;
 mod mrtr; // questions asked in rounds of a call (protocol 2026-07-28)
+mod trace; // MCP requests as spans, and W3C trace context in `_meta`
 #[cfg(feature = "oauth")]
 mod oauth; // the HTTP endpoint as an OAuth 2.1 resource server
 mod primitives;

@@ -18,8 +18,10 @@ use serde_json::{json, Map, Value};
 use crate::model::ToolError;
 
 use super::super::redact::Redactor;
+use super::super::trace;
 use super::failure::{challenge, lost, lost_call, Challenge};
 use crate::ask::{ElicitationHandler, SamplingHandler};
+use tracing::Instrument;
 
 /// What a remote call's rounds and task need of the import: its server, its live session, its
 /// bounds and the host's handlers (handed down, so that this module needs nothing of its
@@ -48,6 +50,27 @@ pub(super) type Route<'a> = dyn Fn(ProgressToken) -> Box<dyn Send> + Send + Sync
 /// meanwhile is routed by the token rmcp gave the request (it sets its own on every request,
 /// over any the caller set), and dropping this future cancels the request at the server.
 async fn send(remote: &Remote<'_>, params: CallToolRequestParams) -> Result<CallToolResponse, ServiceError> {
+    let span = trace::client_span("tools/call", &params.name, &remote.server);
+    #[cfg(feature = "otel")]
+    let params = {
+        let mut params = params;
+        trace::inject(&span, &mut params);
+        params
+    };
+    let answered = send_in_span(remote, params).instrument(span.clone()).await;
+    match &answered {
+        Err(ServiceError::McpError(error)) => trace::failed(&span, &error.code.0.to_string()),
+        Err(ServiceError::Timeout { .. }) => trace::failed(&span, "timeout"),
+        Err(ServiceError::Cancelled { .. }) => trace::failed(&span, "cancelled"),
+        Err(_) => trace::failed(&span, "transport_error"),
+        Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => trace::failed(&span, "tool_error"),
+        Ok(_) => {}
+    }
+    answered
+}
+
+/// [`send`], in the request's span.
+async fn send_in_span(remote: &Remote<'_>, params: CallToolRequestParams) -> Result<CallToolResponse, ServiceError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = remote.peer.send_request_with_option(request, PeerRequestOptions::no_options()).await?;
     let _route = remote.progress.map(|route| route(handle.progress_token.clone()));
