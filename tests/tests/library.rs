@@ -10,6 +10,7 @@ mod extraction_properties;
 mod hostile_arguments;
 mod layers;
 mod lint;
+mod metrics;
 mod nested_keys;
 mod numbers;
 mod open_models_harmony;

@@ -78,7 +78,7 @@ pub(super) async fn run_batch(
         let task = async move {
             advance(&mut run, &executor, Step::Done).await;
             let Some(record) = run.into_record() else { unreachable!("a call taken to its end has its record") };
-            log_record(&record);
+            log_record(&record, &executor);
             drop(permit);
             (i, record)
         };
@@ -112,7 +112,7 @@ async fn not_run(
     if run.ended().is_some() {
         advance(&mut run, executor, Step::Done).instrument(span.clone()).await;
         let Some(record) = run.into_record() else { unreachable!("a settled call has its record") };
-        span.in_scope(|| log_record(&record));
+        span.in_scope(|| log_record(&record, executor));
         return Ok(Slot::Done(Box::new(record)));
     }
     let Held::Bound(prepared) = &run.held else { unreachable!("a checked call that did not end is bound") };
@@ -122,7 +122,7 @@ async fn not_run(
         format!("The turn was stopped by the guardrail `{guardrail}` at the call `{call_id}`; this call did not run.");
     let failure = CallFailure::TurnStopped { guardrail: guardrail.clone(), call_id: call_id.clone() };
     let record = failed(request, run.started, failure, message);
-    span.in_scope(|| log_record(&record));
+    span.in_scope(|| log_record(&record, executor));
     Ok(Slot::Done(Box::new(record)))
 }
 

@@ -50,6 +50,9 @@ pub struct Executor {
     pub(super) store: SharedStore,
     /// How long a pending call waits in the store.
     pub(super) pending_ttl: Duration,
+    /// Where calls are measured (feature `otel`), when the host gave a meter.
+    #[cfg(feature = "otel")]
+    pub(super) metrics: Option<super::metrics::CallMetrics>,
 }
 
 impl Executor {
@@ -135,9 +138,21 @@ pub struct ExecutorBuilder {
     rules: Rules,
     store: Option<SharedStore>,
     pending_ttl: Duration,
+    #[cfg(feature = "otel")]
+    metrics: Option<super::metrics::CallMetrics>,
 }
 
 impl ExecutorBuilder {
+    /// Measures every call with `meter` (feature `otel`): `gen_ai.execute_tool.duration`, a
+    /// histogram in seconds by tool and `error.type`, and `tool_core.argument.warnings`, a
+    /// counter by tool and rule (`docs/observability.md`). A tool the catalog does not have is
+    /// counted as `_OTHER`, so that a model's invented names make no series of their own.
+    #[cfg(feature = "otel")]
+    pub fn meter(mut self, meter: &opentelemetry::metrics::Meter) -> Self {
+        self.metrics = Some(super::metrics::CallMetrics::new(meter));
+        self
+    }
+
     /// The default time limit per call; a tool's own `timeout_ms` takes precedence.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
@@ -352,6 +367,8 @@ impl ExecutorBuilder {
             policy: Policy::new(self.rules),
             store,
             pending_ttl: self.pending_ttl,
+            #[cfg(feature = "otel")]
+            metrics: self.metrics,
         }
     }
 }
@@ -370,6 +387,8 @@ impl ExecutorBuilder {
             rules: Rules::default(),
             store: None,
             pending_ttl: DEFAULT_PENDING_TTL,
+            #[cfg(feature = "otel")]
+            metrics: None,
         }
     }
 }

@@ -61,7 +61,7 @@ impl Executor {
             if scope.cancel.as_ref().is_some_and(CancellationToken::is_cancelled) {
                 let message = "The call was cancelled before it was resumed; it still waits.".to_owned();
                 let record = failed(Arc::new(pending.request), started, CallFailure::Cancelled, message);
-                log_record(&record);
+                log_record(&record, self);
                 return record;
             }
             match pending::take(self, &pending).await {
@@ -69,7 +69,7 @@ impl Executor {
                 Err(refusal) => {
                     let (failure, message) = pending::refused(&pending, refusal);
                     let record = failed(Arc::new(pending.request), started, failure, message);
-                    log_record(&record);
+                    log_record(&record, self);
                     record
                 }
             }
@@ -156,7 +156,7 @@ impl Executor {
         let content = ToolOutput::text(error.message());
         let record =
             ExecutionRecord::failed(Arc::new(request), CallFailure::ToolError { error }, content, Duration::ZERO);
-        call_span(&record.request, self).in_scope(|| log_record(&record));
+        call_span(&record.request, self).in_scope(|| log_record(&record, self));
         record
     }
 
@@ -179,7 +179,7 @@ impl Executor {
         (run.scope, run.approver) = self.scoped(scope);
         advance(&mut run, self, Step::Done).await;
         let Some(record) = run.into_record() else { unreachable!("a call taken to its end has its record") };
-        log_record(&record);
+        log_record(&record, self);
         record
     }
 

@@ -43,14 +43,21 @@ const TRACED_WARNINGS: usize = 16;
 /// How many distinct rules of warnings and errors the summary of a call names.
 const LOGGED_RULES: usize = 3;
 
-/// The end of a call: its span's `error.type` and status when it failed, its first warnings as
+/// The end of a call: its metrics (feature `otel`, with a meter), its span's `error.type` and
+/// status when it failed, its first warnings as
 /// debug events, and its one summary event (target `tools`): the tool, the call id, its
 /// principal when it has one, how it ended, how long it took, how many warnings and errors its
 /// arguments had and the first rules among them, every text cut (see
 /// [`crate::model::truncate`]), so that no call writes more than a line of log at info whatever
 /// the model sent. Warning level unless the call succeeded.
-pub(super) fn log_record(record: &ExecutionRecord) {
+pub(super) fn log_record(record: &ExecutionRecord, executor: &Executor) {
     let request = &record.request;
+    #[cfg(feature = "otel")]
+    if let Some(metrics) = &executor.metrics {
+        metrics.record(record, executor.catalog());
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = executor;
     // The call's span (current here) says how it failed, by the failure's kind.
     let span = tracing::Span::current();
     if !span.is_disabled() {

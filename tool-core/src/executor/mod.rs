@@ -13,6 +13,8 @@ mod call;
 mod calls;
 mod chain;
 mod log;
+#[cfg(feature = "otel")]
+mod metrics; // a call's metrics through OpenTelemetry
 mod pending;
 mod record;
 mod rules;
