@@ -42,6 +42,24 @@ pub fn mcp_initialize(id: u64, client: &str) -> Value {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}})
 }
 
+/// POSTs the JSON-RPC message `body` to the streamable HTTP endpoint `url` as a client of
+/// protocol `version` that takes JSON or an event stream (outside any session).
+pub async fn mcp_post(
+    client: &reqwest::Client,
+    url: &str,
+    version: &str,
+    body: &Value,
+) -> reqwest::Result<reqwest::Response> {
+    client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", version)
+        .body(body.to_string())
+        .send()
+        .await
+}
+
 /// The input schema of a tool without parameters, as the rmcp servers of the tests list it
 /// (`rmcp::model::Tool::new` takes it shared).
 pub fn no_parameters() -> std::sync::Arc<serde_json::Map<String, Value>> {

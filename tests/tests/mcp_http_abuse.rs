@@ -66,15 +66,7 @@ async fn post_initialize(client: &reqwest::Client, url: &str) -> reqwest::Respon
 async fn listen_refused(url: &str) -> (u16, Option<String>, String) {
     let listen = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": {}});
     for _ in 0..200 {
-        let response = reqwest::Client::new()
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .body(listen.to_string())
-            .send()
-            .await
-            .unwrap();
+        let response = tool_tests::mcp_post(&reqwest::Client::new(), url, "2026-07-28", &listen).await.unwrap();
         if response.status().as_u16() == 503 {
             let retry = response.headers().get("retry-after").map(|v| v.to_str().unwrap().to_owned());
             return (503, retry, response.text().await.unwrap());

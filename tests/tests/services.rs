@@ -17,6 +17,7 @@ mod mcp_bad_input;
 mod mcp_content;
 mod mcp_conversations;
 mod mcp_hostile;
+mod mcp_health;
 mod mcp_http;
 mod mcp_import_rounds;
 mod mcp_primitives;

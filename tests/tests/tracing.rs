@@ -320,15 +320,7 @@ fn a_traceparent_in_meta_is_the_parent_of_the_servers_span() {
         let running = server.http().bind("127.0.0.1:0".parse().unwrap()).stateless(true).start().await.unwrap();
         let body = serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
             "name": "add", "arguments": {"a": 1, "b": 1}, "_meta": {"traceparent": traceparent}}});
-        let answer = reqwest::Client::new()
-            .post(running.url())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-06-18")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
+        let answer = tool_tests::mcp_post(&reqwest::Client::new(), &running.url(), "2025-06-18", &body).await.unwrap();
         let status = answer.status().as_u16();
         let text = answer.text().await.unwrap();
         running.shutdown().await;

@@ -57,6 +57,7 @@ pub struct McpHttpBuilder {
     conversation_header: Option<Arc<str>>,
     #[cfg(feature = "oauth")]
     oauth: Option<crate::auth::ResourceServer>,
+    health: bool,
 }
 
 /// A running streamable HTTP server. Dropping it does not stop it; [`McpHttpServer::shutdown`]
@@ -64,10 +65,15 @@ pub struct McpHttpBuilder {
 pub struct McpHttpServer {
     address: SocketAddr,
     path: String,
-    stop: CancellationToken,
+    /// Stops accepting connections; those open finish their requests.
+    accepting: CancellationToken,
+    /// Cancels every request still running (each call recorded `cancelled`).
+    calls: CancellationToken,
     task: JoinHandle<()>,
     /// The served server, whose open sessions' conversations end at shutdown.
     sessions: McpServer,
+    /// What `/readyz` reads, when the probes are served.
+    health: Option<Arc<super::health::Health>>,
 }
 
 impl McpServer {
@@ -87,11 +93,21 @@ impl McpServer {
             conversation_header: None,
             #[cfg(feature = "oauth")]
             oauth: None,
+            health: true,
         }
     }
 }
 
 impl McpHttpBuilder {
+    /// Serves `GET /healthz` (`ok` while the process serves) and `GET /readyz` (`ready`, or
+    /// `503` while the server drains or its state store does not answer, checked at most once a
+    /// second) beside the endpoint, without the endpoint's token or OAuth check: a load
+    /// balancer's probe carries none, and they say nothing else. On unless `false`.
+    pub fn health_endpoints(mut self, serve: bool) -> Self {
+        self.health = serve;
+        self
+    }
+
     /// The address to listen on (port 0: any free port). Listening beyond loopback is the
     /// host's decision; the bound address is then an allowed `Host`, and [`start`](Self::start)
     /// requires a [`bearer_token`](Self::bearer_token) unless
@@ -257,7 +273,7 @@ impl McpHttpBuilder {
         let bound = |source| McpServerError::Bind { address: address.clone(), source };
         let listener = tokio::net::TcpListener::bind(self.address).await.map_err(bound)?;
         let address = listener.local_addr().map_err(bound)?;
-        let stop = CancellationToken::new();
+        let (accepting, calls) = (CancellationToken::new(), CancellationToken::new());
         let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
         if !address.ip().is_loopback() && !address.ip().is_unspecified() {
             hosts.push(address.ip().to_string());
@@ -272,7 +288,7 @@ impl McpHttpBuilder {
             .with_allowed_origins(origins)
             .enforce_origin_validation()
             .with_legacy_session_mode(!self.stateless)
-            .with_cancellation_token(stop.child_token());
+            .with_cancellation_token(calls.child_token());
         let limits = self.limits;
         let requests = Arc::new(RequestGuard::new(limits, config.max_request_body_bytes));
         let server = match self.conversation_header {
@@ -299,11 +315,18 @@ impl McpHttpBuilder {
         if let Some(auth) = self.oauth {
             router = super::oauth::protect(router, auth);
         }
-        let task =
-            tokio::spawn(listen::serve(listener, router, limits.max_connections, limits.read_timeout, stop.clone()));
-        Ok(McpHttpServer { address, path: self.path, stop, task, sessions })
+        let health = self.health.then(|| super::health::Health::new(sessions.store()));
+        if let Some(health) = &health {
+            router = super::health::routes(router, Arc::clone(health));
+        }
+        let listening = listen::serve(listener, router, limits.max_connections, limits.read_timeout, accepting.clone());
+        let task = tokio::spawn(listening);
+        Ok(McpHttpServer { address, path: self.path, accepting, calls, task, sessions, health })
     }
 }
+
+/// How long a stop waits, once it cancelled the calls left, for their records.
+const SETTLE_LIMIT: Duration = Duration::from_secs(5);
 
 impl McpHttpServer {
     /// The address it listens on.
@@ -316,11 +339,30 @@ impl McpHttpServer {
         format!("http://{}{}", self.address, self.path)
     }
 
-    /// Stops accepting requests, ends every session (and its conversation, running the
-    /// cleanup of its stateful tools' instances), and waits for the server to stop.
+    /// Stops accepting requests, cancels those still running (each call recorded
+    /// `cancelled`), ends every session (and its conversation, running the cleanup of its
+    /// stateful tools' instances), and waits for the server to stop.
     pub async fn shutdown(self) {
-        self.stop.cancel();
-        let _ = self.task.await;
+        self.shutdown_within(Duration::ZERO).await;
+    }
+
+    /// Drains, then stops: `/readyz` answers `503` at once and no connection is accepted; the
+    /// requests running finish within `deadline`, and those still running then are cancelled
+    /// (each call recorded `cancelled`, none lost). Then every session ends, as
+    /// [`shutdown`](Self::shutdown) says. A client's open event stream keeps its connection
+    /// until the deadline.
+    pub async fn shutdown_within(mut self, deadline: Duration) {
+        if let Some(health) = &self.health {
+            health.drain();
+        }
+        self.accepting.cancel();
+        if tokio::time::timeout(deadline, &mut self.task).await.is_err() {
+            self.calls.cancel();
+            let _ = (&mut self.task).await;
+        }
+        self.calls.cancel();
+        // A cancelled call's record is made after its connection may have closed.
+        self.sessions.calls_settled(SETTLE_LIMIT).await;
         self.sessions.end_sessions().await;
     }
 }

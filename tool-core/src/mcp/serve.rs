@@ -130,6 +130,8 @@ pub struct McpServer {
     principal: Option<Arc<PrincipalRule>>,
     /// The host's rule adding the OAuth scopes a tool's calls need, and what callers see.
     scopes: Arc<ScopePolicy>,
+    /// The `tools/call`s being served, which a drain waits for.
+    running: Arc<super::health::Running>,
 }
 
 /// The host's settings of OAuth scopes: a rule adding scopes to those a tool declares (by tag,
@@ -409,6 +411,16 @@ impl McpServer {
 
     fn current(&self) -> Arc<Served> {
         Arc::clone(&self.served.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Waits until no `tools/call` is being served (their records made), at most `limit`.
+    pub(super) async fn calls_settled(&self, limit: std::time::Duration) {
+        self.running.settled(limit).await;
+    }
+
+    /// The store the served executor keeps its state in.
+    pub(super) fn store(&self) -> crate::state::SharedStore {
+        Arc::clone(self.current().executor.store())
     }
 
     /// Serves over a byte stream (a child process's pipes, a socket), until the client leaves.
@@ -844,6 +856,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let span = super::trace::server_span("tools/call", &request.name, &context.id, &context.meta);
+        let _running = self.running.enter();
         let answered = self.serve_call(request, context).instrument(span.clone()).await;
         match &answered {
             Err(error) => super::trace::failed(&span, &error.code.0.to_string()),

@@ -67,6 +67,7 @@ impl McpServerBuilder {
             tasks: Arc::new(self.tasks),
             principal: self.principal,
             scopes: Arc::new(self.scopes),
+            running: Arc::default(),
         })
     }
 
