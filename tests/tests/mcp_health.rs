@@ -132,3 +132,31 @@ async fn a_drain_lets_calls_finish_within_its_deadline_and_records_those_it_canc
     let (_, records) = under_load(20, 60_000, Duration::from_millis(300)).await;
     assert_eq!(records, vec![CallStatus::Cancelled; 20], "every call past the deadline recorded, cancelled");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_mcp_drains_on_sigterm_and_exits_cleanly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
+        .args(["serve-mcp", "--http", "127.0.0.1:0", "--json", "--drain-seconds", "2"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("serve-mcp starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = serde_json::from_str::<serde_json::Value>(&line).unwrap()["url"].as_str().unwrap().to_owned();
+    let import = tool_core::mcp::McpImport::http(&url).legacy_only(true).connect().await.unwrap();
+    let host = Executor::new(import.add_to(ToolCatalog::builder()).build().unwrap());
+    let call = tokio::spawn(async move {
+        host.execute(ToolCallRequest::new("tally.slow_add", "1", r#"{"by": 2, "ms": 800}"#)).await
+    });
+    // The call is in the tool when the orchestrator stops the process.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let record = call.await.unwrap();
+    assert_eq!(record.status, CallStatus::Success, "{}", record.model_text());
+    assert!(record.model_text().starts_with("2 (replica"), "{}", record.model_text());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "a drained stop exits 0");
+}

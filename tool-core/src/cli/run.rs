@@ -211,6 +211,10 @@ enum Command {
         /// takes the task over or reports it failed (default 30; at least 0.03).
         #[arg(long, value_name = "SECONDS", value_parser = task_lease)]
         task_lease: Option<std::time::Duration>,
+        /// With --http: on Ctrl-C or SIGTERM, let running calls finish for this long (default
+        /// 10; 0 to 86400) before cancelling the rest, each recorded as cancelled.
+        #[arg(long, value_name = "SECONDS", value_parser = drain_seconds)]
+        drain_seconds: Option<std::time::Duration>,
         #[cfg(feature = "oauth")]
         #[command(flatten)]
         oauth: super::oauth_args::OAuthArgs,
@@ -392,6 +396,7 @@ impl ToolsCli {
                 request_state_keys_env,
                 request_state_keys_file,
                 task_lease,
+                drain_seconds,
                 #[cfg(feature = "oauth")]
                 oauth,
             } => {
@@ -458,6 +463,7 @@ impl ToolsCli {
                     hosts,
                     state_keys,
                     task_lease,
+                    drain: drain_seconds.unwrap_or(DRAIN),
                     #[cfg(feature = "oauth")]
                     oauth,
                 };
@@ -501,16 +507,49 @@ struct Served {
     hosts: Vec<String>,
     state_keys: Option<RequestStateKeys>,
     task_lease: Option<std::time::Duration>,
+    drain: std::time::Duration,
     #[cfg(feature = "oauth")]
     oauth: Option<crate::auth::ResourceServer>,
+}
+
+/// How long `serve-mcp` lets running calls finish on a signal, unless told.
+#[cfg(feature = "mcp")]
+const DRAIN: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `--drain-seconds`: seconds, whole or not, from 0 to a day.
+#[cfg(feature = "mcp")]
+fn drain_seconds(text: &str) -> Result<std::time::Duration, String> {
+    seconds_between(text, 0.0, "0")
+}
+
+/// Returns on Ctrl-C, or on SIGTERM (what an orchestrator sends to stop a process).
+#[cfg(feature = "mcp")]
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        if let Ok(mut terminate) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// `--task-lease`: seconds, whole or not, from 0.03 to a day.
 #[cfg(feature = "mcp")]
 fn task_lease(text: &str) -> Result<std::time::Duration, String> {
+    seconds_between(text, 0.03, "0.03")
+}
+
+/// Seconds, whole or not, from `min` (written `shown`) to a day.
+#[cfg(feature = "mcp")]
+fn seconds_between(text: &str, min: f64, shown: &str) -> Result<std::time::Duration, String> {
     match text.trim().parse::<f64>() {
-        Ok(seconds) if (0.03..=86_400.0).contains(&seconds) => Ok(std::time::Duration::from_secs_f64(seconds)),
-        _ => Err(format!("`{text}` is not a number of seconds from 0.03 to 86400")),
+        Ok(seconds) if (min..=86_400.0).contains(&seconds) => Ok(std::time::Duration::from_secs_f64(seconds)),
+        _ => Err(format!("`{text}` is not a number of seconds from {shown} to 86400")),
     }
 }
 
@@ -589,8 +628,8 @@ async fn serve_mcp(executor: crate::Executor, served: Served, out: Out<'_>) -> s
         writeln!(out, "serving MCP at {} (Ctrl-C stops)", running.url())?;
     }
     out.flush()?;
-    let _ = tokio::signal::ctrl_c().await;
-    running.shutdown().await;
+    stop_signal().await;
+    running.shutdown_within(served.drain).await;
     Ok(0)
 }
 
