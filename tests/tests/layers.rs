@@ -15,6 +15,7 @@ use tool_tests::source::{blank_comments_and_strings, path_at, tokenize, tool_cor
 /// The top-level modules, bottom layer first. A module may use the ones before it.
 const LAYERS: &[&str] = &[
     "suggest",
+    "otel",
     "model",
     "state",
     "schema",

@@ -231,21 +231,32 @@ fn a_call_with_ten_thousand_warnings_and_long_names_writes_one_short_event() {
     );
 }
 
+/// Spans recorded by OpenTelemetry's SDK into memory, through the bridge, for this thread
+/// while the guard lives.
+fn recorded() -> (
+    opentelemetry_sdk::trace::InMemorySpanExporter,
+    opentelemetry_sdk::trace::SdkTracerProvider,
+    tracing::subscriber::DefaultGuard,
+) {
+    use opentelemetry::trace::TracerProvider as _;
+    use tracing_subscriber::layer::SubscriberExt;
+    let exporter = opentelemetry_sdk::trace::InMemorySpanExporter::default();
+    let provider =
+        opentelemetry_sdk::trace::SdkTracerProvider::builder().with_simple_exporter(exporter.clone()).build();
+    let subscriber =
+        tracing_subscriber::registry().with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
+    (exporter, provider, tracing::subscriber::set_default(subscriber))
+}
+
 /// One agent turn's trace through OpenTelemetry's SDK (spans exported to memory): the host's
 /// turn, its call of an imported tool, the import's MCP request, our server's MCP span and its
 /// own call of the tool, linked across HTTP by the `traceparent` in the request's `_meta`.
 #[test]
 fn an_imported_tools_call_and_the_servers_work_are_one_trace() {
-    use opentelemetry::trace::{SpanKind, TracerProvider as _};
-    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    use opentelemetry::trace::SpanKind;
     use tool_core::mcp::{McpImport, McpServer};
-    use tracing_subscriber::layer::SubscriberExt;
 
-    let exporter = InMemorySpanExporter::default();
-    let provider = SdkTracerProvider::builder().with_simple_exporter(exporter.clone()).build();
-    let subscriber =
-        tracing_subscriber::registry().with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (exporter, provider, _default) = recorded();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let record = runtime.block_on(async {
         let server = McpServer::builder(executor()).build().unwrap();
@@ -303,16 +314,10 @@ fn an_imported_tools_call_and_the_servers_work_are_one_trace() {
 /// and span id as sent (any MCP client that propagates, not only ours).
 #[test]
 fn a_traceparent_in_meta_is_the_parent_of_the_servers_span() {
-    use opentelemetry::trace::{SpanKind, TracerProvider as _};
-    use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
+    use opentelemetry::trace::SpanKind;
     use tool_core::mcp::McpServer;
-    use tracing_subscriber::layer::SubscriberExt;
 
-    let exporter = InMemorySpanExporter::default();
-    let provider = SdkTracerProvider::builder().with_simple_exporter(exporter.clone()).build();
-    let subscriber =
-        tracing_subscriber::registry().with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
-    let _default = tracing::subscriber::set_default(subscriber);
+    let (exporter, provider, _default) = recorded();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     let status = runtime.block_on(async {
@@ -340,4 +345,46 @@ fn a_traceparent_in_meta_is_the_parent_of_the_servers_span() {
     let attribute =
         |key: &str| server.attributes.iter().find(|kv| kv.key.as_str() == key).map(|kv| kv.value.to_string());
     assert_eq!(attribute("jsonrpc.request.id").as_deref(), Some("7"));
+}
+
+/// A REST tool whose API's origin the host allowed sends the call's trace context in its
+/// request's headers; one at another origin sends none.
+#[test]
+fn a_rest_tool_sends_traceparent_only_to_an_allowed_origin() {
+    use tool_core::rest::{RestToolSpec, RestTools};
+
+    let (exporter, provider, _default) = recorded();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (allowed, other) = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let kept = Arc::clone(&seen);
+        let echo = axum::routing::get(move |headers: axum::http::HeaderMap| {
+            let kept = Arc::clone(&kept);
+            async move {
+                let parent = headers.get("traceparent").map(|v| v.to_str().unwrap().to_owned());
+                kept.lock().unwrap().push(parent);
+                "{}"
+            }
+        });
+        tokio::spawn(async move { axum::serve(listener, axum::Router::new().route("/ping", echo)).await });
+        let spec = RestToolSpec::new("api.ping", "Ping the API.", "GET", format!("http://{address}"), "/ping");
+        let allowed = RestTools::new().propagate_trace_to([format!("http://{address}")]).build(&spec).unwrap();
+        let other = RestTools::new().propagate_trace_to(["https://api.example.com"]).build(&spec).unwrap();
+        for tool in [allowed, other] {
+            let executor = Executor::new(ToolCatalog::builder().add_tool(tool).build().unwrap());
+            let turn = tracing::info_span!("agent turn");
+            let record = executor.execute(call("api.ping", "{}")).instrument(turn).await;
+            assert_eq!(record.status, CallStatus::Success, "{}", record.model_text());
+        }
+        let seen = seen.lock().unwrap().clone();
+        (seen[0].clone(), seen[1].clone())
+    });
+    let _ = provider.force_flush();
+    let spans = exporter.get_finished_spans().unwrap();
+    let turn = spans.iter().find(|s| s.name == "agent turn").expect("the turn's span");
+    let parent = allowed.expect("the allowed origin got a traceparent");
+    assert!(parent.starts_with(&format!("00-{}-", turn.span_context.trace_id())), "{parent} is in the turn's trace");
+    assert_eq!(other, None, "another origin got no trace context");
 }

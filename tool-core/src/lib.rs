@@ -44,6 +44,8 @@
 // The modules are layers, bottom first: each uses only the ones above it in this list, never
 // one that uses it back (`tests/tests/layers.rs` checks both from the source).
 mod suggest; // name similarity, for "did you mean" (no dependency)
+#[cfg(all(feature = "otel", any(feature = "mcp", feature = "rest")))]
+mod otel; // W3C trace context written from a span and read back as its parent (no dependency)
 mod model; // plain data: definitions, calls, warnings and errors, outputs, JSON pointers
 pub mod state; // where state lives between calls: one store (memory, Redis) for every piece of it
 pub mod schema; // schemars settings; what a schema says a value is; the conversion plan

@@ -62,43 +62,21 @@ pub(super) fn failed(span: &tracing::Span, kind: &str) {
     span.record("otel.status_code", "error");
 }
 
-/// The longest `tracestate` read or written: W3C allows 32 members of 256 characters and lets
-/// a vendor drop the rest; a longer one is left out rather than parsed.
-#[cfg(feature = "otel")]
-const MAX_TRACESTATE: usize = 512;
-
 /// Makes the W3C trace context in `meta` the parent of `span`, when it is valid.
 #[cfg(feature = "otel")]
 fn adopt_parent(span: &tracing::Span, meta: &RequestMetaObject) {
-    use opentelemetry::propagation::TextMapPropagator;
-    use opentelemetry::trace::TraceContextExt;
-    use tracing_opentelemetry::OpenTelemetrySpanExt;
-
-    let Some(traceparent) = meta.get_traceparent() else { return };
-    let mut carrier = std::collections::HashMap::new();
-    carrier.insert("traceparent".to_owned(), traceparent.to_owned());
-    if let Some(state) = meta.get_tracestate().filter(|state| state.len() <= MAX_TRACESTATE) {
-        carrier.insert("tracestate".to_owned(), state.to_owned());
-    }
-    let parent = opentelemetry_sdk::propagation::TraceContextPropagator::new().extract(&carrier);
-    if parent.span().span_context().is_valid() {
-        // Refused only for a span no OpenTelemetry layer records: then there is no trace.
-        let _ = span.set_parent(parent);
+    if let Some(traceparent) = meta.get_traceparent() {
+        crate::otel::adopt(span, traceparent, meta.get_tracestate());
     }
 }
 
 /// Writes the W3C trace context of `span` into `params`' `_meta`, when it has one.
 #[cfg(feature = "otel")]
 pub(super) fn inject(span: &tracing::Span, params: &mut impl rmcp::model::RequestParamsMeta) {
-    use opentelemetry::propagation::TextMapPropagator;
-    use tracing_opentelemetry::OpenTelemetrySpanExt;
-
-    let mut carrier = std::collections::HashMap::new();
-    opentelemetry_sdk::propagation::TraceContextPropagator::new().inject_context(&span.context(), &mut carrier);
-    if let Some(traceparent) = carrier.get("traceparent") {
-        params.set_traceparent(traceparent);
-    }
-    if let Some(state) = carrier.get("tracestate").filter(|state| !state.is_empty() && state.len() <= MAX_TRACESTATE) {
-        params.set_tracestate(state);
+    if let Some((traceparent, state)) = crate::otel::written(span) {
+        params.set_traceparent(&traceparent);
+        if let Some(state) = state {
+            params.set_tracestate(&state);
+        }
     }
 }

@@ -56,6 +56,9 @@ pub(super) struct RestCall {
     max_body_bytes: usize,
     redirects: u32,
     client: reqwest::Client,
+    /// Whether its requests carry the call's trace context (feature `otel`).
+    #[cfg(feature = "otel")]
+    pub(super) propagate: bool,
 }
 
 fn bad(spec: &RestToolSpec, reason: impl Into<String>) -> RestError {
@@ -124,6 +127,8 @@ impl RestCall {
             max_body_bytes: spec.max_body_bytes.unwrap_or(limits.max_body_bytes),
             redirects: limits.redirects,
             client,
+            #[cfg(feature = "otel")]
+            propagate: false,
         })
     }
 
@@ -271,6 +276,17 @@ impl RestCall {
         for name in &self.query {
             if let Some(value) = arguments.remove(name) {
                 push_query(&mut query, name, &value);
+            }
+        }
+        #[cfg(feature = "otel")]
+        if self.propagate
+            && let Some((parent, state)) = crate::otel::written(&tracing::Span::current())
+        {
+            let values = [("traceparent", Some(parent)), ("tracestate", state)];
+            for (name, value) in values {
+                if let Some(value) = value.and_then(|value| HeaderValue::from_str(&value).ok()) {
+                    headers.insert(name, value);
+                }
             }
         }
         let has_body = !matches!(self.method, Method::GET | Method::HEAD | Method::DELETE | Method::OPTIONS);

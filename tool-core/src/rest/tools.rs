@@ -41,6 +41,9 @@ const MAX_BODY_BYTES: usize = 1 << 20;
 pub struct RestTools {
     client: reqwest::Client,
     limits: Limits,
+    /// The origins whose requests carry the call's trace context (feature `otel`).
+    #[cfg(feature = "otel")]
+    trace_origins: Vec<String>,
 }
 
 impl Default for RestTools {
@@ -62,7 +65,24 @@ impl RestTools {
     /// follows up to 10 redirects to any host, carrying the tools' headers with it, so start
     /// from [`RestTools::client_builder`], which follows none.
     pub fn with_client(client: reqwest::Client) -> RestTools {
-        RestTools { client, limits: Limits { timeout: TIMEOUT, max_body_bytes: MAX_BODY_BYTES, redirects: 0 } }
+        RestTools {
+            client,
+            limits: Limits { timeout: TIMEOUT, max_body_bytes: MAX_BODY_BYTES, redirects: 0 },
+            #[cfg(feature = "otel")]
+            trace_origins: Vec::new(),
+        }
+    }
+
+    /// Sends the W3C trace context of each call (`traceparent`, `tracestate`) with the requests
+    /// of the tools whose base URL is at one of `origins` (`https://api.internal`, with the port
+    /// when it is not the scheme's own; feature `otel`), so that the API's work joins the
+    /// agent turn's trace. Requests to any other origin carry none: a trace id is an
+    /// identifier a third party could correlate. An origin that is not a URL matches nothing.
+    #[cfg(feature = "otel")]
+    pub fn propagate_trace_to<I: IntoIterator<Item = S>, S: AsRef<str>>(mut self, origins: I) -> RestTools {
+        let origin = |text: &str| reqwest::Url::parse(text).map(|url| url.origin().ascii_serialization());
+        self.trace_origins.extend(origins.into_iter().filter_map(|o| origin(o.as_ref()).ok()));
+        self
     }
 
     /// The client settings [`RestTools::new`] uses (no redirects followed, 10 s to connect),
@@ -137,7 +157,14 @@ impl RestTools {
     }
 
     fn build_from(&self, spec: &RestToolSpec, source: &str) -> Result<DynamicTool, RestError> {
-        let call = Arc::new(RestCall::new(spec, self.client.clone(), self.limits)?);
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
+        let mut call = RestCall::new(spec, self.client.clone(), self.limits)?;
+        #[cfg(feature = "otel")]
+        {
+            let origin = reqwest::Url::parse(&spec.base_url).map(|url| url.origin().ascii_serialization());
+            call.propagate = origin.is_ok_and(|origin| self.trace_origins.contains(&origin));
+        }
+        let call = Arc::new(call);
         let mut builder = DynamicTool::builder(&spec.name)
             .description(&spec.description)
             .input_schema(spec.parameters.clone())
