@@ -729,3 +729,12 @@ async fn with_scopes_the_playground_plays_a_caller_held_to_them() {
     );
     assert_eq!(called["content"]["text"], "searched for \"rust\"");
 }
+
+#[tokio::test]
+async fn the_playground_answers_a_supervisors_probes() {
+    let (_server, url) = playground();
+    for (path, expected) in [("healthz", "ok"), ("readyz", "ready")] {
+        let answer = reqwest::get(format!("{url}{path}")).await.unwrap();
+        assert_eq!((answer.status().as_u16(), answer.text().await.unwrap()), (200, expected.to_owned()), "{path}");
+    }
+}

@@ -10,6 +10,8 @@
 //!   marked (`marks` in characters); a query over [`MAX_QUERY_BYTES`] or a limit out of range
 //!   is refused (400);
 //! - `GET /api/pending`: the records of the calls that wait for approval, newest first;
+//! - `GET /healthz` and `GET /readyz`: the process's probes (`ready`, or `503` while its state
+//!   store does not answer);
 //! - `POST /api/pending/{id}/approve` with `{}`, or `{"arguments": text}` to run the call with
 //!   edited arguments (JSON, read and checked again as the model's were), and
 //!   `POST /api/pending/{id}/deny` with `{"reason": text}` (1 to [`MAX_REASON_BYTES`] bytes):
@@ -187,7 +189,7 @@ fn router(executor: Executor, searched: ToolCatalog, bound: SocketAddr, granted:
     // The tools the caller may not call are not found either.
     app.all = Arc::new(ToolSearch::new(app.searched.definitions().filter(|d| app.allows(d))));
     app.deferred = Arc::new(ToolSearch::new(app.searched.deferred().filter(|d| app.allows(d))));
-    Router::new()
+    let router = Router::new()
         .route("/", get(|| async { page(INDEX, "text/html; charset=utf-8") }))
         .route("/app.js", get(|| async { page(SCRIPT, "text/javascript; charset=utf-8") }))
         .route("/app.css", get(|| async { page(STYLE, "text/css; charset=utf-8") }))
@@ -199,7 +201,9 @@ fn router(executor: Executor, searched: ToolCatalog, bound: SocketAddr, granted:
         .route("/api/pending/{id}/deny", post(deny))
         .layer(middleware::from_fn_with_state(bound, local_host_only))
         .layer(middleware::from_fn(protect_page))
-        .with_state(app)
+        .with_state(app.clone());
+    // A probe of the process (a supervisor's) answers too: not ready while the store is down.
+    crate::listen::health::routes(router, crate::listen::health::Health::new(app.executor.store().clone()))
 }
 
 /// The page runs only its own script and style, talks only to its own server, and cannot be

@@ -73,7 +73,7 @@ pub struct McpHttpServer {
     /// The served server, whose open sessions' conversations end at shutdown.
     sessions: McpServer,
     /// What `/readyz` reads, when the probes are served.
-    health: Option<Arc<super::health::Health>>,
+    health: Option<Arc<crate::listen::health::Health>>,
 }
 
 impl McpServer {
@@ -315,9 +315,9 @@ impl McpHttpBuilder {
         if let Some(auth) = self.oauth {
             router = super::oauth::protect(router, auth);
         }
-        let health = self.health.then(|| super::health::Health::new(sessions.store()));
+        let health = self.health.then(|| crate::listen::health::Health::new(sessions.store()));
         if let Some(health) = &health {
-            router = super::health::routes(router, Arc::clone(health));
+            router = crate::listen::health::routes(router, Arc::clone(health));
         }
         let listening = listen::serve(listener, router, limits.max_connections, limits.read_timeout, accepting.clone());
         let task = tokio::spawn(listening);

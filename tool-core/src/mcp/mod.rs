@@ -23,7 +23,7 @@ mod ask;
 mod capability; // -32021 for a 2026-07-28 request that needed a capability it did not declare
 mod guard;
 mod handles; // the conversations of requests outside any session (SEP-2567)
-mod health; // `/healthz` and `/readyz` beside the HTTP endpoint
+mod health; // the calls being served, which a drain waits for
 mod http;
 mod import;
 mod mrtr; // questions asked in rounds of a call (protocol 2026-07-28)

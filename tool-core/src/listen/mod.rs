@@ -1,6 +1,9 @@
 //! An HTTP server's accept loop, for the MCP server and the playground: a cap on open
 //! connections and a time limit for a request's header, so that clients that open connections
-//! and send nothing cannot exhaust the server. Each bound is the caller's.
+//! and send nothing cannot exhaust the server. Each bound is the caller's. Beside it, the
+//! servers' health probes (`health.rs`).
+
+pub(crate) mod health; // `/healthz` and `/readyz`
 
 use std::net::SocketAddr;
 use std::pin::pin;
