@@ -308,6 +308,10 @@ fn an_imported_tools_call_and_the_servers_work_are_one_trace() {
     assert_eq!(attribute(&client, "mcp.method.name").as_deref(), Some("tools/call"));
     assert_eq!(attribute(&server, "mcp.method.name").as_deref(), Some("tools/call"));
     assert_eq!(attribute(&server, "gen_ai.tool.name").as_deref(), Some("add"));
+    // The import's listing was served in a span of its own.
+    let listing = named("tools/list", SpanKind::Server);
+    assert_eq!(attribute(&listing, "mcp.method.name").as_deref(), Some("tools/list"));
+    assert_eq!(attribute(&listing, "gen_ai.tool.name"), None);
 }
 
 /// A client's `traceparent` in a request's `_meta` is the parent of the server's span, trace

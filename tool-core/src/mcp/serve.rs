@@ -692,28 +692,8 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let served = self.current();
-        let listed = self.listed_to(&served, self.listed(&served, &context), &context);
-        // The cursor is the index of the page's first tool, as text.
-        let start = match request.and_then(|r| r.cursor) {
-            None => 0,
-            Some(cursor) => cursor
-                .parse::<usize>()
-                .ok()
-                .filter(|&start| start < listed.len())
-                .ok_or_else(|| ErrorData::invalid_params(format!("unknown cursor `{cursor}`"), None))?,
-        };
-        let end = (start + self.page).min(listed.len());
-        // Outside any session, the conversation is named by a handle among the arguments.
-        let tools = match self.conversation_header.is_none() && self.session_of(&context).is_none() {
-            true => &served.outside,
-            false => &served.tools,
-        };
-        let mut result = ListToolsResult::with_all_items(
-            listed[start..end].iter().map(|&place| self.marked(&served, place, tools[place].clone())).collect(),
-        );
-        result.next_cursor = (end < listed.len()).then(|| end.to_string());
-        Ok(result)
+        let span = super::trace::server_span("tools/list", None, &context.id, &context.meta);
+        super::trace::served(span, self.list_page(request, &context)).await
     }
 
     /// The served tool of this name, which rmcp reads to check the `Mcp-Param-*` headers of a
@@ -764,9 +744,11 @@ impl ServerHandler for McpServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        self.primitives.read_resource(&request.uri).await.map(Into::into)
+        // No target: a resource's URI may say more than its span should.
+        let span = super::trace::server_span("resources/read", None, &context.id, &context.meta);
+        super::trace::served(span, self.primitives.read_resource(&request.uri)).await.map(Into::into)
     }
 
     #[allow(deprecated)] // `resources/subscribe` is served to clients of protocols before 2026-07-28
@@ -800,10 +782,14 @@ impl ServerHandler for McpServer {
         mut request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        if let Some(asked) = self.ask_for_prompt(&mut request, &context).await? {
-            return Ok(GetPromptResponse::InputRequired(asked));
-        }
-        self.primitives.get_prompt(request).map(Into::into)
+        let span = super::trace::server_span("prompts/get", Some(&request.name), &context.id, &context.meta);
+        let answer = async {
+            if let Some(asked) = self.ask_for_prompt(&mut request, &context).await? {
+                return Ok(GetPromptResponse::InputRequired(asked));
+            }
+            self.primitives.get_prompt(request).map(Into::into)
+        };
+        super::trace::served(span, answer).await
     }
 
     async fn complete(
@@ -855,7 +841,7 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let span = super::trace::server_span("tools/call", &request.name, &context.id, &context.meta);
+        let span = super::trace::server_span("tools/call", Some(&request.name), &context.id, &context.meta);
         let _running = self.running.enter();
         let answered = self.serve_call(request, context).instrument(span.clone()).await;
         match &answered {

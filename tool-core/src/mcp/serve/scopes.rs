@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 
 use rmcp::service::{RequestContext, RoleServer};
 
-use rmcp::model::Tool as McpTool;
+use rmcp::model::{ListToolsResult, PaginatedRequestParams, Tool as McpTool};
+use rmcp::ErrorData;
 use serde_json::Value;
 
 use super::{McpServer, Served};
@@ -101,5 +102,35 @@ impl McpServer {
     /// The scopes of `needed` that `granted` lacks.
     pub(crate) fn missing(needed: &[String], granted: &BTreeSet<String>) -> Vec<String> {
         needed.iter().filter(|scope| !granted.contains(*scope)).cloned().collect()
+    }
+
+    /// A page of `tools/list`.
+    pub(super) async fn list_page(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let served = self.current();
+        let listed = self.listed_to(&served, self.listed(&served, context), context);
+        // The cursor is the index of the page's first tool, as text.
+        let start = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(cursor) => cursor
+                .parse::<usize>()
+                .ok()
+                .filter(|&start| start < listed.len())
+                .ok_or_else(|| ErrorData::invalid_params(format!("unknown cursor `{cursor}`"), None))?,
+        };
+        let end = (start + self.page).min(listed.len());
+        // Outside any session, the conversation is named by a handle among the arguments.
+        let tools = match self.conversation_header.is_none() && self.session_of(context).is_none() {
+            true => &served.outside,
+            false => &served.tools,
+        };
+        let mut result = ListToolsResult::with_all_items(
+            listed[start..end].iter().map(|&place| self.marked(&served, place, tools[place].clone())).collect(),
+        );
+        result.next_cursor = (end < listed.len()).then(|| end.to_string());
+        Ok(result)
     }
 }
