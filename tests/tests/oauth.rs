@@ -460,17 +460,24 @@ async fn serve_mcp_with_oauth_flags_serves_the_metadata_and_checks_tokens() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     let auth = AuthServer::start().await;
-    let port = free_port();
-    let resource = format!("http://127.0.0.1:{port}/mcp");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
-        .args(["serve-mcp", "--http", &format!("127.0.0.1:{port}"), "--json", "--stateless"])
-        .args(["--oauth-issuer", &auth.issuer(), "--oauth-resource", &resource])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("serve-mcp starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["url"], resource);
+    // `serve-mcp` on a free port with OAuth by `auth` and `more`: the process, its port and its URL.
+    let serve = |more: &[&str], env: &[(&str, &str)]| {
+        let port = free_port();
+        let resource = format!("http://127.0.0.1:{port}/mcp");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
+            .args(["serve-mcp", "--http", &format!("127.0.0.1:{port}"), "--json", "--stateless"])
+            .args(["--oauth-issuer", &auth.issuer(), "--oauth-resource", &resource])
+            .args(more)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("serve-mcp starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["url"], resource);
+        (child, port, resource)
+    };
+    let (mut child, port, resource) = serve(&[], &[]);
     let metadata = resource_metadata(port).await;
     assert_eq!(metadata["authorization_servers"], json!([auth.issuer()]));
     assert_eq!(post(&resource, None).await.0, 401);
@@ -481,20 +488,22 @@ async fn serve_mcp_with_oauth_flags_serves_the_metadata_and_checks_tokens() {
 
     // Another audience accepted, the scopes listed, opaque tokens introspected.
     use tool_tests::oauth_server::{CLIENT_ID, CLIENT_SECRET};
-    let port = free_port();
-    let resource = format!("http://127.0.0.1:{port}/mcp");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_example_replicas"))
-        .args(["serve-mcp", "--http", &format!("127.0.0.1:{port}"), "--json", "--stateless"])
-        .args(["--oauth-issuer", &auth.issuer(), "--oauth-resource", &resource])
-        .args(["--oauth-audience", "api://tools", "--oauth-scopes-supported", "notes:read notes:write"])
-        .args(["--oauth-introspection", &auth.introspection_uri(), "--oauth-client-id", CLIENT_ID])
-        .args(["--oauth-client-secret-env", "TOOL_TEST_INTROSPECTION_SECRET"])
-        .env("TOOL_TEST_INTROSPECTION_SECRET", CLIENT_SECRET)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("serve-mcp starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let introspection = auth.introspection_uri();
+    let (mut child, port, resource) = serve(
+        &[
+            "--oauth-audience",
+            "api://tools",
+            "--oauth-scopes-supported",
+            "notes:read notes:write",
+            "--oauth-introspection",
+            &introspection,
+            "--oauth-client-id",
+            CLIENT_ID,
+            "--oauth-client-secret-env",
+            "TOOL_TEST_INTROSPECTION_SECRET",
+        ],
+        &[("TOOL_TEST_INTROSPECTION_SECRET", CLIENT_SECRET)],
+    );
     let metadata = resource_metadata(port).await;
     assert_eq!(metadata["scopes_supported"], json!(["notes:read", "notes:write"]));
     let opaque = auth.opaque(&auth.claims("ada", "api://tools", "notes:read"));

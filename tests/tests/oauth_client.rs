@@ -97,6 +97,17 @@ impl Browser {
     }
 }
 
+/// The local authorization server (its tokens living `lifetime` seconds), our server behind it,
+/// and an import signed in through a browser as a reader (`notes:read`).
+async fn reader(lifetime: usize) -> (AuthServer, McpHttpServer, Browser, McpImport) {
+    let auth = AuthServer::start().await;
+    auth.token_lifetime(lifetime);
+    let running = protected(&auth).await;
+    let browser = Browser::default();
+    let import = McpImport::http(running.url()).oauth(browser.client().scopes(["notes:read"])).connect().await.unwrap();
+    (auth, running, browser, import)
+}
+
 async fn call(import: &McpImport, tool: &str, arguments: serde_json::Value) -> (CallStatus, String) {
     let catalog = import.add_to(ToolCatalog::builder()).build().unwrap();
     let record = Executor::new(catalog).execute(ToolCallRequest::new(tool, "1", arguments.to_string())).await;
@@ -143,10 +154,7 @@ async fn the_import_registers_authorizes_through_the_host_and_calls_as_its_user(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_403_insufficient_scope_steps_up_through_the_host_and_the_call_goes_through() {
-    let auth = AuthServer::start().await;
-    let running = protected(&auth).await;
-    let browser = Browser::default();
-    let import = McpImport::http(running.url()).oauth(browser.client().scopes(["notes:read"])).connect().await.unwrap();
+    let (auth, running, browser, import) = reader(300).await;
     assert_eq!(call(&import, "notes.write", json!({"text": "hi"})).await, (CallStatus::Success, "wrote hi".to_owned()));
     assert_eq!(
         browser.asked(),
@@ -165,10 +173,7 @@ async fn a_403_insufficient_scope_steps_up_through_the_host_and_the_call_goes_th
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_refused_at_once_for_one_scope_step_up_once() {
-    let auth = AuthServer::start().await;
-    let running = protected(&auth).await;
-    let browser = Browser::default();
-    let import = McpImport::http(running.url()).oauth(browser.client().scopes(["notes:read"])).connect().await.unwrap();
+    let (_auth, running, browser, import) = reader(300).await;
     let (first, second, third) = tokio::join!(
         call(&import, "notes.write", json!({"text": "a"})),
         call(&import, "notes.write", json!({"text": "b"})),
@@ -208,11 +213,7 @@ async fn a_step_up_beyond_the_limit_fails_the_call_with_the_setting_named() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expiring_token_is_refreshed_without_asking_the_user_again() {
-    let auth = AuthServer::start().await;
-    auth.token_lifetime(2);
-    let running = protected(&auth).await;
-    let browser = Browser::default();
-    let import = McpImport::http(running.url()).oauth(browser.client().scopes(["notes:read"])).connect().await.unwrap();
+    let (auth, running, browser, import) = reader(2).await;
     tokio::time::sleep(Duration::from_millis(2_100)).await;
     assert_eq!(call(&import, "whoami", json!({})).await.0, CallStatus::Success);
     assert_eq!(auth.grants(), ["authorization_code", "refresh_token"]);

@@ -80,8 +80,7 @@ impl RestTools {
     /// identifier a third party could correlate. An origin that is not a URL matches nothing.
     #[cfg(feature = "otel")]
     pub fn propagate_trace_to<I: IntoIterator<Item = S>, S: AsRef<str>>(mut self, origins: I) -> RestTools {
-        let origin = |text: &str| reqwest::Url::parse(text).map(|url| url.origin().ascii_serialization());
-        self.trace_origins.extend(origins.into_iter().filter_map(|o| origin(o.as_ref()).ok()));
+        self.trace_origins.extend(origins.into_iter().filter_map(|o| origin_of(o.as_ref())));
         self
     }
 
@@ -161,8 +160,7 @@ impl RestTools {
         let mut call = RestCall::new(spec, self.client.clone(), self.limits)?;
         #[cfg(feature = "otel")]
         {
-            let origin = reqwest::Url::parse(&spec.base_url).map(|url| url.origin().ascii_serialization());
-            call.propagate = origin.is_ok_and(|origin| self.trace_origins.contains(&origin));
+            call.propagate = origin_of(&spec.base_url).is_some_and(|origin| self.trace_origins.contains(&origin));
         }
         let call = Arc::new(call);
         let mut builder = DynamicTool::builder(&spec.name)
@@ -184,6 +182,12 @@ impl RestTools {
         }
         Ok(builder.build()?)
     }
+}
+
+/// A URL's origin as a browser writes it (`https://api.internal:8443`), when it is a URL.
+#[cfg(feature = "otel")]
+fn origin_of(url: &str) -> Option<String> {
+    reqwest::Url::parse(url).ok().map(|url| url.origin().ascii_serialization())
 }
 
 fn parse_toml(text: &str) -> Result<Vec<RestToolSpec>, RestError> {

@@ -635,9 +635,11 @@ impl Shared {
         };
         let Some(challenge) = challenged else { return Err(error) };
         self.answer(&challenge, error, seen).await?;
-        // The connection sends the new token; a lost one is made again, and lists the tools.
-        let live = self.connected().await?;
-        list(self, &live.peer).await
+        // The connection sends the new token; a lost one is made again, which lists the tools.
+        match self.live() {
+            Some(live) => list(self, &live.peer).await,
+            None => self.connected().await.map(drop),
+        }
     }
 
     /// Whether a refusal of the token is answered with a new one (the import is an OAuth client).
